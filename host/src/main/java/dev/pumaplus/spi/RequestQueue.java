@@ -7,12 +7,20 @@ import io.netty.buffer.ByteBuf;
  * each request once it is runnable (its body buffered, or its first 1 MiB buffered for larger bodies);
  * the host dispatches it to an idle worker link at once or as soon as one becomes idle, oldest first.
  * Every request is its own entry: no client connection ever holds a worker between requests.
+ *
+ * <p>Fairness across connections: at most one request per client connection waits in the FIFO at a time.
+ * Further requests from the same connection (HTTP/1.1 pipelining, h2 streams) are held behind it and enter
+ * the FIFO, in order, as soon as their predecessor is dispatched. A connection can therefore use several
+ * free slots at once, but it can never make another connection's request wait behind its whole backlog.
+ * Queue time for a held request still runs from the moment it was submitted.
  */
 public interface RequestQueue {
 
     /**
      * Enters a runnable request into the queue. Thread-safe; callable from any event loop.
      *
+     * @param connection   identifies the client connection (any object with identity, e.g. the Netty
+     *                     channel); used only for the fairness rule above
      * @param head         the parsed request
      * @param body         the request body bytes buffered so far (possibly empty); ownership transfers
      * @param bodyComplete true if {@code body} is the whole body; false if the rest follows through
@@ -20,5 +28,5 @@ public interface RequestQueue {
      * @param sink         receives the response, on a host thread, in order
      * @return the handle through which the protocol streams the rest of the body or cancels
      */
-    Exchange submit(RequestHead head, ByteBuf body, boolean bodyComplete, ResponseSink sink);
+    Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete, ResponseSink sink);
 }
