@@ -1,0 +1,25 @@
+/*
+ * The per-connection settings of the HTTP/1.1 listener, read once from the host's resolved configuration
+ * (docs/CONFIG.md) when the bundle starts; used from accept to respond.
+ */
+package dev.pumaplus.protocol.h1;
+
+import dev.pumaplus.spi.HostSettings;
+
+/**
+ * Immutable, shared by every connection's event loop.
+ *
+ * @param contentLengthLimit   largest request body in bytes; 0 or less means unlimited
+ * @param firstDataTimeoutSecs seconds a new connection may take to send its first bytes; 0 or less: none
+ * @param persistentTimeoutSecs seconds an idle keep-alive connection is kept open; 0 or less: none
+ */
+record H1Config(long contentLengthLimit, long firstDataTimeoutSecs, long persistentTimeoutSecs) {
+
+    /** Defaults of docs/CONFIG.md for keys the host does not have. */
+    static H1Config from(HostSettings settings) {
+        return new H1Config(
+                settings.number("http_content_length_limit", -1),
+                settings.number("first_data_timeout", 30),
+                settings.number("persistent_timeout", 20));
+    }
+}

@@ -1,0 +1,468 @@
+/*
+ * One HTTP/1.1 client connection after parsing (parse → queue → ... → respond): turns each request into a
+ * RequestHead, buffers or streams its body, submits it to the host's RequestQueue, keeps the responses in
+ * request order, and applies keep-alive, the size limits and the idle timeouts.
+ */
+package dev.pumaplus.protocol.h1;
+
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestHead;
+import dev.pumaplus.spi.RequestQueue;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * Sits after {@link H1RequestDecoder}. Every request read is submitted at once (pipelining: the host's
+ * queue enforces fairness across connections), as soon as it is runnable: with its whole body when that is
+ * at most {@link H1Limits#MAX_BUFFERED_BODY_BYTES}, else with the first 1 MiB and the rest streamed
+ * through {@link Exchange#writeBody}, pausing reads while the host asks to.
+ *
+ * <p>Requests that break a limit or do not parse are answered here (414, 431, 413, 400, 505), never
+ * submitted, and the connection closes after that answer. Responses leave in request order: see
+ * {@link PendingResponse}. When the client goes away every pending exchange is cancelled; a FIN from the
+ * client counts as gone (half-closure is not allowed), so a request whose client hung up never reaches a
+ * worker. A response that ends the connection is followed by a shut output and a short linger, so a client
+ * still sending (an upload answered with 413) reads the answer instead of a reset.
+ *
+ * <p>Threading: all methods run on the connection's event loop, including the hops made by
+ * {@link PendingResponse}; {@link #drain()} must be called there too.
+ */
+final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
+
+    /** Seconds a closing connection keeps reading (and discarding) after its output is shut. */
+    static final long LINGER_SECONDS = 2;
+
+    private final RequestQueue queue;
+    private final H1Config config;
+    private final H1RequestDecoder decoder;
+    private ChannelHandlerContext ctx;
+
+    /** Responses not yet fully written, oldest first; the first is the one being written. */
+    private final ArrayDeque<PendingResponse> responses = new ArrayDeque<>();
+
+    // The request whose body is being read (null between requests).
+    private PendingResponse reading;
+    private RequestHead readingHead;
+    private CompositeByteBuf readingBody;
+    private long readingBytes;
+    private Exchange readingExchange;
+
+    /** No further requests are taken from this connection (error answered, Connection: close, drain). */
+    private boolean refusing;
+    /** The listener is draining: close once the requests already read are answered. */
+    private boolean draining;
+    private boolean inactive;
+    /** The last response is out (or going out); the connection is closing. */
+    private boolean closing;
+    private ScheduledFuture<?> idleTimer;
+
+    H1ConnectionHandler(RequestQueue queue, H1Config config, H1RequestDecoder decoder) {
+        this.queue = queue;
+        this.config = config;
+        this.decoder = decoder;
+    }
+
+    // ---- connection lifecycle ----
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        armIdleTimer(config.firstDataTimeoutSecs());
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        inactive = true;
+        disarmIdleTimer();
+        cancelReading();
+        PendingResponse r;
+        while ((r = responses.poll()) != null) {
+            r.cancel();
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // A reset by the client or an I/O error: nothing sensible can be written any more.
+        ctx.close();
+    }
+
+    /**
+     * The listener stops: an idle connection closes now; a busy one stops taking requests and closes after
+     * answering (the last response says {@code Connection: close}). Event loop only.
+     */
+    void drain() {
+        draining = true;
+        if (reading == null) {
+            refusing = true;
+        }
+        if (responses.isEmpty() && reading == null) {
+            ctx.close();
+        }
+    }
+
+    // ---- inbound: parse → queue ----
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ParsedRequest parsed) {
+            onRequest(parsed);
+        } else if (msg instanceof HttpContent content) {
+            onContent(content);
+        } else {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onRequest(ParsedRequest parsed) {
+        HttpRequest request = parsed.request();
+        try {
+            if (refusing || inactive) {
+                return;
+            }
+            disarmIdleTimer();
+            boolean http10 = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
+            boolean headRequest = HttpMethod.HEAD.equals(request.method());
+            DecoderResult result = request.decoderResult();
+            if (result.isFailure()) {
+                reject(false, false, statusFor(result.cause())); // the version is unknown: answer 1.1
+                return;
+            }
+            if (!http10 && !request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
+                reject(false, headRequest, 505);
+                return;
+            }
+            if (request.uri().length() > H1Limits.MAX_TARGET_BYTES) {
+                reject(http10, headRequest, 414);
+                return;
+            }
+            boolean chunked = HttpUtil.isTransferEncodingChunked(request);
+            long contentLength = chunked ? -1 : HttpUtil.getContentLength(request, 0L);
+            long limit = config.contentLengthLimit();
+            if (limit > 0 && contentLength > limit) {
+                reject(http10, headRequest, 413); // never read, not even after 100-continue
+                return;
+            }
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            PendingResponse response = new PendingResponse(this, ctx.channel(), http10, headRequest, keepAlive);
+            enqueue(response);
+            if (!http10 && (chunked || contentLength > 0) && HttpUtil.is100ContinueExpected(request)) {
+                response.writeContinue();
+            }
+            reading = response;
+            readingHead = head(request, parsed);
+            readingBytes = 0;
+            readingExchange = null;
+            if (!keepAlive) {
+                refusing = true;
+            }
+        } finally {
+            ReferenceCountUtil.release(request);
+        }
+    }
+
+    private void onContent(HttpContent content) {
+        PendingResponse response = reading;
+        if (response == null || inactive) {
+            content.release(); // the rest of a refused request
+            return;
+        }
+        boolean last = content instanceof LastHttpContent;
+        if (content.decoderResult().isFailure()) {
+            content.release();
+            abortReading(400);
+            return;
+        }
+        ByteBuf bytes = content.content();
+        readingBytes += bytes.readableBytes();
+        long limit = config.contentLengthLimit();
+        if (limit > 0 && readingBytes > limit) {
+            content.release();
+            abortReading(413); // a chunked body grew past the limit
+            return;
+        }
+        if (readingExchange != null) {
+            streamBody(bytes, last);
+        } else {
+            if (readingBody == null) {
+                readingBody = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
+            }
+            if (bytes.isReadable()) {
+                readingBody.addComponent(true, bytes);
+            } else {
+                bytes.release();
+            }
+            int max = H1Limits.MAX_BUFFERED_BODY_BYTES;
+            if (readingBytes > max || (readingBytes == max && !last)) {
+                ByteBuf first = readingBody.readRetainedSlice(max);
+                ByteBuf rest = readingBody.readRetainedSlice(readingBody.readableBytes());
+                releaseReadingBody();
+                submit(first, false);
+                if (readingExchange != null && (rest.isReadable() || last)) {
+                    streamBody(rest, last);
+                } else {
+                    rest.release();
+                }
+            } else if (last) {
+                ByteBuf body = readingBody;
+                readingBody = null;
+                submit(body, true);
+            }
+        }
+        if (last) {
+            reading = null;
+            readingHead = null;
+            readingExchange = null;
+            if (draining) {
+                refusing = true;
+            }
+            ctx.channel().config().setAutoRead(true);
+            maybeIdle();
+        }
+    }
+
+    private void submit(ByteBuf body, boolean complete) {
+        PendingResponse response = reading;
+        try {
+            Exchange exchange = queue.submit(ctx.channel(), readingHead, body, complete, response);
+            response.exchange(exchange);
+            readingExchange = exchange;
+        } catch (RuntimeException e) {
+            // The host refused the request (e.g. it is shutting down): answer, never hang.
+            reading = null;
+            readingHead = null;
+            refusing = true;
+            response.failResponse(503);
+        }
+    }
+
+    private void streamBody(ByteBuf bytes, boolean last) {
+        if (!readingExchange.writeBody(bytes, last) && !last) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    /** The host can take more request body (it had refused some through {@code writeBody}). */
+    void resumeReading() {
+        if (!inactive && !ctx.channel().config().isAutoRead()) {
+            ctx.channel().config().setAutoRead(true);
+            ctx.read();
+        }
+    }
+
+    /** The request being read broke a rule mid-body: answer {@code status} (or cut the response) and close. */
+    private void abortReading(int status) {
+        PendingResponse response = reading;
+        cancelReading();
+        refusing = true;
+        response.failResponse(status);
+    }
+
+    /** Answers a request that is never submitted, then closes the connection. */
+    private void reject(boolean http10, boolean headRequest, int status) {
+        refusing = true;
+        PendingResponse response = new PendingResponse(this, ctx.channel(), http10, headRequest, false);
+        enqueue(response);
+        response.failResponse(status);
+    }
+
+    private static int statusFor(Throwable cause) {
+        if (cause instanceof TooLongHttpLineException) {
+            return 414;
+        }
+        if (cause instanceof TooLongHttpHeaderException) {
+            return 431;
+        }
+        return 400;
+    }
+
+    private RequestHead head(HttpRequest request, ParsedRequest parsed) {
+        List<Map.Entry<String, String>> headers = new ArrayList<>(request.headers().size());
+        for (Iterator<Map.Entry<String, String>> it = request.headers().iteratorAsString(); it.hasNext(); ) {
+            Map.Entry<String, String> h = it.next();
+            headers.add(Map.entry(h.getKey(), h.getValue()));
+        }
+        return new RequestHead(
+                request.method().name(),
+                request.uri(),
+                request.protocolVersion().text(),
+                "http",
+                inet(ctx.channel().localAddress()),
+                inet(ctx.channel().remoteAddress()),
+                List.copyOf(headers),
+                parsed.firstByteNanos(),
+                parsed.headersParsedNanos());
+    }
+
+    private static InetSocketAddress inet(SocketAddress address) {
+        return address instanceof InetSocketAddress inet ? inet : null;
+    }
+
+    /**
+     * Stops reading the current request's body for good. Its exchange is cancelled even when its response
+     * is already complete: the host must not wait for body bytes that will never come.
+     */
+    private void cancelReading() {
+        releaseReadingBody();
+        if (readingExchange != null) {
+            readingExchange.cancel();
+        }
+        reading = null;
+        readingHead = null;
+        readingExchange = null;
+    }
+
+    private void releaseReadingBody() {
+        if (readingBody != null) {
+            readingBody.release();
+            readingBody = null;
+        }
+    }
+
+    // ---- outbound: respond, in request order ----
+
+    private void enqueue(PendingResponse response) {
+        responses.add(response);
+        if (responses.size() == 1) {
+            response.becomeHeadOfLine();
+        }
+    }
+
+    void write(ByteBuf buf) {
+        ctx.write(buf, ctx.voidPromise());
+    }
+
+    void flush() {
+        ctx.flush();
+    }
+
+    /**
+     * Whether {@code response} must end the connection because the listener is draining and it is the last
+     * response this connection will give.
+     */
+    boolean closesAfter(PendingResponse response) {
+        return draining && reading == null && responses.peekLast() == response;
+    }
+
+    /** Called by a response once it is complete; moves on to the next one or closes. */
+    void responseComplete(PendingResponse response) {
+        if (inactive || responses.peekFirst() != response) {
+            return; // it waits for its turn; becomeHeadOfLine will report it complete
+        }
+        if (response == reading) {
+            // The app answered before reading the whole body; keep the client's bytes flowing.
+            ctx.channel().config().setAutoRead(true);
+        }
+        while (true) {
+            PendingResponse done = responses.poll();
+            if (done.closesAfter()) {
+                closeAfterWrites();
+                return;
+            }
+            PendingResponse next = responses.peekFirst();
+            if (next == null || !next.becomeHeadOfLine()) {
+                break;
+            }
+        }
+        maybeIdle();
+    }
+
+    private void maybeIdle() {
+        if (!responses.isEmpty() || reading != null || inactive || closing) {
+            return;
+        }
+        if (draining || refusing) {
+            closeAfterWrites();
+        } else {
+            armIdleTimer(config.persistentTimeoutSecs());
+        }
+    }
+
+    /**
+     * Closes once everything written has left. On a socket the output side is shut first and the close
+     * follows {@link #LINGER_SECONDS} later (or when the client closes): a client still sending (an upload
+     * answered with 413, pipelined requests after a {@code Connection: close}) would otherwise get a reset
+     * that can destroy the response before it reads it.
+     */
+    private void closeAfterWrites() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        refusing = true;
+        disarmIdleTimer();
+        // Requests behind the closing response can never be answered on this connection.
+        PendingResponse behind;
+        while ((behind = responses.poll()) != null) {
+            behind.cancel();
+        }
+        cancelReading();
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) written -> {
+            if (written.isSuccess() && ctx.channel() instanceof DuplexChannel duplex && duplex.isOpen()) {
+                duplex.shutdownOutput().addListener(shut -> {
+                    if (!shut.isSuccess()) {
+                        ctx.close();
+                    }
+                });
+                ctx.executor().schedule(() -> ctx.close(), LINGER_SECONDS, TimeUnit.SECONDS);
+            } else {
+                ctx.close();
+            }
+        });
+    }
+
+    // ---- timeouts ----
+
+    private void armIdleTimer(long seconds) {
+        disarmIdleTimer();
+        if (seconds <= 0) {
+            return;
+        }
+        long readsAtArm = decoder.reads();
+        idleTimer = ctx.executor().schedule(() -> {
+            idleTimer = null;
+            if (decoder.reads() == readsAtArm && responses.isEmpty() && reading == null) {
+                ctx.close(); // no byte in time: close without a response, as puma does
+            } else if (responses.isEmpty() && reading == null) {
+                armIdleTimer(seconds); // bytes of a request are trickling in: give it another period
+            }
+        }, seconds, TimeUnit.SECONDS);
+    }
+
+    private void disarmIdleTimer() {
+        if (idleTimer != null) {
+            idleTimer.cancel(false);
+            idleTimer = null;
+        }
+    }
+}

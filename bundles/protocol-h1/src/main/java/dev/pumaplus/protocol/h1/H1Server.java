@@ -1,0 +1,148 @@
+/*
+ * The HTTP/1.1 listener (the accept step of accept → parse → queue → ...): binds every configured address,
+ * announces it to the host, and on a graceful stop closes the listening sockets and drains connections.
+ */
+package dev.pumaplus.protocol.h1;
+
+import dev.pumaplus.spi.HostSettings;
+import dev.pumaplus.spi.Listener;
+import dev.pumaplus.spi.RequestQueue;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Owns the Netty event loop groups, the server channels and the set of open client connections.
+ * Uses the native epoll transport when it is available, NIO otherwise.
+ *
+ * <p>Threading: {@link #start()} and {@link #close()} are called by the bundle activator (the OSGi
+ * framework's thread); {@link #stopAccepting()} by the host's stop sequence. All three block until done.
+ */
+final class H1Server implements Listener {
+
+    private final HostSettings settings;
+    private final RequestQueue queue;
+    private final List<Channel> serverChannels = new ArrayList<>();
+    private EventLoopGroup acceptGroup;
+    private EventLoopGroup ioGroup;
+    private ChannelGroup connections;
+    private String transport;
+
+    H1Server(HostSettings settings, RequestQueue queue) {
+        this.settings = settings;
+        this.queue = queue;
+    }
+
+    /**
+     * Binds every entry of the {@code binds} setting and announces each with its real port.
+     *
+     * @throws IllegalStateException naming the address when a bind fails (everything opened is closed)
+     */
+    void start() {
+        List<String> binds = settings.strings("binds");
+        if (binds.isEmpty()) {
+            throw new IllegalStateException("protocol-h1: the 'binds' setting is empty: nothing to listen on");
+        }
+        List<BindAddress> addresses = binds.stream().map(BindAddress::parse).toList();
+        Class<? extends ServerChannel> channelClass;
+        IoHandlerFactory ioFactory;
+        if (epollAvailable()) {
+            channelClass = io.netty.channel.epoll.EpollServerSocketChannel.class;
+            ioFactory = io.netty.channel.epoll.EpollIoHandler.newFactory();
+            transport = "epoll";
+        } else {
+            channelClass = NioServerSocketChannel.class;
+            ioFactory = NioIoHandler.newFactory();
+            transport = "nio";
+        }
+        acceptGroup = new MultiThreadIoEventLoopGroup(1, ioFactory);
+        ioGroup = new MultiThreadIoEventLoopGroup(ioFactory);
+        connections = new DefaultChannelGroup("protocol-h1", GlobalEventExecutor.INSTANCE);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(acceptGroup, ioGroup)
+                .channel(channelClass)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new H1ChannelInitializer(queue, H1Config.from(settings), connections));
+        for (BindAddress address : addresses) {
+            Channel channel;
+            try {
+                channel = bootstrap.bind(address.socketAddress()).syncUninterruptibly().channel();
+            } catch (Exception e) {
+                close();
+                throw new IllegalStateException("protocol-h1: cannot listen on " + address + ": " + e, e);
+            }
+            serverChannels.add(channel);
+            int port = ((InetSocketAddress) channel.localAddress()).getPort();
+            settings.listening(address.url(port));
+        }
+    }
+
+    /** "epoll" or "nio": the transport chosen by {@link #start()}. */
+    String transport() {
+        return transport;
+    }
+
+    /** The addresses actually bound, in bind order. */
+    List<InetSocketAddress> boundAddresses() {
+        return serverChannels.stream().map(c -> (InetSocketAddress) c.localAddress()).toList();
+    }
+
+    private static boolean epollAvailable() {
+        try {
+            return io.netty.channel.epoll.Epoll.isAvailable();
+        } catch (LinkageError e) {
+            return false; // the optional epoll package is not wired to this bundle
+        }
+    }
+
+    /** Closes the listening sockets (returns once closed) and drains every open connection. */
+    @Override
+    public void stopAccepting() {
+        for (Channel channel : serverChannels) {
+            channel.close().syncUninterruptibly();
+        }
+        if (connections == null) {
+            return;
+        }
+        for (Channel connection : connections) {
+            H1ConnectionHandler handler = connection.pipeline().get(H1ConnectionHandler.class);
+            if (handler != null) {
+                connection.eventLoop().execute(handler::drain);
+            }
+        }
+    }
+
+    /** Closes every socket and shuts the event loops down, synchronously. Idempotent. */
+    void close() {
+        for (Channel channel : serverChannels) {
+            channel.close().syncUninterruptibly();
+        }
+        serverChannels.clear();
+        if (connections != null) {
+            connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        if (acceptGroup != null) {
+            acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            acceptGroup = null;
+        }
+        if (ioGroup != null) {
+            ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+            ioGroup = null;
+        }
+    }
+}

@@ -1,0 +1,18 @@
+/*
+ * A request head just out of the parser, stamped with the T1/T2 request-timing clocks; passed from the
+ * decoder to the connection handler (parse → queue).
+ */
+package dev.pumaplus.protocol.h1;
+
+import io.netty.handler.codec.http.HttpRequest;
+
+/**
+ * Carries Netty's {@link HttpRequest} (possibly a failed one: see its decoder result) with its timing.
+ * Created and consumed on the connection's event loop.
+ *
+ * @param request            the parsed head; reference counted when it is a {@code FullHttpRequest}
+ * @param firstByteNanos     T1: {@link System#nanoTime()} of the read that delivered the request's first byte
+ * @param headersParsedNanos T2: {@link System#nanoTime()} when the header section was parsed
+ */
+record ParsedRequest(HttpRequest request, long firstByteNanos, long headersParsedNanos) {
+}

@@ -1,0 +1,376 @@
+/*
+ * One request's response on an HTTP/1.1 connection (the respond step of ... → app → respond): receives the
+ * head and body from the host, frames them (Content-Length, chunked or close-delimited) and writes them in
+ * request order, buffering while an earlier pipelined response is still being written.
+ */
+package dev.pumaplus.protocol.h1;
+
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.ResponseSink;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The {@link ResponseSink} of one exchange, and its slot in the connection's response order.
+ *
+ * <p>Threading: the {@code ResponseSink} methods are called by host threads; each hops to the connection's
+ * event loop with {@code execute}, which keeps their order. Every other method and all state belong to
+ * that event loop. Output is written only while this response is the oldest unfinished one of its
+ * connection ("head of line"); before that it is kept in {@link #parts} and written when its turn comes.
+ *
+ * <p>After {@link #cancel()} (the client went away) or once complete, late calls from the host only
+ * release their buffers.
+ */
+final class PendingResponse implements ResponseSink {
+
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    private final H1ConnectionHandler connection;
+    private final Channel channel;
+    private final boolean http10;
+    private final boolean headRequest;
+    private final boolean keepAlive;
+
+    private Exchange exchange;
+    private final ArrayDeque<ByteBuf> parts = new ArrayDeque<>();
+    private boolean headOfLine;
+    private boolean headWritten;
+    private boolean bodyAllowed;
+    private boolean chunked;
+    private long remainingLength = -1;
+    private boolean closeAfter;
+    private boolean complete;
+    private boolean cancelled;
+
+    PendingResponse(H1ConnectionHandler connection, Channel channel, boolean http10, boolean headRequest,
+            boolean keepAlive) {
+        this.connection = connection;
+        this.channel = channel;
+        this.http10 = http10;
+        this.headRequest = headRequest;
+        this.keepAlive = keepAlive;
+    }
+
+    // ---- ResponseSink: host threads ----
+
+    @Override
+    public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+        onEventLoop(() -> writeHead(status, headers, endOfStream), null);
+    }
+
+    @Override
+    public void body(ByteBuf chunk, boolean endOfStream) {
+        onEventLoop(() -> writeBody(chunk, endOfStream), chunk);
+    }
+
+    /**
+     * {@inheritDoc} Whether the head went out is decided by what this sink wrote, so {@code headSent} only
+     * mirrors it; {@code reason} stays in the host's logs and is not shown to the client.
+     */
+    @Override
+    public void fail(int status, String reason, boolean headSent) {
+        onEventLoop(() -> failResponse(status), null);
+    }
+
+    @Override
+    public void resumeRequestBody() {
+        onEventLoop(connection::resumeReading, null);
+    }
+
+    private void onEventLoop(Runnable task, ByteBuf owned) {
+        try {
+            channel.eventLoop().execute(task);
+        } catch (RejectedExecutionException e) {
+            // The event loop is shut down: the connection is gone with it.
+            ReferenceCountUtil.safeRelease(owned);
+        }
+    }
+
+    // ---- event loop ----
+
+    void exchange(Exchange exchange) {
+        this.exchange = exchange;
+    }
+
+    Exchange exchange() {
+        return exchange;
+    }
+
+    boolean isComplete() {
+        return complete;
+    }
+
+    boolean closesAfter() {
+        return closeAfter;
+    }
+
+    boolean headWritten() {
+        return headWritten;
+    }
+
+    /** Writes {@code 100 Continue} ahead of the response proper (possibly buffered behind earlier ones). */
+    void writeContinue() {
+        emit(ascii(http10 ? "HTTP/1.0 100 Continue\r\n\r\n" : "HTTP/1.1 100 Continue\r\n\r\n"));
+        flush();
+    }
+
+    /**
+     * Becomes the oldest unfinished response: writes and flushes what was buffered.
+     *
+     * @return true if this response is already complete (the caller moves on to the next one)
+     */
+    boolean becomeHeadOfLine() {
+        // Parts are drained before headOfLine is set, so anything emitted meanwhile still queues behind them.
+        if (!parts.isEmpty()) {
+            ByteBuf part;
+            while ((part = parts.poll()) != null) {
+                connection.write(part);
+            }
+            connection.flush();
+        }
+        headOfLine = true;
+        return complete;
+    }
+
+    /** The client went away: drop buffered output and tell the host. */
+    void cancel() {
+        if (cancelled) {
+            return;
+        }
+        cancelled = true;
+        releaseParts();
+        if (exchange != null) {
+            exchange.cancel();
+        }
+    }
+
+    /**
+     * Answers {@code status} with a short text body and closes the connection after it; if the head is
+     * already out, ends the response abnormally instead (the connection closes, the truncation shows).
+     */
+    void failResponse(int status) {
+        if (cancelled || complete) {
+            return;
+        }
+        closeAfter = true;
+        if (headWritten) {
+            finish();
+            return;
+        }
+        HttpResponseStatus s = HttpResponseStatus.valueOf(status);
+        byte[] text = (status + " " + s.reasonPhrase() + "\n").getBytes(StandardCharsets.US_ASCII);
+        StringBuilder head = new StringBuilder(128)
+                .append(http10 ? "HTTP/1.0 " : "HTTP/1.1 ").append(status).append(' ').append(s.reasonPhrase())
+                .append("\r\nContent-Type: text/plain\r\nConnection: close\r\n");
+        if (!headRequest) {
+            head.append("Content-Length: ").append(text.length).append("\r\n");
+        }
+        head.append("\r\n");
+        headWritten = true;
+        emit(ascii(head.toString()));
+        if (!headRequest) {
+            emit(channel.alloc().buffer(text.length).writeBytes(text));
+        }
+        finish();
+    }
+
+    private void writeHead(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+        if (cancelled || complete || headWritten) {
+            return;
+        }
+        bodyAllowed = !headRequest && status >= 200 && status != 204 && status != 304;
+        boolean lengthForbidden = status < 200 || status == 204;
+        long contentLength = -1;
+        boolean appClose = false;
+        ByteBuf out = channel.alloc().buffer(256);
+        HttpResponseStatus s = HttpResponseStatus.valueOf(status);
+        out.writeCharSequence(http10 ? "HTTP/1.0 " : "HTTP/1.1 ", StandardCharsets.US_ASCII);
+        out.writeCharSequence(Integer.toString(status), StandardCharsets.US_ASCII);
+        out.writeByte(' ');
+        out.writeCharSequence(s.reasonPhrase(), StandardCharsets.ISO_8859_1);
+        out.writeBytes(CRLF);
+        for (Map.Entry<String, String> header : headers) {
+            String name = header.getKey();
+            String value = header.getValue();
+            if (!isToken(name) || !isFieldValue(value)) {
+                continue; // never let an app split the response
+            }
+            if (name.equalsIgnoreCase("connection")) {
+                appClose |= containsToken(value, "close");
+                continue;
+            }
+            if (name.equalsIgnoreCase("keep-alive") || name.equalsIgnoreCase("transfer-encoding")
+                    || name.equalsIgnoreCase("proxy-connection")) {
+                continue;
+            }
+            if (name.equalsIgnoreCase("content-length")) {
+                if (lengthForbidden || contentLength >= 0) {
+                    continue;
+                }
+                try {
+                    contentLength = Long.parseLong(value.trim());
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                if (contentLength < 0) {
+                    contentLength = -1;
+                    continue;
+                }
+            }
+            out.writeCharSequence(name, StandardCharsets.ISO_8859_1);
+            out.writeByte(':');
+            out.writeByte(' ');
+            out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
+            out.writeBytes(CRLF);
+        }
+        if (bodyAllowed) {
+            if (contentLength >= 0) {
+                remainingLength = contentLength;
+            } else if (endOfStream) {
+                out.writeCharSequence("Content-Length: 0\r\n", StandardCharsets.US_ASCII);
+                remainingLength = 0;
+            } else if (!http10) {
+                chunked = true;
+                out.writeCharSequence("Transfer-Encoding: chunked\r\n", StandardCharsets.US_ASCII);
+            } else {
+                closeAfter = true; // HTTP/1.0 without a length: the close delimits the body
+            }
+        }
+        closeAfter |= !keepAlive || appClose || connection.closesAfter(this);
+        if (closeAfter) {
+            out.writeCharSequence("Connection: close\r\n", StandardCharsets.US_ASCII);
+        } else if (http10) {
+            out.writeCharSequence("Connection: keep-alive\r\n", StandardCharsets.US_ASCII);
+        }
+        out.writeBytes(CRLF);
+        headWritten = true;
+        emit(out);
+        if (endOfStream) {
+            finish();
+        } else {
+            flush();
+        }
+    }
+
+    private void writeBody(ByteBuf chunk, boolean endOfStream) {
+        if (cancelled || complete || !headWritten) {
+            chunk.release();
+            return;
+        }
+        if (!bodyAllowed || !chunk.isReadable()) {
+            chunk.release();
+        } else if (chunked) {
+            // One buffer per chunk: size line, data, CRLF leave together.
+            emit(channel.alloc().compositeBuffer(3).addComponents(true,
+                    ascii(Integer.toHexString(chunk.readableBytes()) + "\r\n"), chunk,
+                    channel.alloc().buffer(2).writeBytes(CRLF)));
+        } else if (remainingLength >= 0) {
+            if (chunk.readableBytes() > remainingLength) {
+                // More than the app's Content-Length: what follows would be read as the next response.
+                chunk.writerIndex(chunk.readerIndex() + (int) remainingLength);
+                closeAfter = true;
+            }
+            remainingLength -= chunk.readableBytes();
+            emit(chunk);
+        } else {
+            emit(chunk);
+        }
+        if (endOfStream) {
+            if (chunked) {
+                emit(ascii(LAST_CHUNK));
+            } else if (bodyAllowed && remainingLength > 0) {
+                closeAfter = true; // shorter than announced: the client must see the truncation
+            }
+            finish();
+        } else {
+            flush();
+        }
+    }
+
+    private void finish() {
+        complete = true;
+        flush();
+        connection.responseComplete(this);
+    }
+
+    private void emit(ByteBuf buf) {
+        if (cancelled) {
+            buf.release();
+        } else if (headOfLine) {
+            connection.write(buf);
+        } else {
+            parts.add(buf);
+        }
+    }
+
+    private void flush() {
+        if (headOfLine && !cancelled) {
+            connection.flush();
+        }
+    }
+
+    private void releaseParts() {
+        ByteBuf part;
+        while ((part = parts.poll()) != null) {
+            part.release();
+        }
+    }
+
+    private ByteBuf ascii(String s) {
+        return ascii(s.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private ByteBuf ascii(byte[] bytes) {
+        return channel.alloc().buffer(bytes.length).writeBytes(bytes);
+    }
+
+    private static boolean containsToken(String value, String token) {
+        for (String part : value.split(",")) {
+            if (part.trim().equalsIgnoreCase(token)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** RFC 9110 token: the characters a header name may have. */
+    static boolean isToken(String s) {
+        if (s.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A header value may not carry CR, LF or NUL (response splitting) nor chars beyond one byte. */
+    static boolean isFieldValue(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\r' || c == '\n' || c == 0 || c > 0xFF) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "PendingResponse[complete=" + complete + ", cancelled=" + cancelled + ", buffered parts="
+                + parts.size() + "]";
+    }
+}

@@ -1,0 +1,42 @@
+/*
+ * Claims about parsing the `binds` setting (the accept step of accept → parse → queue → ...): the forms
+ * docs/CONFIG.md allows, and rejections that name the bad value.
+ */
+package dev.pumaplus.protocol.h1;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 5, unit = TimeUnit.SECONDS)
+class BindAddressTest {
+
+    @Test
+    void parsesHostAndPortAndAnnouncesTheActualPort() {
+        BindAddress bind = BindAddress.parse("tcp://0.0.0.0:9292");
+        assertEquals(new BindAddress("0.0.0.0", 9292), bind);
+        assertEquals("http://0.0.0.0:4000", bind.url(4000));
+        assertEquals(9292, bind.socketAddress().getPort());
+    }
+
+    @Test
+    void ipv6LiteralKeepsItsBracketsInTheUrlButNotInTheSocketAddress() {
+        BindAddress bind = BindAddress.parse("tcp://[::1]:0");
+        assertEquals("[::1]", bind.host());
+        assertEquals("http://[::1]:8080", bind.url(8080));
+        assertEquals("0:0:0:0:0:0:0:1", bind.socketAddress().getAddress().getHostAddress());
+    }
+
+    @Test
+    void rejectsWhatIsNotTcpHostPortNamingTheValue() {
+        for (String bad : new String[] {"http://0.0.0.0:80", "tcp://0.0.0.0", "tcp://:80", "tcp://h:99999",
+                "tcp://h:x", "tcp://[::1", "unix:///tmp/s"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BindAddress.parse(bad));
+            assertTrue(e.getMessage().contains(bad), e.getMessage());
+        }
+    }
+}

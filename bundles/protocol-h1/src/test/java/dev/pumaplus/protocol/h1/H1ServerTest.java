@@ -1,0 +1,208 @@
+/*
+ * Claims about the HTTP/1.1 listener on a real loopback socket (accept → parse → queue → respond): binding
+ * port 0, announcing the real port, serving a pipelined client, and a graceful stop.
+ */
+package dev.pumaplus.protocol.h1;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pumaplus.spi.HostSettings;
+import dev.pumaplus.spi.RequestQueue;
+import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 20, unit = TimeUnit.SECONDS)
+class H1ServerTest {
+
+    /** The host's settings as a map; records the announced URLs. */
+    static final class MapSettings implements HostSettings {
+        final Map<String, Object> values;
+        final List<String> announced = new CopyOnWriteArrayList<>();
+
+        MapSettings(Map<String, Object> values) {
+            this.values = values;
+        }
+
+        @Override
+        public String string(String key, String fallback) {
+            Object v = values.get(key);
+            return v == null ? fallback : v.toString();
+        }
+
+        @Override
+        public long number(String key, long fallback) {
+            Object v = values.get(key);
+            return v == null ? fallback : ((Number) v).longValue();
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public List<String> strings(String key) {
+            Object v = values.get(key);
+            return v == null ? List.of() : (List<String>) v;
+        }
+
+        @Override
+        public void listening(String url) {
+            announced.add(url);
+        }
+    }
+
+    /** Answers every request at once, from a thread of its own as the host would: "echo:" + target. */
+    static final class EchoQueue implements RequestQueue {
+        @Override
+        public dev.pumaplus.spi.Exchange submit(Object connection, dev.pumaplus.spi.RequestHead head,
+                io.netty.buffer.ByteBuf body, boolean bodyComplete, dev.pumaplus.spi.ResponseSink sink) {
+            int length = body.readableBytes();
+            body.release();
+            Thread.ofVirtual().start(() -> {
+                String text = "echo:" + head.target() + ":" + length;
+                sink.head(200, List.of(Map.entry("Content-Length", Integer.toString(text.length()))), false);
+                sink.body(Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII), true);
+            });
+            return new dev.pumaplus.spi.Exchange() {
+                @Override
+                public boolean writeBody(io.netty.buffer.ByteBuf chunk, boolean last) {
+                    chunk.release();
+                    return true;
+                }
+
+                @Override
+                public void cancel() {
+                }
+            };
+        }
+    }
+
+    private H1Server server;
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static String readUntil(InputStream in, String marker, int occurrences) throws IOException {
+        ByteArrayOutputStream seen = new ByteArrayOutputStream();
+        byte[] buf = new byte[8192];
+        while (true) {
+            String s = seen.toString(StandardCharsets.ISO_8859_1);
+            if (s.split(java.util.regex.Pattern.quote(marker), -1).length - 1 >= occurrences) {
+                return s;
+            }
+            int n = in.read(buf);
+            if (n < 0) {
+                return s;
+            }
+            seen.write(buf, 0, n);
+        }
+    }
+
+    @Test
+    void bindsPortZeroAnnouncesTheRealPortAndServesPipelinedRequestsInOrder() throws Exception {
+        MapSettings settings = new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0")));
+        server = new H1Server(settings, new EchoQueue());
+        server.start();
+        int port = server.boundAddresses().get(0).getPort();
+        assertTrue(port > 0);
+        assertEquals(List.of("http://127.0.0.1:" + port), settings.announced);
+        assertEquals(io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio", server.transport());
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            StringBuilder req = new StringBuilder();
+            for (int i = 0; i < 20; i++) {
+                req.append("POST /r").append(i).append(" HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
+            }
+            socket.getOutputStream().write(req.toString().getBytes(StandardCharsets.US_ASCII));
+            String out = readUntil(socket.getInputStream(), "HTTP/1.1 200 OK", 20);
+            out = out + readUntil(socket.getInputStream(), ":3", 20 - (out.split(":3", -1).length - 1));
+            int at = -1;
+            for (int i = 0; i < 20; i++) {
+                int next = out.indexOf("echo:/r" + i + ":3", at + 1);
+                assertTrue(next > at, "response " + i + " in request order: " + out);
+                at = next;
+            }
+        }
+    }
+
+    @Test
+    void uploadOverTheLimitGets413EvenWhileTheClientIsStillSending() throws Exception {
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"),
+                "http_content_length_limit", 1000L)), new EchoQueue());
+        server.start();
+        InetSocketAddress address = server.boundAddresses().get(0);
+        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
+            socket.setSoTimeout(10_000);
+            var out = socket.getOutputStream();
+            out.write("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            byte[] chunk = ("10000\r\n" + "x".repeat(65536) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            Thread sender = Thread.ofVirtual().start(() -> {
+                try {
+                    for (int i = 0; i < 256; i++) {
+                        out.write(chunk); // keeps sending after the server has answered
+                    }
+                } catch (IOException ignored) {
+                    // the server stops reading once its linger ends; the answer must still be readable
+                }
+            });
+            Thread.sleep(300); // the answer waits unread while more body arrives
+            String answer = readUntil(socket.getInputStream(), "\r\n\r\n", 1);
+            sender.interrupt();
+            assertTrue(answer.startsWith("HTTP/1.1 413 "), answer);
+        }
+    }
+
+    @Test
+    void bindsIpv6LoopbackWithBrackets() throws Exception {
+        MapSettings settings = new MapSettings(Map.of("binds", List.of("tcp://[::1]:0")));
+        server = new H1Server(settings, new EchoQueue());
+        try {
+            server.start();
+        } catch (IllegalStateException e) {
+            org.junit.jupiter.api.Assumptions.abort("no IPv6 loopback here: " + e.getMessage());
+        }
+        int port = server.boundAddresses().get(0).getPort();
+        assertEquals(List.of("http://[::1]:" + port), settings.announced);
+    }
+
+    @Test
+    void bindFailureNamesTheAddress() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            String bind = "tcp://127.0.0.1:" + taken.getLocalPort();
+            server = new H1Server(new MapSettings(Map.of("binds", List.of(bind))), new EchoQueue());
+            IllegalStateException e = assertThrows(IllegalStateException.class, server::start);
+            assertTrue(e.getMessage().contains(bind), e.getMessage());
+        }
+    }
+
+    @Test
+    void stopAcceptingClosesTheListenerAndTheIdleConnections() throws Exception {
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), new EchoQueue());
+        server.start();
+        InetSocketAddress address = server.boundAddresses().get(0);
+        try (Socket idle = new Socket(address.getAddress(), address.getPort())) {
+            idle.getOutputStream().write("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            readUntil(idle.getInputStream(), "echo:/a:0", 1);
+            server.stopAccepting();
+            assertEquals(-1, idle.getInputStream().read(), "the idle keep-alive connection is closed");
+        }
+        assertThrows(ConnectException.class, () -> new Socket(address.getAddress(), address.getPort()).close());
+    }
+}

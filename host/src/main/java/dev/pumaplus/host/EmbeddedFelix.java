@@ -1,0 +1,89 @@
+/*
+ * The OSGi runtime the host embeds: Apache Felix, in which protocol bundles run and find the host's
+ * RequestQueue and HostSettings services; started by the Launcher before the shepherd, stopped last.
+ */
+package dev.pumaplus.host;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.launch.Framework;
+import org.osgi.framework.launch.FrameworkFactory;
+
+/**
+ * Wraps one Felix framework: storage in the host's private directory (cleaned on first init), the host's
+ * class-path packages exported through {@code org.osgi.framework.system.packages.extra}. Bundle install
+ * and start happen on the launcher thread; {@link #stop} waits for the framework to stop.
+ */
+final class EmbeddedFelix {
+
+    private final Framework framework;
+
+    private EmbeddedFelix(Framework framework) {
+        this.framework = framework;
+    }
+
+    /** Creates, initialises and starts the framework. */
+    static EmbeddedFelix start(Path storage, String systemPackagesExtra) throws BundleException {
+        Map<String, String> config = new HashMap<>();
+        config.put(Constants.FRAMEWORK_STORAGE, storage.toString());
+        config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
+        config.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, systemPackagesExtra);
+        config.put("felix.log.level", "1");
+        FrameworkFactory factory = ServiceLoader.load(FrameworkFactory.class).findFirst()
+                .orElseThrow(() -> new BundleException("no OSGi FrameworkFactory on the class path"));
+        Framework framework = factory.newFramework(config);
+        framework.init();
+        framework.start();
+        return new EmbeddedFelix(framework);
+    }
+
+    /** The system bundle's context, for registering the host's services. */
+    BundleContext context() {
+        return framework.getBundleContext();
+    }
+
+    /** Installs {@code jar} and starts it unless it is a fragment. */
+    Bundle installAndStart(Path jar) throws BundleException {
+        Bundle bundle = context().installBundle(jar.toUri().toString());
+        if (bundle.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+            bundle.start();
+        }
+        return bundle;
+    }
+
+    /** Every registered service of {@code type}, in ranking order. */
+    <T> List<T> services(Class<T> type) {
+        List<T> out = new ArrayList<>();
+        try {
+            for (ServiceReference<T> ref : context().getServiceReferences(type, null)) {
+                T service = context().getService(ref);
+                if (service != null) {
+                    out.add(service);
+                }
+            }
+        } catch (InvalidSyntaxException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+        return out;
+    }
+
+    /** Stops every bundle and the framework; waits up to {@code timeoutMillis}. */
+    void stop(long timeoutMillis) {
+        try {
+            framework.stop();
+            framework.waitForStop(timeoutMillis);
+        } catch (BundleException | InterruptedException e) {
+            System.err.println("puma-plus: OSGi framework did not stop cleanly: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,219 @@
+/*
+ * Turns a parsed request (RequestHead, from any protocol bundle) into the Rack env pair list of a REQUEST
+ * frame, at submit time on the protocol's thread, so that the worker does no per-request string work.
+ */
+package dev.pumaplus.host;
+
+import dev.pumaplus.spi.RequestHead;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.AbstractMap.SimpleImmutableEntry;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Builds the env exactly as docs/PROTOCOL.md "The env pair list" orders it: REQUEST_METHOD, SCRIPT_NAME,
+ * PATH_INFO, QUERY_STRING, SERVER_NAME, SERVER_PORT, SERVER_PROTOCOL, REMOTE_ADDR, rack.url_scheme, then
+ * CONTENT_TYPE/CONTENT_LENGTH when present, then one HTTP_* per distinct header in first-seen order, then
+ * {@code puma_plus.request_id}.
+ *
+ * <p>Rules, following puma where the spec is silent:
+ * <ul>
+ *   <li>The target is split at the first {@code ?}; nothing is decoded. An absolute-form target
+ *       ({@code http://host/path?q}) contributes only its path and query; the Host header still names
+ *       the server.</li>
+ *   <li>SERVER_NAME/SERVER_PORT come from the Host header ({@code name}, {@code name:port},
+ *       {@code [v6]}, {@code [v6]:port}; brackets kept, as puma does); without a port the scheme's default
+ *       (80/443); without a Host header the local address and port.</li>
+ *   <li>Content-Type and Content-Length become CONTENT_TYPE/CONTENT_LENGTH only (first value), never also
+ *       HTTP_CONTENT_TYPE/HTTP_CONTENT_LENGTH, as Rack requires.</li>
+ *   <li>Headers whose name contains {@code _} are dropped. {@code X-Foo} and {@code X_Foo} would both map
+ *       to HTTP_X_FOO, so a client could spoof a header set by a trusted proxy; nginx and puma drop them
+ *       for the same reason.</li>
+ *   <li>Repeated headers are joined with {@code ", "}, Cookie with {@code "; "} (RFC 6265).</li>
+ * </ul>
+ * Header values are ISO-8859-1 chars (one per byte) and pass through untouched. Stateless, thread-safe.
+ */
+final class EnvEncoder {
+
+    private EnvEncoder() {
+    }
+
+    /**
+     * The env pairs for {@code head}.
+     *
+     * @param requestId the host-unique id for {@code puma_plus.request_id}
+     */
+    static List<Map.Entry<String, String>> pairs(RequestHead head, long requestId) {
+        List<Map.Entry<String, String>> env = new ArrayList<>(16 + head.headers().size());
+        String target = pathAndQuery(head.target());
+        int q = target.indexOf('?');
+        String path = q < 0 ? target : target.substring(0, q);
+        String query = q < 0 ? "" : target.substring(q + 1);
+
+        String contentType = null;
+        String contentLength = null;
+        String host = null;
+        Map<String, StringBuilder> headers = new LinkedHashMap<>();
+        for (Map.Entry<String, String> header : head.headers()) {
+            String name = header.getKey();
+            if (name.indexOf('_') >= 0) {
+                continue;
+            }
+            String lower = name.toLowerCase(Locale.ROOT);
+            String value = header.getValue();
+            switch (lower) {
+                case "content-type" -> {
+                    if (contentType == null) {
+                        contentType = value;
+                    }
+                    continue;
+                }
+                case "content-length" -> {
+                    if (contentLength == null) {
+                        contentLength = value;
+                    }
+                    continue;
+                }
+                case "host" -> {
+                    if (host == null) {
+                        host = value;
+                    }
+                }
+                default -> {
+                }
+            }
+            StringBuilder joined = headers.get(lower);
+            if (joined == null) {
+                headers.put(lower, new StringBuilder(value));
+            } else {
+                joined.append(lower.equals("cookie") ? "; " : ", ").append(value);
+            }
+        }
+
+        String serverName;
+        String serverPort;
+        if (host != null && !host.isEmpty()) {
+            int colon;
+            if (host.startsWith("[")) {
+                int close = host.indexOf(']');
+                colon = close >= 0 && close + 1 < host.length() && host.charAt(close + 1) == ':' ? close + 1 : -1;
+            } else {
+                colon = host.indexOf(':');
+            }
+            serverName = colon < 0 ? host : host.substring(0, colon);
+            serverPort = colon < 0 ? defaultPort(head.scheme()) : host.substring(colon + 1);
+        } else {
+            serverName = hostString(head.local());
+            serverPort = head.local() == null ? defaultPort(head.scheme()) : Integer.toString(head.local().getPort());
+        }
+
+        add(env, "REQUEST_METHOD", head.method());
+        add(env, "SCRIPT_NAME", "");
+        add(env, "PATH_INFO", path);
+        add(env, "QUERY_STRING", query);
+        add(env, "SERVER_NAME", serverName);
+        add(env, "SERVER_PORT", serverPort);
+        add(env, "SERVER_PROTOCOL", head.protocol());
+        add(env, "REMOTE_ADDR", head.remote() == null ? "" : address(head.remote()));
+        add(env, "rack.url_scheme", head.scheme());
+        if (contentType != null) {
+            add(env, "CONTENT_TYPE", contentType);
+        }
+        if (contentLength != null) {
+            add(env, "CONTENT_LENGTH", contentLength);
+        }
+        for (Map.Entry<String, StringBuilder> header : headers.entrySet()) {
+            add(env, "HTTP_" + header.getKey().toUpperCase(Locale.ROOT).replace('-', '_'), header.getValue().toString());
+        }
+        add(env, "puma_plus.request_id", Long.toString(requestId));
+        return env;
+    }
+
+    /** The origin-form part of a target: an absolute-form target loses its scheme and authority. */
+    static String pathAndQuery(String target) {
+        int scheme = target.indexOf("://");
+        if (scheme > 0 && target.charAt(0) != '/') {
+            int pathStart = target.indexOf('/', scheme + 3);
+            int queryStart = target.indexOf('?', scheme + 3);
+            if (pathStart < 0 || (queryStart >= 0 && queryStart < pathStart)) {
+                return queryStart < 0 ? "/" : "/" + target.substring(queryStart);
+            }
+            return target.substring(pathStart);
+        }
+        return target;
+    }
+
+    private static String defaultPort(String scheme) {
+        return "https".equalsIgnoreCase(scheme) ? "443" : "80";
+    }
+
+    private static String hostString(InetSocketAddress local) {
+        if (local == null) {
+            return "localhost";
+        }
+        InetAddress address = local.getAddress();
+        if (address == null) {
+            return local.getHostString();
+        }
+        String text = address.getHostAddress();
+        return text.indexOf(':') >= 0 ? "[" + compact(stripScope(text)) + "]" : text;
+    }
+
+    private static String address(InetSocketAddress remote) {
+        InetAddress address = remote.getAddress();
+        return address == null ? remote.getHostString() : compact(stripScope(address.getHostAddress()));
+    }
+
+    private static String stripScope(String text) {
+        int percent = text.indexOf('%');
+        return percent < 0 ? text : text.substring(0, percent);
+    }
+
+    /** {@code 0:0:0:0:0:0:0:1} → {@code ::1}: the RFC 5952 form clients and logs use. */
+    static String compact(String v6) {
+        if (v6.indexOf(':') < 0) {
+            return v6;
+        }
+        String[] groups = v6.split(":", -1);
+        if (groups.length != 8) {
+            return v6;
+        }
+        int bestStart = -1;
+        int bestLength = 0;
+        for (int i = 0; i < 8; ) {
+            if (groups[i].equals("0")) {
+                int j = i;
+                while (j < 8 && groups[j].equals("0")) {
+                    j++;
+                }
+                if (j - i > bestLength && j - i >= 2) {
+                    bestStart = i;
+                    bestLength = j - i;
+                }
+                i = j;
+            } else {
+                i++;
+            }
+        }
+        if (bestStart < 0) {
+            return v6;
+        }
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < bestStart; i++) {
+            out.append(i > 0 ? ":" : "").append(groups[i]);
+        }
+        out.append("::");
+        for (int i = bestStart + bestLength; i < 8; i++) {
+            out.append(groups[i]).append(i < 7 ? ":" : "");
+        }
+        return out.toString();
+    }
+
+    private static void add(List<Map.Entry<String, String>> env, String name, String value) {
+        env.add(new SimpleImmutableEntry<>(name, value));
+    }
+}

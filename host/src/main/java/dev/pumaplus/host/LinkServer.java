@@ -1,0 +1,112 @@
+/*
+ * The host's end of the worker link socket (link.sock): accepts the shepherd's and every worker thread's
+ * connection, runs the HELLO/WELCOME handshake and hands worker links to the Dispatcher.
+ */
+package dev.pumaplus.host;
+
+import dev.pumaplus.wire.FrameDecoder;
+import dev.pumaplus.wire.FrameEncoder;
+import dev.pumaplus.wire.Goaway;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A unix domain socket server. Each accepted channel gets {@link FrameDecoder}, {@link FrameEncoder} and a
+ * {@link LinkHandshake}, which replaces itself with a {@link WorkerLink} (role 0) or a {@link ShepherdLink}
+ * (role 1). Link ids are assigned here, from 1, unique for the host's lifetime (u32).
+ *
+ * <p>Threading: channels run on the {@link HostTransport}'s loops; {@link #goawayAll} and {@link #close}
+ * may be called from any thread.
+ */
+final class LinkServer {
+
+    private final HostTransport transport;
+    private final Dispatcher dispatcher;
+    private final ShepherdLink.Listener shepherdListener;
+    private final AtomicLong linkIds = new AtomicLong();
+    private final ChannelGroup links = new DefaultChannelGroup("links", GlobalEventExecutor.INSTANCE);
+    private Channel server;
+    private Path path;
+
+    LinkServer(HostTransport transport, Dispatcher dispatcher, ShepherdLink.Listener shepherdListener) {
+        this.transport = transport;
+        this.dispatcher = dispatcher;
+        this.shepherdListener = shepherdListener;
+    }
+
+    /** Listens on {@code socket} (deleted first if a stale one exists). Blocks until bound. */
+    void bind(Path socket) throws IOException {
+        Files.deleteIfExists(socket);
+        this.path = socket;
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(transport.group)
+                .channel(transport.domainServerChannel)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        links.add(ch);
+                        ch.pipeline().addLast("decoder", new FrameDecoder());
+                        ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
+                        ch.pipeline().addLast("link", new LinkHandshake(LinkServer.this));
+                    }
+                });
+        ChannelFuture bound = bootstrap.bind(transport.domainAddress(socket)).awaitUninterruptibly();
+        if (!bound.isSuccess()) {
+            throw new IOException("cannot listen on " + socket + ": " + bound.cause().getMessage(), bound.cause());
+        }
+        server = bound.channel();
+    }
+
+    /** The socket path, as given to {@link #bind}. */
+    Path path() {
+        return path;
+    }
+
+    Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    ShepherdLink.Listener shepherdListener() {
+        return shepherdListener;
+    }
+
+    long nextLinkId() {
+        return linkIds.incrementAndGet() & 0xFFFFFFFFL;
+    }
+
+    /** Sends GOAWAY(0) with {@code reason} to every open link (shepherd and workers). */
+    void goawayAll(String reason) {
+        for (Channel ch : links) {
+            if (ch.isActive()) {
+                ch.writeAndFlush(new Goaway(Goaway.CODE_NORMAL, reason).toFrame(ch.alloc()));
+            }
+        }
+    }
+
+    /** Stops accepting and closes every link; waits up to 2 s for the closes. */
+    void close() {
+        if (server != null) {
+            server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        links.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        if (path != null) {
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException ignored) {
+                // the private directory is deleted next anyway
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+/*
+ * One request from the moment a protocol bundle submits it until its response ends: waits in the
+ * Dispatcher's FIFO (or is held behind its connection's waiting request), is dispatched to a WorkerLink, and
+ * carries the request body that streams in meanwhile.
+ */
+package dev.pumaplus.host;
+
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.ResponseSink;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The host's side of an {@link Exchange}.
+ *
+ * <p>Threading: {@link #state}, {@link #link} assignment and the timestamps are guarded by the dispatcher's
+ * lock. The request body ({@code pending*}, {@code bodyEnded}, {@code started}) is guarded by this object's
+ * monitor, because it is written by the protocol's event loop and read by the link's event loop. Everything
+ * else the link touches (response progress) is confined to the link's event loop.
+ */
+final class QueuedExchange implements Exchange {
+
+    /** Bytes of request body held for the link before {@link #writeBody} asks the protocol to pause. */
+    static final int HOLD_LIMIT = 1 << 20;
+
+    enum State { WAITING, HELD, DISPATCHED, CANCELLED, DONE }
+
+    final Dispatcher dispatcher;
+    final Object connection;
+    final long requestId;
+    final ResponseSink sink;
+    /** T2b: {@link System#nanoTime()} at submit, when the request became runnable. */
+    final long runnableNanos;
+    /** T3: {@link System#nanoTime()} when it was handed to a link; 0 before. Guarded by the dispatcher lock. */
+    long dispatchedNanos;
+    /** Guarded by the dispatcher lock. */
+    State state;
+    /** The link it runs on, set once at dispatch. */
+    volatile WorkerLink link;
+    /** The client went away: the rest of the response is discarded. */
+    volatile boolean cancelled;
+    /** The response ended or failed: body chunks written from now on are dropped. */
+    volatile boolean finished;
+
+    private ByteBuf env;
+    private final ArrayDeque<ByteBuf> pendingBody = new ArrayDeque<>(2);
+    private long pendingBytes;
+    private boolean bodyEnded;
+    private boolean started;
+    private boolean drainScheduled;
+    private boolean resumeWanted;
+
+    QueuedExchange(Dispatcher dispatcher, Object connection, long requestId, ByteBuf env, ByteBuf body,
+                   boolean bodyComplete, ResponseSink sink, long runnableNanos) {
+        this.dispatcher = dispatcher;
+        this.connection = connection;
+        this.requestId = requestId;
+        this.env = env;
+        this.sink = sink;
+        this.runnableNanos = runnableNanos;
+        if (body.isReadable()) {
+            pendingBody.add(body);
+            pendingBytes = body.readableBytes();
+        } else {
+            body.release();
+        }
+        bodyEnded = bodyComplete;
+    }
+
+    @Override
+    public boolean writeBody(ByteBuf chunk, boolean last) {
+        boolean schedule = false;
+        boolean accepted;
+        WorkerLink target;
+        synchronized (this) {
+            if (bodyEnded || finished) {
+                chunk.release();
+                return true;
+            }
+            if (chunk.isReadable()) {
+                pendingBody.add(chunk);
+                pendingBytes += chunk.readableBytes();
+            } else {
+                chunk.release();
+            }
+            bodyEnded = last;
+            target = link;
+            if (started && !drainScheduled) {
+                drainScheduled = true;
+                schedule = true;
+            }
+            accepted = pendingBytes <= HOLD_LIMIT && (!started || target.channel.isWritable());
+            if (!accepted && !last) {
+                resumeWanted = true;
+            }
+        }
+        if (schedule) {
+            target.channel.eventLoop().execute(() -> target.sendBody(this));
+        }
+        return accepted || last;
+    }
+
+    @Override
+    public void cancel() {
+        dispatcher.cancel(this);
+    }
+
+    /** The request body still to send, taken by the link; marks the exchange started. Link event loop. */
+    synchronized BodyChunks takeBody() {
+        started = true;
+        drainScheduled = false;
+        List<ByteBuf> chunks = new ArrayList<>(pendingBody);
+        pendingBody.clear();
+        pendingBytes = 0;
+        return new BodyChunks(chunks, bodyEnded);
+    }
+
+    /** The env payload, once; null afterwards. */
+    synchronized ByteBuf takeEnv() {
+        ByteBuf e = env;
+        env = null;
+        return e;
+    }
+
+    /**
+     * After dispatch, the client went away before its body ended: drop what is held and end the body
+     * early so the link can finish the exchange. Returns true if a drain must be scheduled.
+     */
+    synchronized boolean truncateBody() {
+        releasePending();
+        if (bodyEnded) {
+            return false;
+        }
+        bodyEnded = true;
+        if (started && !drainScheduled) {
+            drainScheduled = true;
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether the protocol paused for us and may resume now. Clears the wish. Link event loop. */
+    synchronized boolean takeResume(boolean writable) {
+        if (resumeWanted && writable && pendingBytes <= HOLD_LIMIT) {
+            resumeWanted = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** Releases everything still held (never dispatched, or the link died). Idempotent. */
+    synchronized void discard() {
+        finished = true;
+        if (env != null) {
+            env.release();
+            env = null;
+        }
+        releasePending();
+        bodyEnded = true;
+    }
+
+    private void releasePending() {
+        for (ByteBuf b : pendingBody) {
+            b.release();
+        }
+        pendingBody.clear();
+        pendingBytes = 0;
+    }
+
+    /** Body taken for sending: chunks in order, and whether the body ends with them. */
+    record BodyChunks(List<ByteBuf> chunks, boolean end) {
+    }
+}

@@ -1,0 +1,302 @@
+/*
+ * One worker thread's connection to the host, after its HELLO: the dispatch end of the request path. It
+ * writes a dispatched request (REQUEST, BODY frames) to the worker and forwards the worker's response frames
+ * to the protocol bundle's ResponseSink.
+ */
+package dev.pumaplus.host;
+
+import dev.pumaplus.wire.Frame;
+import dev.pumaplus.wire.FrameType;
+import dev.pumaplus.wire.Goaway;
+import dev.pumaplus.wire.Hello;
+import dev.pumaplus.wire.ProtocolException;
+import dev.pumaplus.wire.ResponseHead;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The pipeline handler and state of one worker link (docs/PROTOCOL.md, "State machine": IDLE ⇄ BUSY).
+ * The link is BUSY from dispatch until the host has sent its request END_STREAM <em>and</em> the worker its
+ * response END_STREAM or RESPONSE_ABORT; then it tells the {@link Dispatcher}, which makes it IDLE again or
+ * hands it the oldest waiting request at once.
+ *
+ * <p>Errors: a frame not allowed in the current state is a protocol error (GOAWAY(1), close). When the
+ * link closes while BUSY, the exchange's sink gets {@code fail(502, ..., headSent)} at once; nothing else
+ * is affected.
+ *
+ * <p>Threading: fields marked "lock" are guarded by the dispatcher's lock; the response progress fields
+ * are confined to {@link #channel}'s event loop, where all frames are written and read.
+ */
+final class WorkerLink extends ChannelInboundHandlerAdapter {
+
+    final long id;
+    final Channel channel;
+    final Hello hello;
+    private final Dispatcher dispatcher;
+
+    /** lock: the process this link belongs to. */
+    WorkerProcess process;
+    /** lock (written), any thread (read): the exchange dispatched to this link, null when IDLE. */
+    volatile QueuedExchange exchange;
+    /** lock: requests completed on this link. */
+    long completed;
+    /** lock: in the dispatcher's idle deque. */
+    boolean idle;
+    /** lock: the link counts as a live slot (between ready and closed). */
+    boolean live;
+    /** lock: no new request may be dispatched (worker sent GOAWAY, or host shutdown). */
+    boolean draining;
+
+    /** What a request cut short by the link closing is answered with. */
+    private volatile int failStatus = 502;
+    private volatile String failReason = "worker link closed";
+
+    // event loop only
+    private QueuedExchange current;
+    private boolean requestEndSent;
+    private boolean headForwarded;
+    private boolean responseEnded;
+
+    WorkerLink(long id, Channel channel, Hello hello, Dispatcher dispatcher) {
+        this.id = id;
+        this.channel = channel;
+        this.hello = hello;
+        this.dispatcher = dispatcher;
+    }
+
+    /** Sends {@code ex} to the worker; called by the dispatcher after assigning it. Any thread. */
+    void start(QueuedExchange ex) {
+        channel.eventLoop().execute(() -> doStart(ex));
+    }
+
+    /** Closes the link; a running request is answered with {@code status} (e.g. 503 on shutdown). */
+    void close(int status, String reason) {
+        failStatus = status;
+        failReason = reason;
+        channel.close();
+    }
+
+    private void doStart(QueuedExchange ex) {
+        ByteBuf env = ex.takeEnv();
+        if (env == null) {
+            return; // failed or discarded before it reached the loop
+        }
+        if (!channel.isActive() || ex != exchange) {
+            env.release();
+            return; // channelInactive answers the client
+        }
+        current = ex;
+        requestEndSent = false;
+        headForwarded = false;
+        responseEnded = false;
+        QueuedExchange.BodyChunks body = ex.takeBody();
+        boolean endNow = body.end() && body.chunks().isEmpty();
+        channel.write(Frame.of(FrameType.REQUEST, endNow, env));
+        if (endNow) {
+            requestEndSent = true;
+        } else {
+            writeBodyFrames(body);
+        }
+        channel.flush();
+        afterProgress(ex);
+    }
+
+    /** Writes request body that arrived after dispatch. Event loop; scheduled by the exchange. */
+    void sendBody(QueuedExchange ex) {
+        QueuedExchange.BodyChunks body = ex.takeBody();
+        if (ex != current || requestEndSent || !channel.isActive()) {
+            body.chunks().forEach(ByteBuf::release);
+            return;
+        }
+        writeBodyFrames(body);
+        channel.flush();
+        afterProgress(ex);
+    }
+
+    private void writeBodyFrames(QueuedExchange.BodyChunks body) {
+        List<ByteBuf> pieces = new ArrayList<>(body.chunks().size() + 1);
+        for (ByteBuf chunk : body.chunks()) {
+            while (chunk.readableBytes() > Frame.MAX_PAYLOAD) {
+                pieces.add(chunk.readRetainedSlice(Frame.MAX_PAYLOAD));
+            }
+            if (chunk.isReadable()) {
+                pieces.add(chunk);
+            } else {
+                chunk.release();
+            }
+        }
+        if (pieces.isEmpty()) {
+            if (body.end()) {
+                channel.write(Frame.empty(FrameType.BODY, true));
+                requestEndSent = true;
+            }
+            return;
+        }
+        for (int i = 0; i < pieces.size(); i++) {
+            channel.write(Frame.of(FrameType.BODY, body.end() && i == pieces.size() - 1, pieces.get(i)));
+        }
+        requestEndSent = body.end();
+    }
+
+    private void afterProgress(QueuedExchange ex) {
+        if (ex != current) {
+            return;
+        }
+        if (requestEndSent && responseEnded) {
+            finish();
+        } else if (ex.takeResume(channel.isWritable()) && !ex.cancelled) {
+            ex.sink.resumeRequestBody();
+        }
+    }
+
+    /** The client went away after dispatch: end the request body early. Any thread. */
+    void truncate(QueuedExchange ex) {
+        if (ex.truncateBody()) {
+            channel.eventLoop().execute(() -> sendBody(ex));
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        Frame frame = (Frame) msg;
+        try {
+            switch (frame.type()) {
+                case FrameType.RESPONSE_HEAD -> onHead(frame);
+                case FrameType.RESPONSE_BODY -> onBody(frame);
+                case FrameType.RESPONSE_ABORT -> onAbort(frame);
+                case FrameType.GOAWAY -> {
+                    if (dispatcher.linkDraining(this)) {
+                        channel.close();
+                    }
+                }
+                default -> throw new ProtocolException(FrameType.name(frame.type()) + " not allowed on a worker link");
+            }
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void onHead(Frame frame) {
+        if (current == null || headForwarded || responseEnded) {
+            throw new ProtocolException("RESPONSE_HEAD while no response head is expected");
+        }
+        ResponseHead head = ResponseHead.decode(frame.payload());
+        headForwarded = true;
+        responseEnded = frame.endStream();
+        QueuedExchange ex = current;
+        if (!ex.cancelled) {
+            ex.sink.head(head.status(), head.headers(), responseEnded);
+        }
+        if (responseEnded) {
+            responseDone(ex);
+        }
+    }
+
+    private void onBody(Frame frame) {
+        if (current == null || !headForwarded || responseEnded) {
+            throw new ProtocolException("RESPONSE_BODY before RESPONSE_HEAD or after END_STREAM");
+        }
+        responseEnded = frame.endStream();
+        QueuedExchange ex = current;
+        if (!ex.cancelled) {
+            ex.sink.body(frame.payload().retain(), responseEnded);
+        }
+        if (responseEnded) {
+            responseDone(ex);
+        }
+    }
+
+    private void onAbort(Frame frame) {
+        if (current == null || responseEnded) {
+            throw new ProtocolException("RESPONSE_ABORT while no response is running");
+        }
+        responseEnded = true;
+        QueuedExchange ex = current;
+        if (!ex.cancelled) {
+            ex.sink.fail(502, "worker aborted: " + frame.payload().toString(StandardCharsets.UTF_8), headForwarded);
+        }
+        responseDone(ex);
+    }
+
+    private void responseDone(QueuedExchange ex) {
+        ex.finished = true;
+        if (!requestEndSent) {
+            // The worker answered before reading the whole body; it discards BODY frames up to END_STREAM,
+            // so end the body now instead of streaming the rest of an upload nobody reads.
+            ex.truncateBody();
+            sendBody(ex);
+        } else {
+            finish();
+        }
+    }
+
+    private void finish() {
+        QueuedExchange ex = current;
+        current = null;
+        ex.finished = true;
+        if (dispatcher.linkFinished(this, ex)) {
+            channel.close();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        QueuedExchange ex = current;
+        if (ex != null && channel.isWritable() && ex.takeResume(true) && !ex.cancelled && !ex.finished) {
+            ex.sink.resumeRequestBody();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        QueuedExchange ex = dispatcher.linkClosed(this);
+        if (ex != null) {
+            boolean started = ex == current;
+            boolean responseRunning = !started || !responseEnded;
+            if (!ex.cancelled && !ex.finished && responseRunning) {
+                ex.sink.fail(failStatus, failReason, started && headForwarded);
+            }
+            ex.discard();
+        }
+        current = null;
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException || cause instanceof ProtocolException) {
+            failReason = "worker link protocol error: " + cause.getMessage();
+            protocolError(channel, cause.getMessage());
+        } else {
+            if (!(cause instanceof java.io.IOException)) {
+                // not the worker's fault (e.g. a sink threw): say so, since closing costs a slot
+                System.err.println("puma-plus: " + this + " closed after an internal error: " + cause);
+            }
+            channel.close();
+        }
+    }
+
+    /** Sends GOAWAY(1) with {@code reason} and closes {@code channel}. */
+    static void protocolError(Channel channel, String reason) {
+        if (!channel.isActive()) {
+            return;
+        }
+        channel.writeAndFlush(new Goaway(Goaway.CODE_PROTOCOL_ERROR, reason == null ? "protocol error" : reason)
+                        .toFrame(channel.alloc()))
+                .addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public String toString() {
+        return "WorkerLink(" + id + ", pid " + hello.pid() + ", worker " + hello.workerIndex() + ", thread "
+                + hello.threadIndex() + ")";
+    }
+}

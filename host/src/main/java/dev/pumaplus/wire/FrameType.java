@@ -1,0 +1,68 @@
+/*
+ * The frame type codes of the worker link (docs/PROTOCOL.md, "Frame types"): the first byte of every frame
+ * that crosses the link between the host's dispatcher and a shepherd or worker thread.
+ */
+package dev.pumaplus.wire;
+
+/** Frame type codes and their names as used in docs/PROTOCOL.md and the golden corpus. */
+public final class FrameType {
+
+    /** peer → host: version handshake. */
+    public static final int HELLO = 0x01;
+    /** host → peer: handshake accepted. */
+    public static final int WELCOME = 0x02;
+    /** either direction: drain and leave, or a refusal. */
+    public static final int GOAWAY = 0x03;
+    /** shepherd → host: the resolved configuration as JSON. */
+    public static final int CONFIG = 0x04;
+    /** host → worker: the Rack env pair list. */
+    public static final int REQUEST = 0x10;
+    /** host → worker: request body bytes. */
+    public static final int BODY = 0x11;
+    /** worker → host: status and headers. */
+    public static final int RESPONSE_HEAD = 0x20;
+    /** worker → host: response body bytes. */
+    public static final int RESPONSE_BODY = 0x21;
+    /** worker → host: the response cannot be completed. */
+    public static final int RESPONSE_ABORT = 0x22;
+
+    private FrameType() {
+    }
+
+    /** True if {@code type} is defined by protocol version 1. */
+    public static boolean isKnown(int type) {
+        return name(type) != null;
+    }
+
+    /** The protocol name of {@code type} (e.g. {@code RESPONSE_HEAD}), or null when undefined. */
+    public static String name(int type) {
+        return switch (type) {
+            case HELLO -> "HELLO";
+            case WELCOME -> "WELCOME";
+            case GOAWAY -> "GOAWAY";
+            case CONFIG -> "CONFIG";
+            case REQUEST -> "REQUEST";
+            case BODY -> "BODY";
+            case RESPONSE_HEAD -> "RESPONSE_HEAD";
+            case RESPONSE_BODY -> "RESPONSE_BODY";
+            case RESPONSE_ABORT -> "RESPONSE_ABORT";
+            default -> null;
+        };
+    }
+
+    /** The code for a protocol name, e.g. {@code "BODY"} → {@link #BODY}. */
+    public static int forName(String name) {
+        return switch (name) {
+            case "HELLO" -> HELLO;
+            case "WELCOME" -> WELCOME;
+            case "GOAWAY" -> GOAWAY;
+            case "CONFIG" -> CONFIG;
+            case "REQUEST" -> REQUEST;
+            case "BODY" -> BODY;
+            case "RESPONSE_HEAD" -> RESPONSE_HEAD;
+            case "RESPONSE_BODY" -> RESPONSE_BODY;
+            case "RESPONSE_ABORT" -> RESPONSE_ABORT;
+            default -> throw new IllegalArgumentException("unknown frame type name: " + name);
+        };
+    }
+}

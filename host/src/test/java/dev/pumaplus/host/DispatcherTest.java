@@ -1,0 +1,417 @@
+/*
+ * Claims about the queue step of the request path: order, fairness across connections, cancellation,
+ * slot accounting, request body streaming and link failure, checked on real WorkerLinks over embedded
+ * channels.
+ */
+package dev.pumaplus.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestHead;
+import dev.pumaplus.wire.Frame;
+import dev.pumaplus.wire.FrameType;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class DispatcherTest {
+
+    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+
+    @AfterEach
+    void releaseBuffers() {
+        EmbeddedWorker.releaseAll(dispatcher);
+    }
+
+    static RequestHead get(String target) {
+        return new RequestHead("GET", target, "HTTP/1.1", "http", new InetSocketAddress("127.0.0.1", 9292),
+                new InetSocketAddress("127.0.0.1", 50000), List.of(Map.entry("Host", "localhost:9292")), 1, 2);
+    }
+
+    private Exchange submit(Object connection, String target, RecordingSink sink) {
+        return dispatcher.submit(connection, get(target), Unpooled.EMPTY_BUFFER, true, sink);
+    }
+
+    @Test
+    void requestIsDispatchedAtOnceToAnIdleLink() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        submit(new Object(), "/now", sink);
+        List<Frame> frames = worker.sent();
+        assertEquals(1, frames.size());
+        assertEquals(FrameType.REQUEST, frames.get(0).type());
+        assertTrue(frames.get(0).endStream(), "a GET without body ends with its REQUEST");
+        assertEquals("/now", EmbeddedWorker.env(frames, "PATH_INFO"));
+        frames.forEach(Frame::release);
+        assertEquals(0, dispatcher.snapshot().depth());
+        assertEquals(1, dispatcher.snapshot().busy());
+        worker.respond("hi");
+        assertEquals("hi", sink.bodyText());
+        assertEquals(200, sink.status);
+        assertEquals(0, dispatcher.snapshot().busy());
+        assertEquals(1, dispatcher.snapshot().completed());
+    }
+
+    @Test
+    void dispatchesOldestRequestFirst() {
+        List<RecordingSink> sinks = new ArrayList<>();
+        for (String path : List.of("/a", "/b", "/c")) {
+            RecordingSink sink = new RecordingSink();
+            sinks.add(sink);
+            submit(new Object(), path, sink);
+        }
+        assertEquals(3, dispatcher.snapshot().depth());
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            order.add(worker.takeRequestPath());
+            worker.respond("ok");
+        }
+        assertEquals(List.of("/a", "/b", "/c"), order);
+        assertEquals(0, dispatcher.snapshot().depth());
+    }
+
+    @Test
+    void queueTimeClockStartsAtSubmitAndStopsAtDispatch() throws Exception {
+        Exchange ex = submit(new Object(), "/timed", new RecordingSink());
+        Thread.sleep(20);
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        worker.takeRequestPath();
+        QueuedExchange q = (QueuedExchange) ex;
+        assertTrue(q.dispatchedNanos - q.runnableNanos >= 20_000_000L,
+                "queue time covers the wait for a slot: " + (q.dispatchedNanos - q.runnableNanos) + " ns");
+    }
+
+    @Test
+    void queuedRequestCancelledByClientIsNeverDispatched() {
+        RecordingSink goneSink = new RecordingSink();
+        Exchange gone = submit(new Object(), "/gone", goneSink);
+        submit(new Object(), "/stays", new RecordingSink());
+        gone.cancel();
+        gone.cancel(); // idempotent
+        assertEquals(1, dispatcher.snapshot().depth());
+        assertEquals(1, dispatcher.snapshot().dropped());
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        assertEquals("/stays", worker.takeRequestPath());
+        worker.respond("ok");
+        assertNull(worker.takeRequestPath(), "the cancelled request never reaches a worker");
+        assertTrue(goneSink.events.isEmpty(), "nothing is delivered for a cancelled request");
+    }
+
+    @Test
+    void pipelinedRequestsOfOneConnectionDoNotStarveAnother() {
+        Object pipelining = new Object();
+        for (int i = 1; i <= 5; i++) {
+            submit(pipelining, "/p" + i, new RecordingSink());
+        }
+        submit(new Object(), "/other", new RecordingSink());
+        assertEquals(6, dispatcher.snapshot().depth(), "held requests count in the queue depth");
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            order.add(worker.takeRequestPath());
+            worker.respond("ok");
+        }
+        assertEquals(List.of("/p1", "/other", "/p2", "/p3", "/p4", "/p5"), order);
+    }
+
+    @Test
+    void oneConnectionMayUseSeveralFreeSlotsAtOnce() {
+        EmbeddedWorker a = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker b = new EmbeddedWorker(dispatcher, 200, 1);
+        Object connection = new Object();
+        submit(connection, "/one", new RecordingSink());
+        submit(connection, "/two", new RecordingSink());
+        assertEquals(2, dispatcher.snapshot().busy());
+        assertEquals("/one", a.takeRequestPath());
+        assertEquals("/two", b.takeRequestPath());
+    }
+
+    @Test
+    void cancellingAHeldRequestKeepsTheRestOfItsConnectionInOrder() {
+        Object connection = new Object();
+        submit(connection, "/1", new RecordingSink());
+        Exchange second = submit(connection, "/2", new RecordingSink());
+        submit(connection, "/3", new RecordingSink());
+        second.cancel();
+        assertEquals(2, dispatcher.snapshot().depth());
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        assertEquals("/1", worker.takeRequestPath());
+        worker.respond("ok");
+        assertEquals("/3", worker.takeRequestPath());
+    }
+
+    @Test
+    void requestsSpreadAcrossWorkerProcessesBeforeSharingOne() {
+        EmbeddedWorker a1 = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker a2 = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker b1 = new EmbeddedWorker(dispatcher, 200, 1);
+        submit(new Object(), "/x", new RecordingSink());
+        submit(new Object(), "/y", new RecordingSink());
+        assertEquals("/x", a1.takeRequestPath());
+        assertNull(a2.takeRequestPath(), "the second request goes to the idle process, not the busy one");
+        assertEquals("/y", b1.takeRequestPath());
+    }
+
+    @Test
+    void cancelAfterDispatchDiscardsTheResponseAndFreesTheLink() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        Exchange ex = submit(new Object(), "/slow", sink);
+        worker.takeRequestPath();
+        ex.cancel();
+        worker.respond("late");
+        assertTrue(sink.events.isEmpty(), "a gone client gets nothing: " + sink.events);
+        assertEquals(0, dispatcher.snapshot().busy());
+        assertEquals(0, dispatcher.snapshot().dropped(), "only cancels before dispatch count as dropped");
+        submit(new Object(), "/next", new RecordingSink());
+        assertEquals("/next", worker.takeRequestPath());
+    }
+
+    @Test
+    void linkDeathWhileBusyAnswers502AndLeavesOtherLinksServing() {
+        EmbeddedWorker dying = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker healthy = new EmbeddedWorker(dispatcher, 200, 1);
+        RecordingSink dyingSink = new RecordingSink();
+        RecordingSink healthySink = new RecordingSink();
+        submit(new Object(), "/dies", dyingSink);
+        submit(new Object(), "/lives", healthySink);
+        dying.takeRequestPath();
+        healthy.takeRequestPath();
+        dying.channel.close();
+        assertEquals(List.of("fail 502 headSent=false"), dyingSink.events);
+        assertEquals(1, dispatcher.snapshot().live());
+        assertEquals(1, dispatcher.snapshot().busy());
+        healthy.respond("fine");
+        assertEquals("fine", healthySink.bodyText());
+    }
+
+    @Test
+    void linkDeathAfterTheHeadReportsHeadSent() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        submit(new Object(), "/half", sink);
+        worker.takeRequestPath();
+        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, List.of())
+                .toFrame(ByteBufAllocator.DEFAULT, false));
+        worker.channel.close();
+        assertEquals("fail 502 headSent=true", sink.events.get(sink.events.size() - 1));
+    }
+
+    @Test
+    void responseAbortFailsTheExchangeAndReturnsTheLinkToIdle() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        submit(new Object(), "/abort", sink);
+        worker.takeRequestPath();
+        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, List.of())
+                .toFrame(ByteBufAllocator.DEFAULT, false));
+        worker.channel.writeInbound(Frame.of(FrameType.RESPONSE_ABORT, false,
+                Unpooled.copiedBuffer("boom", StandardCharsets.UTF_8)));
+        assertEquals("fail 502 headSent=true", sink.events.get(1));
+        assertEquals(0, dispatcher.snapshot().busy());
+        assertEquals(1, dispatcher.snapshot().live());
+    }
+
+    @Test
+    void responseFrameWhileIdleIsAProtocolErrorThatClosesTheLink() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        worker.channel.writeInbound(Frame.empty(FrameType.RESPONSE_BODY, true));
+        List<Frame> sent = worker.sent();
+        assertEquals(FrameType.GOAWAY, sent.get(0).type());
+        assertEquals(1, dev.pumaplus.wire.Goaway.decode(sent.get(0).payload()).code());
+        sent.forEach(Frame::release);
+        assertFalse(worker.channel.isActive());
+        assertEquals(0, dispatcher.snapshot().live());
+    }
+
+    @Test
+    void bodyStreamedBeforeDispatchIsHeldAndSentInOrderAfterIt() {
+        RecordingSink sink = new RecordingSink();
+        Exchange ex = dispatcher.submit(new Object(), get("/upload"), ascii("first,"), false, sink);
+        assertTrue(ex.writeBody(ascii("second,"), false));
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        List<Frame> frames = worker.sent();
+        assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
+        assertFalse(frames.get(0).endStream());
+        assertFalse(frames.get(2).endStream());
+        frames.forEach(Frame::release);
+        assertTrue(ex.writeBody(ascii("third"), true));
+        frames = worker.sent();
+        assertEquals(1, frames.size());
+        assertTrue(frames.get(0).endStream());
+        assertEquals("third", frames.get(0).payload().toString(StandardCharsets.US_ASCII));
+        frames.forEach(Frame::release);
+        worker.respond("stored");
+        assertEquals(0, dispatcher.snapshot().busy());
+    }
+
+    @Test
+    void heldBodyOverOneMebibytePausesTheClientUntilItIsSent() {
+        RecordingSink sink = new RecordingSink();
+        Exchange ex = dispatcher.submit(new Object(), get("/big"), Unpooled.EMPTY_BUFFER, false, sink);
+        assertTrue(ex.writeBody(Unpooled.wrappedBuffer(new byte[Frame.MAX_PAYLOAD]), false));
+        assertFalse(ex.writeBody(Unpooled.wrappedBuffer(new byte[Frame.MAX_PAYLOAD / 2]), false),
+                "more than 1 MiB held asks the protocol to stop reading");
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        List<Frame> frames = worker.sent();
+        assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
+        frames.forEach(Frame::release);
+        assertEquals(1, sink.resumes, "the protocol is resumed once the held body went to the link");
+        ex.writeBody(Unpooled.EMPTY_BUFFER, true);
+        frames = worker.sent();
+        assertEquals(1, frames.size());
+        assertTrue(frames.get(0).endStream());
+        assertEquals(0, frames.get(0).payload().readableBytes());
+        frames.forEach(Frame::release);
+    }
+
+    @Test
+    void bodyChunkLargerThanMaxPayloadIsSplitAcrossBodyFrames() {
+        byte[] big = new byte[Frame.MAX_PAYLOAD + 10];
+        dispatcher.submit(new Object(), get("/split"), Unpooled.wrappedBuffer(big), true, new RecordingSink());
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        List<Frame> frames = worker.sent();
+        assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
+        assertEquals(Frame.MAX_PAYLOAD, frames.get(1).payload().readableBytes());
+        assertEquals(10, frames.get(2).payload().readableBytes());
+        assertFalse(frames.get(1).endStream());
+        assertTrue(frames.get(2).endStream());
+        frames.forEach(Frame::release);
+    }
+
+    @Test
+    void earlyResponseEndsTheUnreadRequestBodyAndFreesTheLink() {
+        RecordingSink sink = new RecordingSink();
+        Exchange ex = dispatcher.submit(new Object(), get("/413"), ascii("part"), false, sink);
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        worker.sent().forEach(Frame::release);
+        worker.respond("too large");
+        List<Frame> frames = worker.sent();
+        assertEquals(List.of(FrameType.BODY), types(frames));
+        assertTrue(frames.get(0).endStream(), "the host ends the request body so the link can be reused");
+        frames.forEach(Frame::release);
+        assertEquals(0, dispatcher.snapshot().busy());
+        assertTrue(ex.writeBody(ascii("ignored"), true));
+        assertTrue(worker.sent().isEmpty());
+    }
+
+    @Test
+    void clientGoneDuringUploadEndsTheRequestBodyEarly() {
+        RecordingSink sink = new RecordingSink();
+        Exchange ex = dispatcher.submit(new Object(), get("/upload"), ascii("part"), false, sink);
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        worker.sent().forEach(Frame::release);
+        ex.cancel();
+        List<Frame> frames = worker.sent();
+        assertEquals(List.of(FrameType.BODY), types(frames));
+        assertTrue(frames.get(0).endStream());
+        frames.forEach(Frame::release);
+        worker.respond("whatever");
+        assertTrue(sink.events.isEmpty());
+        assertEquals(0, dispatcher.snapshot().busy());
+    }
+
+    @Test
+    void requestIdsAreUniqueAndIncreasing() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        submit(new Object(), "/1", new RecordingSink());
+        List<Frame> first = worker.sent();
+        worker.respond("ok");
+        submit(new Object(), "/2", new RecordingSink());
+        List<Frame> second = worker.sent();
+        long a = Long.parseLong(EmbeddedWorker.env(first, "puma_plus.request_id"));
+        long b = Long.parseLong(EmbeddedWorker.env(second, "puma_plus.request_id"));
+        assertNotEquals(a, b);
+        assertTrue(b > a);
+        first.forEach(Frame::release);
+        second.forEach(Frame::release);
+    }
+
+    @Test
+    void workerGoawayWhileBusyLetsTheResponseFinishThenClosesTheLink() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        submit(new Object(), "/last", sink);
+        worker.takeRequestPath();
+        worker.channel.writeInbound(new dev.pumaplus.wire.Goaway(0, "bye").toFrame(ByteBufAllocator.DEFAULT));
+        assertTrue(worker.channel.isActive(), "a busy link is not closed under its request");
+        submit(new Object(), "/queued", new RecordingSink());
+        worker.respond("done");
+        assertEquals("done", sink.bodyText());
+        assertFalse(worker.channel.isActive(), "closed once its request finished");
+        assertEquals(1, dispatcher.snapshot().depth(), "nothing more is dispatched to a draining link");
+        assertEquals(0, dispatcher.snapshot().live());
+    }
+
+    @Test
+    void drainWaitsForRunningRequestsToFinish() throws Exception {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        submit(new Object(), "/finishing", sink);
+        worker.takeRequestPath();
+        Thread responder = new Thread(() -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException ignored) {
+                return;
+            }
+            synchronized (worker) {
+                worker.respond("finished");
+            }
+        });
+        responder.start();
+        assertTrue(dispatcher.drain(5_000_000_000L, Runnable::run));
+        responder.join();
+        assertEquals("finished", sink.bodyText());
+    }
+
+    @Test
+    void drainPastTheTimeoutAnswersQueuedAndRunningRequestsWith503() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink running = new RecordingSink();
+        RecordingSink queued = new RecordingSink();
+        submit(new Object(), "/stuck", running);
+        submit(new Object(), "/waiting", queued);
+        worker.takeRequestPath();
+        assertFalse(dispatcher.drain(20_000_000L, Runnable::run));
+        worker.channel.runPendingTasks();
+        assertEquals(List.of("fail 503 headSent=false"), queued.events);
+        assertEquals(List.of("fail 503 headSent=false"), running.events);
+        assertEquals(0, dispatcher.snapshot().depth());
+        assertEquals(0, dispatcher.snapshot().busy());
+    }
+
+    @Test
+    void requestSubmittedAfterTheDrainIsAnswered503AndNeverDispatched() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        assertTrue(dispatcher.drain(0, Runnable::run));
+        RecordingSink late = new RecordingSink();
+        submit(new Object(), "/late", late);
+        assertEquals(List.of("fail 503 headSent=false"), late.events);
+        assertNull(worker.takeRequestPath());
+        assertEquals(0, dispatcher.snapshot().depth());
+    }
+
+    private static ByteBuf ascii(String s) {
+        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    }
+
+    private static List<Integer> types(List<Frame> frames) {
+        return frames.stream().map(Frame::type).toList();
+    }
+}

@@ -1,0 +1,58 @@
+/*
+ * A ResponseSink for tests: records, in order, what the host delivered for one exchange, as a protocol
+ * bundle would receive it at the end of the request path.
+ */
+package dev.pumaplus.host;
+
+import dev.pumaplus.spi.ResponseSink;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/** Thread-safe recorder; {@link #done} completes on end of stream or failure. */
+final class RecordingSink implements ResponseSink {
+
+    final List<String> events = new CopyOnWriteArrayList<>();
+    final StringBuilder body = new StringBuilder();
+    final CompletableFuture<String> done = new CompletableFuture<>();
+    volatile int status;
+    volatile int resumes;
+
+    @Override
+    public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+        this.status = status;
+        events.add("head " + status + " " + headers + (endOfStream ? " end" : ""));
+        if (endOfStream) {
+            done.complete("end");
+        }
+    }
+
+    @Override
+    public synchronized void body(ByteBuf chunk, boolean endOfStream) {
+        body.append(chunk.toString(StandardCharsets.ISO_8859_1));
+        chunk.release();
+        events.add("body" + (endOfStream ? " end" : ""));
+        if (endOfStream) {
+            done.complete("end");
+        }
+    }
+
+    @Override
+    public void fail(int status, String reason, boolean headSent) {
+        events.add("fail " + status + " headSent=" + headSent);
+        done.complete("fail " + status + " headSent=" + headSent);
+    }
+
+    @Override
+    public void resumeRequestBody() {
+        resumes++;
+        events.add("resume");
+    }
+
+    synchronized String bodyText() {
+        return body.toString();
+    }
+}

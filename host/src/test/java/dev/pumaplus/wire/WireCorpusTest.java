@@ -1,0 +1,288 @@
+/*
+ * Holds the Java wire codec to the golden corpus in docs/protocol/corpus/ that the Ruby codec is held to
+ * as well: every case is decoded, encoded and compared byte for byte.
+ */
+package dev.pumaplus.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+@Timeout(30)
+class WireCorpusTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    static Path corpus() {
+        String configured = System.getProperty("puma-plus.corpus");
+        Path dir = configured != null ? Path.of(configured) : Path.of("../docs/protocol/corpus");
+        if (!Files.isDirectory(dir)) {
+            dir = Path.of("docs/protocol/corpus");
+        }
+        assertTrue(Files.isDirectory(dir), "corpus directory not found: " + dir.toAbsolutePath());
+        return dir;
+    }
+
+    static Stream<String> validCases() throws IOException {
+        return cases().filter(name -> !name.startsWith("invalid-"));
+    }
+
+    static Stream<String> invalidCases() throws IOException {
+        return cases().filter(name -> name.startsWith("invalid-"));
+    }
+
+    private static Stream<String> cases() throws IOException {
+        try (Stream<Path> files = Files.list(corpus())) {
+            List<String> names = files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".json"))
+                    .map(n -> n.substring(0, n.length() - ".json".length()))
+                    .sorted()
+                    .toList();
+            return names.stream();
+        }
+    }
+
+    @Test
+    void corpusHasValidAndInvalidCasesEachWithBothFiles() throws IOException {
+        List<String> all = cases().toList();
+        assertTrue(all.size() >= 20, "expected the full corpus, found " + all);
+        assertTrue(all.stream().anyMatch(n -> n.startsWith("invalid-")));
+        for (String name : all) {
+            assertTrue(Files.exists(corpus().resolve(name + ".bin")), name + ".bin missing");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("validCases")
+    void decodingTheBinaryYieldsTheFramesOfTheJson(String name) throws IOException {
+        JsonNode expected = JSON.readTree(corpus().resolve(name + ".json").toFile()).get("frames");
+        byte[] bin = Files.readAllBytes(corpus().resolve(name + ".bin"));
+        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder());
+        channel.writeInbound(Unpooled.wrappedBuffer(bin));
+        List<Frame> frames = new ArrayList<>();
+        for (Frame f; (f = channel.readInbound()) != null; ) {
+            frames.add(f);
+        }
+        assertEquals(expected.size(), frames.size(), "frame count");
+        for (int i = 0; i < frames.size(); i++) {
+            assertFrameMatches(expected.get(i), frames.get(i), name + " frame " + i);
+            frames.get(i).release();
+        }
+        assertFalse(channel.finish());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("validCases")
+    void decodingByteByByteYieldsTheSameFrames(String name) throws IOException {
+        JsonNode expected = JSON.readTree(corpus().resolve(name + ".json").toFile()).get("frames");
+        byte[] bin = Files.readAllBytes(corpus().resolve(name + ".bin"));
+        if (bin.length > 100_000) {
+            return; // byte-at-a-time over 1 MiB is slow and proves nothing new
+        }
+        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder());
+        for (byte b : bin) {
+            channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {b}));
+        }
+        int count = 0;
+        for (Frame f; (f = channel.readInbound()) != null; count++) {
+            assertFrameMatches(expected.get(count), f, name + " frame " + count);
+            f.release();
+        }
+        assertEquals(expected.size(), count);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("validCases")
+    void encodingTheJsonYieldsTheBinaryExactly(String name) throws IOException {
+        JsonNode expected = JSON.readTree(corpus().resolve(name + ".json").toFile()).get("frames");
+        byte[] bin = Files.readAllBytes(corpus().resolve(name + ".bin"));
+        EmbeddedChannel channel = new EmbeddedChannel(FrameEncoder.INSTANCE);
+        for (JsonNode frame : expected) {
+            channel.write(frameOf(frame));
+        }
+        channel.flush();
+        ByteBuf all = Unpooled.buffer();
+        for (ByteBuf b; (b = channel.readOutbound()) != null; ) {
+            all.writeBytes(b);
+            b.release();
+        }
+        byte[] actual = new byte[all.readableBytes()];
+        all.readBytes(actual);
+        assertArrayEquals(bin, actual, name);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidCases")
+    void invalidCasesAreRejectedAsProtocolErrors(String name) throws IOException {
+        JsonNode json = JSON.readTree(corpus().resolve(name + ".json").toFile());
+        assertEquals("protocol", json.get("error").asText());
+        byte[] bin = Files.readAllBytes(corpus().resolve(name + ".bin"));
+        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder());
+        DecoderException e = assertThrows(DecoderException.class,
+                () -> channel.writeInbound(Unpooled.wrappedBuffer(bin)));
+        assertInstanceOf(ProtocolException.class, e);
+        Object leaked = channel.readInbound();
+        assertEquals(null, leaked, "nothing is decoded from an invalid case");
+    }
+
+    @Test
+    void typedDecodersRejectShortHelloAndTruncatedPairs() {
+        assertThrows(ProtocolException.class, () -> Hello.decode(Unpooled.wrappedBuffer(new byte[19])));
+        ByteBuf truncated = Unpooled.buffer().writeShort(4).writeBytes("PATH".getBytes(StandardCharsets.US_ASCII))
+                .writeInt(10).writeBytes("/ab".getBytes(StandardCharsets.US_ASCII));
+        assertThrows(ProtocolException.class, () -> PairList.decode(truncated, 0));
+        ByteBuf cutName = Unpooled.buffer().writeShort(4).writeBytes("PA".getBytes(StandardCharsets.US_ASCII));
+        assertThrows(ProtocolException.class, () -> PairList.decode(cutName, 0));
+        assertThrows(ProtocolException.class, () -> ResponseHead.decode(Unpooled.wrappedBuffer(new byte[3])));
+    }
+
+    @Test
+    void oversizedLengthIsRejectedBeforeThePayloadArrives() {
+        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder());
+        ByteBuf header = Unpooled.buffer().writeByte(FrameType.BODY).writeMedium(0).writeInt(Frame.MAX_PAYLOAD + 1);
+        assertThrows(ProtocolException.class, () -> channel.writeInbound(header));
+    }
+
+    // --- JSON <-> Frame -------------------------------------------------------------------------------
+
+    private static void assertFrameMatches(JsonNode expected, Frame actual, String where) {
+        assertEquals(expected.get("type").asText(), FrameType.name(actual.type()), where + " type");
+        assertEquals(flagsOf(expected), actual.flags(), where + " flags");
+        ByteBuf p = actual.payload();
+        switch (actual.type()) {
+            case FrameType.HELLO -> {
+                Hello h = Hello.decode(p);
+                assertEquals(expected.get("version").asInt(), h.version(), where);
+                assertEquals(expected.get("role").asInt(), h.role(), where);
+                assertEquals(expected.get("pid").asLong(), h.pid(), where);
+                assertEquals(expected.get("generation").asLong(), h.generation(), where);
+                assertEquals(expected.get("worker_index").asLong(), h.workerIndex(), where);
+                assertEquals(expected.get("thread_index").asLong(), h.threadIndex(), where);
+                assertArrayEquals(bytes(expected.get("capabilities")), latin1(h.capabilities()), where);
+            }
+            case FrameType.WELCOME -> {
+                Welcome w = Welcome.decode(p);
+                assertEquals(expected.get("version").asInt(), w.version(), where);
+                assertEquals(expected.get("link_id").asLong(), w.linkId(), where);
+            }
+            case FrameType.GOAWAY -> {
+                Goaway g = Goaway.decode(p);
+                assertEquals(expected.get("code").asInt(), g.code(), where);
+                assertArrayEquals(bytes(expected.get("reason")), g.reason().getBytes(StandardCharsets.UTF_8), where);
+            }
+            case FrameType.CONFIG -> assertArrayEquals(bytes(expected.get("json")), array(p), where);
+            case FrameType.REQUEST -> assertPairs(expected.get("pairs"), PairList.decode(p, 0), where);
+            case FrameType.BODY, FrameType.RESPONSE_BODY -> assertArrayEquals(bytes(expected.get("data")), array(p), where);
+            case FrameType.RESPONSE_HEAD -> {
+                ResponseHead head = ResponseHead.decode(p);
+                assertEquals(expected.get("status").asInt(), head.status(), where);
+                assertPairs(expected.get("pairs"), head.headers(), where);
+            }
+            case FrameType.RESPONSE_ABORT -> assertArrayEquals(bytes(expected.get("reason")), array(p), where);
+            default -> throw new AssertionError("unexpected type " + actual.type());
+        }
+    }
+
+    private static void assertPairs(JsonNode expected, List<Map.Entry<String, String>> actual, String where) {
+        assertEquals(expected.size(), actual.size(), where + " pair count");
+        for (int i = 0; i < actual.size(); i++) {
+            assertArrayEquals(bytes(expected.get(i).get(0)), latin1(actual.get(i).getKey()), where + " name " + i);
+            assertArrayEquals(bytes(expected.get(i).get(1)), latin1(actual.get(i).getValue()), where + " value " + i);
+        }
+    }
+
+    private static Frame frameOf(JsonNode json) {
+        ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+        int type = FrameType.forName(json.get("type").asText());
+        int flags = flagsOf(json);
+        boolean end = (flags & Frame.END_STREAM) != 0;
+        return switch (type) {
+            case FrameType.HELLO -> new Hello(json.get("version").asInt(), json.get("role").asInt(),
+                    json.get("pid").asLong(), json.get("generation").asLong(), json.get("worker_index").asLong(),
+                    json.get("thread_index").asLong(),
+                    new String(bytes(json.get("capabilities")), StandardCharsets.ISO_8859_1)).toFrame(alloc);
+            case FrameType.WELCOME -> new Welcome(json.get("version").asInt(), json.get("link_id").asLong()).toFrame(alloc);
+            case FrameType.GOAWAY -> new Goaway(json.get("code").asInt(),
+                    new String(bytes(json.get("reason")), StandardCharsets.UTF_8)).toFrame(alloc);
+            case FrameType.CONFIG -> new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("json"))));
+            case FrameType.REQUEST -> new Frame(type, flags, PairList.encode(alloc, pairs(json.get("pairs"))));
+            case FrameType.BODY, FrameType.RESPONSE_BODY ->
+                    new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("data"))));
+            case FrameType.RESPONSE_HEAD -> new ResponseHead(json.get("status").asInt(), pairs(json.get("pairs")))
+                    .toFrame(alloc, end);
+            case FrameType.RESPONSE_ABORT -> new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("reason"))));
+            default -> throw new AssertionError(type);
+        };
+    }
+
+    private static List<Map.Entry<String, String>> pairs(JsonNode list) {
+        List<Map.Entry<String, String>> pairs = new ArrayList<>();
+        for (JsonNode pair : list) {
+            pairs.add(Map.entry(new String(bytes(pair.get(0)), StandardCharsets.ISO_8859_1),
+                    new String(bytes(pair.get(1)), StandardCharsets.ISO_8859_1)));
+        }
+        return pairs;
+    }
+
+    private static int flagsOf(JsonNode frame) {
+        int flags = 0;
+        for (JsonNode flag : frame.get("flags")) {
+            if (!flag.asText().equals("END_STREAM")) {
+                throw new AssertionError("unknown flag " + flag);
+            }
+            flags |= Frame.END_STREAM;
+        }
+        return flags;
+    }
+
+    /** A corpus bytes value: a string (its UTF-8), {"base64": ...} or {"repeat": bytes, "times": n}. */
+    static byte[] bytes(JsonNode value) {
+        if (value.isTextual()) {
+            return value.asText().getBytes(StandardCharsets.UTF_8);
+        }
+        if (value.has("base64")) {
+            return Base64.getDecoder().decode(value.get("base64").asText());
+        }
+        byte[] unit = bytes(value.get("repeat"));
+        int times = value.get("times").asInt();
+        byte[] out = new byte[unit.length * times];
+        for (int i = 0; i < times; i++) {
+            System.arraycopy(unit, 0, out, i * unit.length, unit.length);
+        }
+        return out;
+    }
+
+    private static byte[] latin1(String s) {
+        return s.getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private static byte[] array(ByteBuf buf) {
+        byte[] out = new byte[buf.readableBytes()];
+        buf.getBytes(buf.readerIndex(), out);
+        return out;
+    }
+}
