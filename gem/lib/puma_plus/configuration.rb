@@ -1,0 +1,133 @@
+# frozen_string_literal: true
+
+# The resolved configuration (docs/CONFIG.md): evaluated once in the shepherd, before the app is loaded,
+# from four layers — flags beat the config file, the file beats the environment, the environment beats
+# the defaults — and sent to the host as the CONFIG frame (#to_json: every key present, null when unset).
+# The host never reads the config file; the shepherd also uses the result to fork its workers.
+
+require "json"
+require_relative "setting"
+require_relative "config_error"
+require_relative "command_line"
+require_relative "dsl"
+
+module PumaPlus
+  class Configuration
+    DEFAULT_CONFIG_FILE = "config/puma-plus.rb"
+    DEFAULTS = {
+      binds: ["tcp://0.0.0.0:9292"].freeze,
+      workers: 0,
+      min_threads: 0,
+      threads: 5,
+      rackup: "config.ru",
+      environment: "development",
+      preload_app: false,
+      control_url: nil,
+      control_token: nil,
+      persistent_timeout: 20,
+      first_data_timeout: 30,
+      http_content_length_limit: nil,
+      worker_boot_timeout: 60,
+      shutdown_timeout: 30
+    }.freeze
+    # Protocol bundles the host starts; only HTTP/1.1 for now.
+    BUNDLES = ["protocol-h1"].freeze
+
+    # Resolves the configuration from +argv+ (the user's flags), the environment +env+ and the config
+    # file (-C, or config/puma-plus.rb under +cwd+ if it exists). Raises ConfigError.
+    def self.resolve(argv, env: ENV, cwd: Dir.pwd)
+      flags = CommandLine.new(argv)
+      file_path = flags.config_path
+      if file_path
+        raise ConfigError, "config file not found: #{file_path}" unless File.file?(File.expand_path(file_path, cwd))
+      elsif File.file?(File.join(cwd, DEFAULT_CONFIG_FILE))
+        file_path = DEFAULT_CONFIG_FILE
+      end
+      # Messages name the file as the user wrote it; it is read relative to +cwd+.
+      dsl = DSL.evaluate(cwd == Dir.pwd ? file_path : File.expand_path(file_path, cwd)) if file_path
+
+      settings = flags.settings.dup
+      settings[:rackup] = flags.rackup if flags.rackup
+      new(flags: settings, file: dsl&.settings || {}, env: from_environment(env), hooks: dsl&.hooks,
+          config_file: file_path, cwd: cwd)
+    end
+
+    # The settings the environment variables of docs/CONFIG.md set. Empty values count as unset.
+    def self.from_environment(env)
+      value = ->(name) { env[name].nil? || env[name].strip.empty? ? nil : env[name] }
+      settings = {}
+      settings[:binds] = [Setting.bind_for_port("PORT", value["PORT"])] if value["PORT"]
+      settings[:workers] = Setting.integer("WEB_CONCURRENCY", value["WEB_CONCURRENCY"]) if value["WEB_CONCURRENCY"]
+      threads_var = %w[PUMA_MAX_THREADS RAILS_MAX_THREADS].find { |name| value[name] }
+      settings[:threads] = Setting.integer(threads_var, value[threads_var], min: 1) if threads_var
+      environment_var = %w[RACK_ENV RAILS_ENV].find { |name| value[name] }
+      settings[:environment] = value[environment_var] if environment_var
+      settings
+    end
+
+    attr_reader :config_file, :hooks
+
+    # +flags+, +file+, +env+: settings each layer set (keys of DEFAULTS). +hooks+: { before_fork: [...],
+    # on_worker_boot: [...] } from the file.
+    def initialize(flags: {}, file: {}, env: {}, hooks: nil, config_file: nil, cwd: Dir.pwd)
+      @values = DEFAULTS.merge(env).merge(file).merge(flags)
+      min, max = @values.values_at(:min_threads, :threads)
+      raise ConfigError, "threads: min #{min} is greater than max #{max}" if min > max
+
+      @values[:rackup] = File.expand_path(@values[:rackup], cwd)
+      @hooks = hooks || { before_fork: [], on_worker_boot: [] }
+      @config_file = config_file
+    end
+
+    DEFAULTS.each_key do |key|
+      define_method(key) { @values[key] }
+    end
+
+    alias preload_app? preload_app
+
+    # Worker processes actually forked: at least one, since the app never runs in the shepherd.
+    def worker_processes
+      [workers, 1].max
+    end
+
+    def before_fork_hooks
+      @hooks[:before_fork]
+    end
+
+    def on_worker_boot_hooks
+      @hooks[:on_worker_boot]
+    end
+
+    # Raises ConfigError unless the rackup file exists (checked after resolution, so a flag or the file
+    # can name it).
+    def check_rackup!
+      raise ConfigError, "rackup file not found: #{rackup}" unless File.file?(rackup)
+
+      self
+    end
+
+    # The CONFIG frame's JSON object as a Hash (docs/CONFIG.md, "The CONFIG frame").
+    def to_h
+      {
+        "binds" => binds,
+        "workers" => worker_processes,
+        "threads" => threads,
+        "rackup" => rackup,
+        "environment" => environment,
+        "preload_app" => preload_app,
+        "control_url" => control_url,
+        "control_token" => control_token,
+        "persistent_timeout" => persistent_timeout,
+        "first_data_timeout" => first_data_timeout,
+        "http_content_length_limit" => http_content_length_limit,
+        "worker_boot_timeout" => worker_boot_timeout,
+        "shutdown_timeout" => shutdown_timeout,
+        "bundles" => BUNDLES
+      }
+    end
+
+    def to_json(*args)
+      to_h.to_json(*args)
+    end
+  end
+end

@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+# What the puma-plus executable does before anything else runs (docs/ARCHITECTURE.md, step 1): find a
+# JDK >= 21, check that the Java host has been built into <gem>/vendor/java/lib, and build the command
+# line it execs. The Java host it starts then spawns the shepherd. Loads no Rack and no app.
+
+require "rbconfig"
+require_relative "version"
+
+module PumaPlus
+  class Launcher
+    MIN_JAVA = 21
+    # From this release on the JDK warns about sun.misc.Unsafe unless told to allow it (Netty uses it).
+    UNSAFE_FLAG_SINCE = 23
+    BUNDLED_JDK = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"
+    MAIN_CLASS = "dev.pumaplus.host.Launcher"
+
+    # Raised with a message for the user; the executable prints it and exits 1.
+    class Error < StandardError; end
+
+    # +gem_dir+: the gem's root (the directory holding exe/, lib/, vendor/).
+    def initialize(gem_dir:, env: ENV, ruby: RbConfig.ruby, bundled_jdk: BUNDLED_JDK)
+      @gem_dir = gem_dir
+      @env = env
+      @ruby = ruby
+      @bundled_jdk = bundled_jdk
+    end
+
+    # The argv to exec for the user's +argv+. Raises Error when no suitable java or no built host.
+    def command(argv)
+      java = find_java
+      major = java_major(java)
+      check_host_built!
+      flags = []
+      flags << "--sun-misc-unsafe-memory-access=allow" if major >= UNSAFE_FLAG_SINCE
+      flags << "--enable-native-access=ALL-UNNAMED"
+      [java, *flags, "-cp", File.join(@gem_dir, "vendor", "java", "lib", "*"), MAIN_CLASS,
+       "--ruby", @ruby, "--gem", @gem_dir, "--", *argv]
+    end
+
+    # The java to run: $JAVA_HOME/bin/java, else the bundled Temurin, else `java` on PATH.
+    def find_java
+      candidates = []
+      candidates << File.join(@env["JAVA_HOME"], "bin", "java") if @env["JAVA_HOME"] && !@env["JAVA_HOME"].empty?
+      candidates << @bundled_jdk
+      found = candidates.find { |path| File.file?(path) && File.executable?(path) }
+      found ||= (@env["PATH"] || "").split(File::PATH_SEPARATOR).map { |dir| File.join(dir, "java") }
+                                     .find { |path| File.file?(path) && File.executable?(path) }
+      return found if found
+
+      raise Error, "no java found (looked at #{candidates.join(', ')} and PATH); " \
+                   "install a JDK #{MIN_JAVA} or newer or set JAVA_HOME"
+    end
+
+    # The major version of +java+ (from `java -version`); raises Error when it is older than 21.
+    def java_major(java)
+      output = IO.popen([java, "-version", { err: %i[child out] }], &:read)
+      version = output[/version "([^"]+)"/, 1]
+      raise Error, "could not tell the version of #{java} (java -version printed #{output.strip.inspect})" unless version
+
+      parts = version.split(/[.+_-]/)
+      major = parts[0] == "1" ? parts[1].to_i : parts[0].to_i
+      if major < MIN_JAVA
+        raise Error, "#{java} is Java #{version}; puma-plus needs Java #{MIN_JAVA} or newer " \
+                     "(set JAVA_HOME to a newer JDK)"
+      end
+
+      major
+    rescue SystemCallError => e
+      raise Error, "could not run #{java} -version: #{e.message}"
+    end
+
+    def check_host_built!
+      lib = File.join(@gem_dir, "vendor", "java", "lib")
+      return if File.directory?(lib)
+
+      raise Error, "#{lib} is missing: the Java host has not been built. " \
+                   "In a repository checkout, run script/build first."
+    end
+  end
+end

@@ -1,0 +1,84 @@
+# frozen_string_literal: true
+
+# Value checks shared by the three configuration sources (flags, config file, environment), so that
+# `-w two`, `workers "two"` and `WEB_CONCURRENCY=two` are refused with the same words. Each method
+# returns the normalised value or raises ConfigError with "<what>: <problem>"; callers add file:line.
+
+require_relative "config_error"
+
+module PumaPlus
+  module Setting
+    BIND = %r{\Atcp://(?<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?<port>\d{1,5})\z}.freeze
+
+    module_function
+
+    # An Integer >= +min+ from an Integer or a decimal String (config files often pass ENV values).
+    def integer(what, value, min: 0)
+      number = case value
+               when Integer then value
+               when /\A\s*\d+\s*\z/ then Integer(value.strip, 10)
+               end
+      raise ConfigError, "#{what}: expected an integer >= #{min}, got #{value.inspect}" if number.nil? || number < min
+
+      number
+    end
+
+    # A positive number of seconds (Integer or Float, or a numeric String).
+    def seconds(what, value)
+      number = case value
+               when Integer, Float then value
+               when /\A\s*\d+\s*\z/ then Integer(value.strip, 10)
+               when /\A\s*\d+\.\d+\s*\z/ then Float(value)
+               end
+      unless number.is_a?(Numeric) && number.positive? && number.finite?
+        raise ConfigError, "#{what}: expected a positive number of seconds, got #{value.inspect}"
+      end
+
+      number
+    end
+
+    # A TCP port 0..65535.
+    def port(what, value)
+      number = integer(what, value)
+      raise ConfigError, "#{what}: expected a port 0..65535, got #{value.inspect}" if number > 65_535
+
+      number
+    end
+
+    # A tcp://HOST:PORT URI (IPv6 hosts in brackets).
+    def bind(what, value)
+      match = BIND.match(value.to_s) if value.is_a?(String)
+      unless match && match[:port].to_i <= 65_535
+        raise ConfigError, "#{what}: expected tcp://HOST:PORT, got #{value.inspect}"
+      end
+
+      value
+    end
+
+    # "tcp://HOST:PORT" for +port+ on +host+ (IPv6 addresses get brackets).
+    def bind_for_port(what, port_value, host = "0.0.0.0")
+      host = host.to_s
+      raise ConfigError, "#{what}: expected a host name or address, got #{host.inspect}" if host.empty?
+
+      host = "[#{host}]" if host.include?(":") && !host.start_with?("[")
+      bind(what, "tcp://#{host}:#{port(what, port_value)}")
+    end
+
+    # A non-empty String (Symbols allowed, e.g. environment :production).
+    def string(what, value)
+      value = value.to_s if value.is_a?(Symbol)
+      raise ConfigError, "#{what}: expected a non-empty string, got #{value.inspect}" unless value.is_a?(String) && !value.empty?
+
+      value
+    end
+
+    # [min, max] threads from "MIN:MAX" or "MAX" (flags) or two Integers (file).
+    def threads(what, min, max)
+      min = integer(what, min)
+      max = integer(what, max, min: 1)
+      raise ConfigError, "#{what}: min #{min} is greater than max #{max}" if min > max
+
+      [min, max]
+    end
+  end
+end

@@ -1,0 +1,351 @@
+# frozen_string_literal: true
+
+# The shepherd: the Ruby process the Java host spawns (docs/ARCHITECTURE.md, "Runtime contract"). It
+# dials in on the shepherd link, resolves the configuration once and sends it as CONFIG, loads the app
+# (with preload_app), forks the workers whose threads dial in as slots, and replaces any worker that dies.
+# It never serves a request itself.
+#
+# Supervision is one select loop over the host link, a self-pipe fed by SIGCHLD/SIGTERM, and one pipe per
+# worker on which the worker reports "booted". A worker that dies is replaced under the same index; one
+# that dies before booting (or within MIN_HEALTHY_LIFETIME) is retried after a back-off of 1 s doubling
+# to 30 s, so an app that raises at load cannot fork-bomb the machine. GOAWAY(0) or EOF on the host link
+# (or SIGTERM) stops the workers: TERM, then KILL after STOP_TIMEOUT seconds; then the shepherd exits.
+# SIGINT is ignored: a terminal's Ctrl-C reaches the whole process group, and the host decides.
+
+require "socket"
+require "rack"
+require_relative "wire"
+require_relative "log"
+require_relative "configuration"
+require_relative "rackup"
+require_relative "worker"
+
+module PumaPlus
+  class Shepherd
+    # Seconds between TERM and KILL when stopping the workers.
+    STOP_TIMEOUT = 5.0
+    # Back-off after consecutive boot failures of one worker index: 1, 2, 4 ... 30 seconds.
+    BACKOFF_INITIAL = 1.0
+    BACKOFF_MAX = 30.0
+    # A worker that exits sooner than this after it was forked counts as a boot failure.
+    MIN_HEALTHY_LIFETIME = 1.0
+
+    # One worker index's current process and its restart state.
+    Slot = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at, keyword_init: true)
+
+    # +argv+: the user's flags and rackup path; +link_path+: link.sock (PUMA_PLUS_LINK).
+    def initialize(argv, link_path: ENV["PUMA_PLUS_LINK"], env: ENV, cwd: Dir.pwd, log: $stderr,
+                   generation: 1)
+      @argv = argv
+      @link_path = link_path
+      @env = env
+      @cwd = cwd
+      @log = log
+      @generation = generation
+      @slots = {}
+      @stopping = false
+      @exit_status = 0
+    end
+
+    # The resolved configuration (after #run has resolved it).
+    attr_reader :config
+
+    # Runs until stopped. Returns the process exit status: 0 after a normal stop, 1 when the link,
+    # the configuration or a preloaded app could not be set up.
+    def run
+      Process.setproctitle("puma-plus: shepherd")
+      return 1 unless connect && handshake
+      return 1 unless configure
+
+      @link.write(Wire::Config.new(json: @config.to_json).encode)
+      @env["RACK_ENV"] = @config.environment
+      install_signal_handlers
+      return 1 unless preload
+
+      run_hooks(@config.before_fork_hooks, "before_fork") or return 1
+      # Workers hold the read end; only this process holds the write end, so its death is their EOF.
+      @lifeline_reader, @lifeline_writer = IO.pipe
+      @config.worker_processes.times { |index| start_worker(new_slot(index)) }
+      supervise
+      @exit_status
+    ensure
+      @link&.close unless @link&.closed?
+    end
+
+    private
+
+    # -- start-up ------------------------------------------------------------------------------------
+
+    def connect
+      if @link_path.nil? || @link_path.empty?
+        Log.line("PUMA_PLUS_LINK is not set: the shepherd is started by the puma-plus host, not by hand", @log)
+        return false
+      end
+      @link = UNIXSocket.new(@link_path)
+      @link.sync = true
+      true
+    rescue SystemCallError => e
+      Log.line("shepherd cannot reach the host at #{@link_path}: #{e.message}", @log)
+      false
+    end
+
+    def handshake
+      hello = Wire::Hello.new(version: Wire::VERSION, role: Wire::Hello::ROLE_SHEPHERD, pid: Process.pid,
+                              generation: @generation, worker_index: 0, thread_index: 0,
+                              capabilities: "fork rack#{Rack.release.to_i}")
+      @link.write(hello.encode)
+      frame = Wire::Frame.read(@link)
+      case frame&.type
+      when Wire::FrameType::WELCOME
+        version = Wire.decode(frame).version
+        return true if version == Wire::VERSION
+
+        Log.line("the host answered protocol version #{version}; this shepherd speaks #{Wire::VERSION}", @log)
+      when Wire::FrameType::GOAWAY
+        goaway = Wire.decode(frame)
+        Log.line("the host refused the shepherd: GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)
+      when nil
+        Log.line("the host closed the shepherd link before WELCOME", @log)
+      else
+        Log.line("protocol error: expected WELCOME, got #{frame.type_name}", @log)
+      end
+      false
+    rescue Wire::ProtocolError, IOError, SystemCallError => e
+      Log.line("shepherd link failed during the handshake: #{e.message}", @log)
+      false
+    end
+
+    def configure
+      @config = Configuration.resolve(@argv, env: @env, cwd: @cwd).check_rackup!
+      true
+    rescue ConfigError => e
+      Log.line(e.message, @log)
+      begin
+        @link.write(Wire::GoAway.new(code: Wire::GoAway::INTERNAL_ERROR, reason: "configuration error: #{e.message}"[0, 4096]).encode)
+      rescue IOError, SystemCallError
+        nil
+      end
+      false
+    end
+
+    def preload
+      @app = Rackup.load(@config.rackup) if @config.preload_app?
+      true
+    rescue Exception => e # rubocop:disable Lint/RescueException -- report any load failure, then exit 1
+      raise if e.is_a?(SystemExit) || e.is_a?(SignalException)
+
+      Log.exception("the app failed to load in the shepherd (preload_app)", e, @log)
+      false
+    end
+
+    def run_hooks(hooks, name)
+      hooks.each(&:call)
+      true
+    rescue StandardError, ScriptError => e
+      Log.exception("#{name} hook raised", e, @log)
+      false
+    end
+
+    def install_signal_handlers
+      @signal_reader, @signal_writer = IO.pipe
+      trap("INT", "IGNORE")
+      trap("TERM") { @signal_writer.write_nonblock("T", exception: false) }
+      trap("CHLD") { @signal_writer.write_nonblock("C", exception: false) }
+    end
+
+    # -- workers -------------------------------------------------------------------------------------
+
+    def new_slot(index)
+      @slots[index] = Slot.new(index: index, failures: 0)
+    end
+
+    def start_worker(slot)
+      boot_reader, boot_writer = IO.pipe
+      worker = Worker.new(link_path: @link_path, index: slot.index, threads: @config.threads,
+                          workers: @config.worker_processes, app: @app,
+                          rackup: @app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
+                          booted: boot_writer, lifeline: @lifeline_reader, generation: @generation,
+                          log: @log)
+      pid = fork { run_worker(worker, boot_reader) }
+      boot_writer.close
+      slot.pid = pid
+      slot.started_at = now
+      slot.booted = false
+      slot.boot_pipe = boot_reader
+      slot.restart_at = nil
+    end
+
+    # In the forked child: drop the shepherd's descriptors and handlers, run the worker, exit without
+    # running the shepherd's at_exit handlers.
+    def run_worker(worker, boot_reader)
+      status = 1
+      begin
+        trap("CHLD", "DEFAULT")
+        trap("TERM", "DEFAULT")
+        [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader,
+         *@slots.values.map(&:boot_pipe)].each do |io|
+          io.close if io && !io.closed?
+        end
+        status = worker.run
+      rescue Exception => e # rubocop:disable Lint/RescueException -- the child must never return into the shepherd
+        Log.exception("worker crashed", e, @log)
+      ensure
+        $stdout.flush
+        $stderr.flush
+        exit!(status)
+      end
+    end
+
+    def supervise
+      until @stopping && @slots.values.none?(&:pid)
+        readers = [@signal_reader]
+        readers << @link if @link && !@link.closed?
+        @slots.each_value { |slot| readers << slot.boot_pipe if slot.boot_pipe }
+        ready = IO.select(readers, nil, nil, select_timeout)
+        ready&.first&.each do |io|
+          if io == @signal_reader then handle_signals
+          elsif io == @link then handle_link
+          else handle_boot_pipe(io)
+          end
+        end
+        reap
+        @stopping ? enforce_stop_deadline : restart_due_workers
+      end
+    end
+
+    def select_timeout
+      deadlines = if @stopping
+                    [@kill_at]
+                  else
+                    @slots.values.flat_map do |slot|
+                      [slot.restart_at, (slot.started_at + @config.worker_boot_timeout if slot.pid && !slot.booted)]
+                    end
+                  end
+      deadline = deadlines.compact.min
+      deadline && [deadline - now, 0].max
+    end
+
+    def handle_signals
+      signals = @signal_reader.read_nonblock(256, exception: false)
+      begin_stop("SIGTERM") if signals.is_a?(String) && signals.include?("T")
+    end
+
+    def handle_link
+      frame = Wire::Frame.read(@link)
+      if frame.nil?
+        @link.close
+        begin_stop(nil) # the host is gone or done with this generation
+      elsif frame.type == Wire::FrameType::GOAWAY
+        goaway = Wire.decode(frame)
+        unless goaway.code == Wire::GoAway::NORMAL
+          Log.line("the host sent GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)
+          @exit_status = 1
+        end
+        begin_stop(nil)
+      else
+        raise Wire::ProtocolError, "unexpected #{frame.type_name} on the shepherd link"
+      end
+    rescue Wire::ProtocolError, IOError, SystemCallError => e
+      Log.line("shepherd link failed: #{e.message}; stopping the workers", @log)
+      @link.close unless @link.closed?
+      @exit_status = 1 if e.is_a?(Wire::ProtocolError)
+      begin_stop(nil)
+    end
+
+    def handle_boot_pipe(io)
+      slot = @slots.values.find { |s| s.boot_pipe == io }
+      data = io.read_nonblock(1, exception: false)
+      return if data == :wait_readable
+
+      slot.booted = true if data.is_a?(String)
+      io.close
+      slot.boot_pipe = nil
+    end
+
+    def reap
+      loop do
+        pid, status = Process.wait2(-1, Process::WNOHANG)
+        break unless pid
+
+        slot = @slots.values.find { |s| s.pid == pid }
+        worker_exited(slot, status) if slot
+      end
+    rescue Errno::ECHILD
+      nil
+    end
+
+    def worker_exited(slot, status)
+      handle_boot_pipe(slot.boot_pipe) if slot.boot_pipe # a worker may boot and die between two selects
+      lifetime = now - slot.started_at
+      old_pid = slot.pid
+      slot.pid = nil
+      return if @stopping
+
+      Log.line("worker #{slot.index} (pid #{old_pid}) exited #{describe(status)}; starting a replacement", @log)
+      if slot.booted && lifetime >= MIN_HEALTHY_LIFETIME
+        slot.failures = 0
+        slot.restart_at = now
+      else
+        slot.failures += 1
+        delay = [BACKOFF_INITIAL * (2**(slot.failures - 1)), BACKOFF_MAX].min
+        what = slot.booted ? "exited #{format('%.1f', lifetime)} s after booting" : "failed to boot"
+        Log.line("worker #{slot.index} #{what} (#{slot.failures} in a row); next attempt in #{delay.round(1)} s", @log)
+        slot.restart_at = now + delay
+      end
+    end
+
+    def restart_due_workers
+      @slots.each_value do |slot|
+        if slot.pid.nil? && slot.restart_at && slot.restart_at <= now
+          start_worker(slot)
+        elsif slot.pid && !slot.booted && now - slot.started_at > @config.worker_boot_timeout
+          Log.line("worker #{slot.index} (pid #{slot.pid}) did not boot within #{@config.worker_boot_timeout} s; killing it", @log)
+          signal(slot.pid, "KILL")
+          slot.started_at = now # counted as a boot failure when reaped; do not signal again meanwhile
+        end
+      end
+    end
+
+    def begin_stop(reason)
+      return if @stopping
+
+      Log.line("shepherd stopping (#{reason})", @log) if reason
+      @stopping = true
+      @kill_at = now + STOP_TIMEOUT
+      @slots.each_value do |slot|
+        slot.restart_at = nil
+        signal(slot.pid, "TERM") if slot.pid
+      end
+    end
+
+    def enforce_stop_deadline
+      return if now < @kill_at
+
+      @slots.each_value do |slot|
+        next unless slot.pid
+
+        Log.line("worker #{slot.index} (pid #{slot.pid}) did not stop within #{STOP_TIMEOUT.round} s; killing it", @log)
+        signal(slot.pid, "KILL")
+      end
+      @kill_at = now + STOP_TIMEOUT # reap what KILL left; ask again only if something is still there
+    end
+
+    def signal(pid, name)
+      Process.kill(name, pid)
+    rescue Errno::ESRCH
+      nil
+    end
+
+    def describe(status)
+      if status.signaled?
+        "on signal #{Signal.signame(status.termsig) || status.termsig}"
+      else
+        "with status #{status.exitstatus}"
+      end
+    end
+
+    def now
+      Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    end
+  end
+end

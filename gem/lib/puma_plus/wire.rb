@@ -1,0 +1,34 @@
+# frozen_string_literal: true
+
+# The Ruby codec of the worker link protocol (docs/PROTOCOL.md), used by the shepherd and every worker
+# thread to talk to the host. Frame reads and writes raw frames; one class per frame type gives the
+# typed payload view; Wire.decode maps one to the other.
+require_relative "wire/protocol_error"
+require_relative "wire/frame_type"
+require_relative "wire/frame"
+require_relative "wire/pair_list"
+require_relative "wire/hello"
+require_relative "wire/welcome"
+require_relative "wire/go_away"
+require_relative "wire/config"
+require_relative "wire/request"
+require_relative "wire/body"
+require_relative "wire/response_head"
+require_relative "wire/response_body"
+require_relative "wire/response_abort"
+
+module PumaPlus
+  module Wire
+    # The protocol version this codec speaks.
+    VERSION = 1
+
+    # frame type code => payload class
+    PAYLOADS = [Hello, Welcome, GoAway, Config, Request, Body, ResponseHead, ResponseBody, ResponseAbort]
+               .to_h { |klass| [klass::TYPE, klass] }.freeze
+
+    # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed.
+    def self.decode(frame)
+      PAYLOADS.fetch(frame.type).decode(frame.payload)
+    end
+  end
+end

@@ -1,0 +1,39 @@
+# frozen_string_literal: true
+
+# The frame type codes of docs/PROTOCOL.md ("Frame types") and their names as the golden corpus spells
+# them. Used by the frame reader to reject unknown types before reading a payload.
+module PumaPlus
+  module Wire
+    module FrameType
+      HELLO          = 0x01
+      WELCOME        = 0x02
+      GOAWAY         = 0x03
+      CONFIG         = 0x04
+      REQUEST        = 0x10
+      BODY           = 0x11
+      RESPONSE_HEAD  = 0x20
+      RESPONSE_BODY  = 0x21
+      RESPONSE_ABORT = 0x22
+
+      # code => name, e.g. 0x10 => "REQUEST"
+      NAMES = constants.to_h { |name| [const_get(name), name.to_s] }.freeze
+      # name => code
+      CODES = NAMES.invert.freeze
+
+      # Whether +code+ is a type this protocol version defines.
+      def self.known?(code)
+        NAMES.key?(code)
+      end
+
+      # The corpus name of +code+, e.g. "RESPONSE_HEAD"; raises ProtocolError for an unknown code.
+      def self.name_of(code)
+        NAMES.fetch(code) { raise ProtocolError, format("unknown frame type 0x%02x", code) }
+      end
+
+      # The code of the type called +name+; raises ArgumentError for an unknown name.
+      def self.code_of(name)
+        CODES.fetch(name.to_s) { raise ArgumentError, "unknown frame type #{name.inspect}" }
+      end
+    end
+  end
+end

@@ -1,0 +1,41 @@
+# frozen_string_literal: true
+
+# GOAWAY (0x03), sent by either side: the host asks a peer to finish and leave (code 0), or either side
+# explains why it is closing the link (1 protocol error, 2 unsupported version, 3 internal error).
+#
+# u16 code | UTF-8 reason
+
+require_relative "frame"
+
+module PumaPlus
+  module Wire
+    class GoAway < Struct.new(:code, :reason, keyword_init: true)
+      TYPE = FrameType::GOAWAY
+      NORMAL = 0
+      PROTOCOL_ERROR = 1
+      UNSUPPORTED_VERSION = 2
+      INTERNAL_ERROR = 3
+
+      # Parses a GOAWAY payload; raises ProtocolError when it lacks the 2-byte code. The reason is
+      # returned as binary bytes (decode it as UTF-8 to show it).
+      def self.decode(payload)
+        raise ProtocolError, "GOAWAY payload of #{payload.bytesize} bytes, at least 2 required" if payload.bytesize < 2
+
+        new(code: payload.unpack1("n"), reason: payload.byteslice(2..))
+      end
+
+      def payload
+        [code, reason || ""].pack("na*")
+      end
+
+      def encode(flags = 0)
+        Frame.encode(TYPE, payload, flags)
+      end
+
+      # The reason as a UTF-8 String, for messages.
+      def reason_text
+        (reason || "").dup.force_encoding(Encoding::UTF_8).scrub
+      end
+    end
+  end
+end

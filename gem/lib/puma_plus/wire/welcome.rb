@@ -1,0 +1,37 @@
+# frozen_string_literal: true
+
+# WELCOME (0x02), the host's acceptance of a HELLO: the protocol version it will speak on this link and
+# the link's id. A worker thread starts taking requests once it has read this.
+#
+# u16 version | u16 reserved (0) | u32 link id
+
+require_relative "frame"
+
+module PumaPlus
+  module Wire
+    class Welcome < Struct.new(:version, :link_id, keyword_init: true)
+      TYPE = FrameType::WELCOME
+      FORMAT = "nnN"
+      SIZE = 8
+
+      # Parses a WELCOME payload; raises ProtocolError unless it is exactly 8 bytes. The reserved field
+      # is ignored.
+      def self.decode(payload)
+        unless payload.bytesize == SIZE
+          raise ProtocolError, "WELCOME payload of #{payload.bytesize} bytes, #{SIZE} required"
+        end
+
+        version, _reserved, link_id = payload.unpack(FORMAT)
+        new(version: version, link_id: link_id)
+      end
+
+      def payload
+        [version, 0, link_id].pack(FORMAT)
+      end
+
+      def encode(flags = 0)
+        Frame.encode(TYPE, payload, flags)
+      end
+    end
+  end
+end

@@ -1,0 +1,105 @@
+# frozen_string_literal: true
+
+# One forked worker process: it loads the app (unless the shepherd preloaded it), runs on_worker_boot
+# hooks, and starts one thread per slot, each a Worker::Link dialling in to the host. It sits between
+# the shepherd (which forks and replaces it) and the app (which its threads call).
+#
+# Signals: INT is ignored (the host decides when to stop). TERM stops taking requests: every link sends
+# GOAWAY(0), finishes the request it may be serving, and ends when the host closes it; links still idle
+# after DRAIN_GRACE seconds are closed. When every link has ended, #run returns and the process exits.
+
+require_relative "wire"
+require_relative "log"
+require_relative "rack_env"
+require_relative "rackup"
+
+module PumaPlus
+  class Worker
+    # Seconds an idle link waits, after TERM and its GOAWAY, for the host to close it.
+    DRAIN_GRACE = 2.0
+
+    # +link_path+: link.sock. +index+: worker index (0...workers). +threads+: links (slots) to open.
+    # +workers+: how many worker processes the shepherd runs (for rack.multiprocess). +app+: a
+    # preloaded app, or nil to load +rackup+ here. +on_worker_boot+: callables run with the index after
+    # the app is loaded. +booted+: an IO to which one byte is written once booted (then closed), so the
+    # shepherd can tell a boot failure from a later crash. +lifeline+: the read end of a pipe whose
+    # write end only the shepherd holds; its EOF means the shepherd died, and the worker then stops as
+    # on TERM rather than live on as an orphan.
+    def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
+                   booted: nil, lifeline: nil, generation: 1, log: $stderr)
+      @link_path = link_path
+      @index = index
+      @threads = threads
+      @workers = workers
+      @app = app
+      @rackup = rackup
+      @on_worker_boot = on_worker_boot
+      @booted = booted
+      @lifeline = lifeline
+      @generation = generation
+      @log = log
+      @links = []
+    end
+
+    # Boots and serves until every link has ended. Returns the process exit status: 0, or 1 when the
+    # app or a boot hook raised (logged).
+    def run
+      Process.setproctitle("puma-plus: worker #{@index}")
+      trap("INT", "IGNORE")
+      stop_reader, stop_writer = IO.pipe
+      trap("TERM") { stop_writer.write_nonblock(".", exception: false) }
+      return 1 unless boot
+
+      watch_lifeline(stop_writer) if @lifeline
+
+      prototype = RackEnv.prototype(multithread: @threads > 1, multiprocess: @workers > 1)
+      @links = Array.new(@threads) do |thread_index|
+        Link.new(app: @app, prototype: prototype, worker_index: @index, thread_index: thread_index,
+                 path: @link_path, generation: @generation, log: @log)
+      end
+      threads = @links.each_with_index.map do |link, thread_index|
+        Thread.new do
+          Thread.current.name = "puma-plus link #{thread_index}"
+          link.run
+        end
+      end
+      Thread.new { drain_on_term(stop_reader) }
+      threads.each(&:join)
+      0
+    end
+
+    private
+
+    def boot
+      @app ||= Rackup.load(@rackup)
+      @on_worker_boot.each { |hook| hook.call(@index) }
+      if @booted
+        @booted.write("1")
+        @booted.close
+      end
+      true
+    rescue Exception => e # rubocop:disable Lint/RescueException -- report any boot failure, then exit 1
+      raise if e.is_a?(SystemExit)
+
+      Log.exception("worker #{@index} failed to boot", e, @log)
+      false
+    end
+
+    def watch_lifeline(stop_writer)
+      Thread.new do
+        @lifeline.read # returns at EOF: no process holds the write end any more
+        Log.line("worker #{@index}: the shepherd is gone; stopping", @log)
+        stop_writer.write_nonblock(".", exception: false)
+      end
+    end
+
+    def drain_on_term(stop_reader)
+      stop_reader.read(1)
+      @links.each(&:stop)
+      sleep DRAIN_GRACE
+      @links.each(&:close_if_idle)
+    end
+  end
+end
+
+require_relative "worker/link"

@@ -1,0 +1,208 @@
+# frozen_string_literal: true
+
+# One worker thread's connection to the host, i.e. one slot: it dials in to link.sock, says HELLO, and
+# then serves the requests the host dispatches to it one at a time (REQUEST → app → RESPONSE_*). An
+# idle link is a free slot in the host's queue, so this class is where "dispatch" meets "app".
+#
+# Lifecycle: #run connects (unless given a socket), handshakes, loops until the host closes the link or
+# sends GOAWAY, and returns; it never raises. A protocol error is logged, answered with GOAWAY(1) and ends
+# this link only. #stop (on SIGTERM, from another thread) sends GOAWAY(0) when the link is idle, or as soon
+# as the current response is finished; #close_if_idle closes a link that is still idle after that.
+
+require "socket"
+require_relative "../wire"
+require_relative "../log"
+require_relative "../rack_env"
+require_relative "../request_body"
+require_relative "../response_writer"
+
+module PumaPlus
+  class Worker
+    class Link
+      Wire = PumaPlus::Wire
+      APP_ERRORS = ResponseWriter::APP_ERRORS
+
+      # +path+: link.sock; +io+: an already-connected socket (tests); +app+: the Rack app;
+      # +prototype+: the frozen env (RackEnv.prototype); indexes and +generation+ go into HELLO.
+      def initialize(app:, prototype:, worker_index:, thread_index:, path: nil, io: nil, generation: 1,
+                     log: $stderr)
+        @app = app
+        @prototype = prototype
+        @worker_index = worker_index
+        @thread_index = thread_index
+        @path = path
+        @io = io
+        @generation = generation
+        @log = log
+        @context = "worker #{worker_index} thread #{thread_index}"
+        @lock = Mutex.new
+        @busy = false
+        @stopping = false
+        @goaway_sent = false
+        @close_when_idle = false
+        @link_id = nil
+      end
+
+      # The id the host gave this link in WELCOME (nil before).
+      attr_reader :link_id
+
+      # Connects, handshakes and serves until the link ends. Never raises.
+      def run
+        @io ||= UNIXSocket.new(@path)
+        @io.sync = true
+        @writer = ResponseWriter.new(@io, context: @context, log: @log)
+        serve_requests if handshake
+      rescue Wire::ProtocolError => e
+        Log.line("#{@context}: protocol error: #{e.message}; closing this link", @log)
+        send_goaway(Wire::GoAway::PROTOCOL_ERROR, e.message)
+      rescue ResponseWriter::LinkBroken, IOError, SystemCallError => e
+        unless @stopping
+          Log.line("#{@context}: link #{@path ? "to #{@path} " : ''}failed: #{e.class}: #{e.message}", @log)
+        end
+      rescue Exception => e # rubocop:disable Lint/RescueException -- a slot must never vanish silently
+        Log.exception("#{@context}: link thread failed", e, @log)
+      ensure
+        close
+      end
+
+      # Asks the host to send nothing more (GOAWAY 0). Safe from any thread; if a request is in
+      # progress the GOAWAY follows its response. Requests already dispatched are still served.
+      def stop
+        @lock.synchronize do
+          @stopping = true
+          send_goaway_locked if @link_id && !@busy # before WELCOME the peer may send nothing else
+        end
+      end
+
+      # Closes the link now if it is idle (the reading thread then ends), else right after the current
+      # response.
+      def close_if_idle
+        @lock.synchronize do
+          if @busy
+            @close_when_idle = true
+          else
+            close
+          end
+        end
+      end
+
+      private
+
+      def handshake
+        hello = Wire::Hello.new(version: Wire::VERSION, role: Wire::Hello::ROLE_WORKER, pid: Process.pid,
+                                generation: @generation, worker_index: @worker_index,
+                                thread_index: @thread_index, capabilities: "")
+        @io.write(hello.encode)
+        frame = Wire::Frame.read(@io)
+        case frame&.type
+        when nil
+          Log.line("#{@context}: the host closed the link before WELCOME", @log)
+          false
+        when Wire::FrameType::WELCOME
+          welcome = Wire.decode(frame)
+          raise Wire::ProtocolError, "host answered version #{welcome.version}" unless welcome.version == Wire::VERSION
+
+          @lock.synchronize do
+            @link_id = welcome.link_id
+            send_goaway_locked if @stopping
+          end
+          true
+        when Wire::FrameType::GOAWAY
+          goaway = Wire.decode(frame)
+          Log.line("#{@context}: the host refused the link: GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)
+          false
+        else
+          raise Wire::ProtocolError, "expected WELCOME, got #{frame.type_name}"
+        end
+      end
+
+      def serve_requests
+        while (frame = Wire::Frame.read(@io))
+          case frame.type
+          when Wire::FrameType::REQUEST
+            @lock.synchronize { @busy = true }
+            begin
+              serve(frame)
+            ensure
+              @lock.synchronize do
+                @busy = false
+                send_goaway_locked if @stopping
+              end
+            end
+            return if @close_when_idle
+          when Wire::FrameType::GOAWAY
+            goaway = Wire.decode(frame)
+            unless goaway.code == Wire::GoAway::NORMAL
+              Log.line("#{@context}: the host closed the link: GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)
+            end
+            return
+          else
+            raise Wire::ProtocolError, "unexpected #{frame.type_name} on an idle worker link"
+          end
+        end
+      end
+
+      # One request: env from the REQUEST pairs, rack.input from the BODY frames, app.call, response.
+      def serve(frame)
+        input = nil
+        env = RackEnv.build(@prototype, frame.payload, nil)
+        input, failure = frame.end_stream? ? [RequestBody.empty, nil] : read_body
+        env["rack.input"] = input
+        return @writer.write_error(env, failure) if failure
+
+        begin
+          status, headers, body = @app.call(env)
+        rescue *APP_ERRORS => e
+          return @writer.write_error(env, e)
+        end
+        @writer.write(env, status, headers, body)
+      ensure
+        input&.close
+      end
+
+      # Reads BODY frames up to END_STREAM. Returns [rack.input, nil], or [nil-safe input, error] when the
+      # body could not be stored (e.g. the spool file hit ENOSPC): the remaining frames are still read and
+      # discarded so the link stays in step, and the request gets a 500.
+      def read_body
+        body = RequestBody.new
+        failure = nil
+        loop do
+          frame = Wire::Frame.read(@io)
+          raise Wire::ProtocolError, "the link ended inside a request body" if frame.nil?
+          unless frame.type == Wire::FrameType::BODY
+            raise Wire::ProtocolError, "expected BODY, got #{frame.type_name} inside a request body"
+          end
+
+          if failure.nil?
+            begin
+              body << frame.payload
+            rescue IOError, SystemCallError => e
+              failure = e
+            end
+          end
+          break if frame.end_stream?
+        end
+        [failure ? RequestBody.empty : body.input, failure]
+      end
+
+      def send_goaway_locked
+        return if @goaway_sent
+
+        @goaway_sent = true
+        send_goaway(Wire::GoAway::NORMAL, "worker stopping")
+      end
+
+      def send_goaway(code, reason)
+        @io&.write(Wire::GoAway.new(code: code, reason: reason.b[0, 1024]).encode)
+      rescue IOError, SystemCallError
+        nil
+      end
+
+      def close
+        @io&.close unless @io&.closed?
+      rescue IOError, SystemCallError
+        nil
+      end
+    end
+  end
+end

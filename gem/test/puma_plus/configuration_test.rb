@@ -1,0 +1,130 @@
+# frozen_string_literal: true
+
+# Resolution order (flags > config file > environment > defaults) and the CONFIG frame's JSON.
+
+require "test_helper"
+require "tmpdir"
+require "json"
+require "puma_plus/configuration"
+
+class PumaPlus::ConfigurationTest < PumaPlus::TestCase
+  def setup
+    @dir = Dir.mktmpdir("puma-plus-config")
+    File.write(File.join(@dir, "config.ru"), "run ->(_) { [200, {}, []] }\n")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+  end
+
+  def resolve(argv = [], env: {}, file: nil)
+    if file
+      FileUtils.mkdir_p(File.join(@dir, "config"))
+      File.write(File.join(@dir, "config", "puma-plus.rb"), file)
+    end
+    PumaPlus::Configuration.resolve(argv, env: env, cwd: @dir)
+  end
+
+  def test_defaults_apply_when_nothing_is_set
+    config = resolve
+    assert_equal({ "binds" => ["tcp://0.0.0.0:9292"], "workers" => 1, "threads" => 5,
+                   "rackup" => File.join(@dir, "config.ru"), "environment" => "development",
+                   "preload_app" => false, "control_url" => nil, "control_token" => nil,
+                   "persistent_timeout" => 20, "first_data_timeout" => 30, "http_content_length_limit" => nil,
+                   "worker_boot_timeout" => 60, "shutdown_timeout" => 30, "bundles" => ["protocol-h1"] },
+                 config.to_h)
+  end
+
+  def test_config_json_has_every_documented_key_even_when_null
+    keys = JSON.parse(resolve.to_json).keys
+    assert_equal %w[binds workers threads rackup environment preload_app control_url control_token
+                    persistent_timeout first_data_timeout http_content_length_limit worker_boot_timeout
+                    shutdown_timeout bundles].sort, keys.sort
+  end
+
+  def test_environment_beats_defaults
+    config = resolve(env: { "PORT" => "4000", "WEB_CONCURRENCY" => "3", "RAILS_MAX_THREADS" => "7",
+                            "RACK_ENV" => "staging" })
+    assert_equal [["tcp://0.0.0.0:4000"], 3, 7, "staging"],
+                 [config.binds, config.workers, config.threads, config.environment]
+  end
+
+  def test_puma_max_threads_beats_rails_max_threads_and_rack_env_beats_rails_env
+    config = resolve(env: { "PUMA_MAX_THREADS" => "9", "RAILS_MAX_THREADS" => "2", "RACK_ENV" => "a", "RAILS_ENV" => "b" })
+    assert_equal [9, "a"], [config.threads, config.environment]
+    assert_equal "b", resolve(env: { "RAILS_ENV" => "b" }).environment
+  end
+
+  def test_config_file_beats_environment
+    config = resolve(env: { "PORT" => "4000", "WEB_CONCURRENCY" => "3", "RAILS_MAX_THREADS" => "7", "RACK_ENV" => "staging" },
+                     file: "port 5000\nworkers 2\nthreads 1, 4\nenvironment 'production'\n")
+    assert_equal [["tcp://0.0.0.0:5000"], 2, 4, "production"],
+                 [config.binds, config.workers, config.threads, config.environment]
+  end
+
+  def test_flags_beat_config_file
+    config = resolve(%w[-p 6000 -w 4 -t 2:8 -e test --preload app.ru],
+                     file: "port 5000\nworkers 2\nthreads 1, 4\nenvironment 'production'\nrackup 'other.ru'\n")
+    assert_equal [["tcp://0.0.0.0:6000"], 4, 8, "test", true, File.join(@dir, "app.ru")],
+                 [config.binds, config.workers, config.threads, config.environment, config.preload_app?, config.rackup]
+  end
+
+  def test_bind_and_port_flags_accumulate_in_order
+    config = resolve(%w[-b tcp://127.0.0.1:3000 -p 3001 --bind tcp://[::1]:3002])
+    assert_equal ["tcp://127.0.0.1:3000", "tcp://0.0.0.0:3001", "tcp://[::1]:3002"], config.binds
+  end
+
+  def test_control_app_from_file_and_token_from_flag
+    config = resolve(%w[--control-token flagtoken],
+                     file: %(activate_control_app "tcp://127.0.0.1:0", auth_token: "filetoken"\n))
+    assert_equal ["tcp://127.0.0.1:0", "flagtoken"], [config.control_url, config.control_token]
+  end
+
+  def test_workers_zero_still_forks_one_worker
+    config = resolve(%w[-w 0])
+    assert_equal [0, 1], [config.workers, config.worker_processes]
+    assert_equal 1, config.to_h["workers"]
+  end
+
+  def test_default_config_file_is_used_only_when_it_exists
+    assert_nil resolve.config_file
+    assert_equal "config/puma-plus.rb", resolve(file: "workers 3\n").config_file
+  end
+
+  def test_explicit_config_file_that_does_not_exist_is_an_error
+    error = assert_raises(PumaPlus::ConfigError) { resolve(%w[-C nope.rb]) }
+    assert_equal "config file not found: nope.rb", error.message
+  end
+
+  def test_missing_rackup_is_a_clear_error
+    error = assert_raises(PumaPlus::ConfigError) { resolve(%w[missing.ru]).check_rackup! }
+    assert_equal "rackup file not found: #{File.join(@dir, 'missing.ru')}", error.message
+  end
+
+  def test_rackup_is_resolved_to_an_absolute_path
+    assert_equal File.join(@dir, "config.ru"), resolve(file: "rackup 'config.ru'\n").check_rackup!.rackup
+  end
+
+  def test_bad_environment_variable_is_named_in_the_error
+    error = assert_raises(PumaPlus::ConfigError) { resolve(env: { "WEB_CONCURRENCY" => "many" }) }
+    assert_equal 'WEB_CONCURRENCY: expected an integer >= 0, got "many"', error.message
+  end
+
+  def test_empty_environment_variables_count_as_unset
+    assert_equal 5, resolve(env: { "RAILS_MAX_THREADS" => "", "PORT" => " " }).threads
+  end
+
+  def test_hooks_come_from_the_file
+    config = resolve(file: "before_fork { :bf }\non_worker_boot { |i| i }\n")
+    assert_equal [:bf], config.before_fork_hooks.map(&:call)
+    assert_equal [3], config.on_worker_boot_hooks.map { |hook| hook.call(3) }
+  end
+
+  def test_timeouts_and_content_length_limit_come_from_the_file
+    config = resolve(file: "persistent_timeout 75\nfirst_data_timeout 10\nhttp_content_length_limit 10_000_000\n" \
+                           "worker_boot_timeout 120\nshutdown_timeout 2.5\n")
+    assert_equal [75, 10, 10_000_000, 120, 2.5],
+                 [config.persistent_timeout, config.first_data_timeout, config.http_content_length_limit,
+                  config.worker_boot_timeout, config.shutdown_timeout]
+  end
+end

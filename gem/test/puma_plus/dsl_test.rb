@@ -1,0 +1,77 @@
+# frozen_string_literal: true
+
+# The config file language: what each directive records, and errors that name file:line and directive.
+
+require "test_helper"
+require "tmpdir"
+require "puma_plus/dsl"
+
+class PumaPlus::DSLTest < PumaPlus::TestCase
+  def setup
+    @dir = Dir.mktmpdir("puma-plus-dsl")
+    @path = File.join(@dir, "puma-plus.rb")
+  end
+
+  def teardown
+    FileUtils.rm_rf(@dir)
+  end
+
+  def evaluate(source)
+    File.write(@path, source)
+    PumaPlus::DSL.evaluate(@path)
+  end
+
+  def error_for(source)
+    assert_raises(PumaPlus::ConfigError) { evaluate(source) }.message
+  end
+
+  def test_directives_record_their_settings
+    dsl = evaluate(<<~RUBY)
+      bind "tcp://127.0.0.1:3000"
+      port ENV.fetch("NO_SUCH_PORT_VAR", "3001"), "::1"
+      workers "2"
+      threads 1, 4
+      environment :production
+      rackup "app.ru"
+      preload_app!
+      activate_control_app "tcp://127.0.0.1:9293", auth_token: "s3cret"
+    RUBY
+    assert_equal({ binds: ["tcp://127.0.0.1:3000", "tcp://[::1]:3001"], workers: 2, min_threads: 1, threads: 4,
+                   environment: "production", rackup: "app.ru", preload_app: true,
+                   control_url: "tcp://127.0.0.1:9293", control_token: "s3cret" }, dsl.settings)
+  end
+
+  def test_unknown_directive_names_file_line_and_directive
+    assert_equal "#{@path}:3: unknown directive \"wokers\"", error_for("workers 1\n\nwokers 2\n")
+  end
+
+  def test_puma_directive_we_do_not_support_is_unknown
+    assert_equal "#{@path}:1: unknown directive \"pidfile\"", error_for("pidfile 'tmp/pids/server.pid'\n")
+  end
+
+  def test_bad_value_names_file_line_directive_and_value
+    assert_equal "#{@path}:2: workers: expected an integer >= 0, got \"two\"", error_for("\nworkers 'two'\n")
+    assert_equal "#{@path}:1: threads: min 5 is greater than max 2", error_for("threads 5, 2\n")
+    assert_equal "#{@path}:1: threads: expected an integer >= 1, got 0", error_for("threads 0, 0\n")
+    assert_equal "#{@path}:1: bind: expected tcp://HOST:PORT, got \"unix:///tmp/s\"", error_for("bind 'unix:///tmp/s'\n")
+    assert_equal "#{@path}:1: port: expected a port 0..65535, got 70000", error_for("port 70000\n")
+    assert_equal "#{@path}:1: shutdown_timeout: expected a positive number of seconds, got -1",
+                 error_for("shutdown_timeout(-1)\n")
+  end
+
+  def test_wrong_number_of_arguments_names_the_directive
+    assert_match(/\A#{Regexp.escape(@path)}:1: workers: wrong number of arguments/, error_for("workers 1, 2\n"))
+  end
+
+  def test_hook_without_a_block_is_an_error
+    assert_equal "#{@path}:1: before_fork: expected a block", error_for("before_fork\n")
+  end
+
+  def test_exception_raised_by_the_file_names_its_line
+    assert_equal "#{@path}:2: RuntimeError: nope", error_for("workers 1\nraise 'nope'\n")
+  end
+
+  def test_syntax_error_names_the_file
+    assert_match(/#{Regexp.escape(@path)}:1/, error_for("workers(\n"))
+  end
+end

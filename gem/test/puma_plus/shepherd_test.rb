@@ -1,0 +1,206 @@
+# frozen_string_literal: true
+
+# The real shepherd executable against a stand-in host (PumaPlus::TestHost) on a real link.sock: the
+# handshake and CONFIG, forking and replacing workers, back-off on boot failure, and stopping.
+
+require "test_helper"
+require "json"
+
+class PumaPlus::ShepherdTest < PumaPlus::TestCase
+  Wire = PumaPlus::Wire
+
+  APP = <<~RUBY
+    LOADED_IN = Process.pid
+    run ->(env) { [200, { "content-type" => "text/plain" }, ["loaded in \#{LOADED_IN}, served by \#{Process.pid}"]] }
+  RUBY
+
+  def setup
+    @host = PumaPlus::TestHost.new
+    @app_dir = File.join(@host.dir, "app")
+    FileUtils.mkdir_p(@app_dir)
+    File.write(File.join(@app_dir, "config.ru"), APP)
+  end
+
+  def teardown
+    @host.cleanup
+  end
+
+  # Spawns the shepherd and completes its handshake; returns [shepherd HostEnd, Hello, CONFIG hash].
+  def start_shepherd(argv = [], env: {})
+    @host.spawn_shepherd(argv, chdir: @app_dir, env: env)
+    link, hello = @host.accept_link
+    config = link.read_frame
+    assert_equal Wire::FrameType::CONFIG, config.type, @host.log
+    [link, hello, JSON.parse(config.payload)]
+  end
+
+  # Accepts +count+ worker links; returns [[HostEnd, Hello], ...].
+  def accept_workers(count)
+    Array.new(count) { @host.accept_link }
+  end
+
+  def test_shepherd_says_hello_then_sends_the_resolved_config
+    _link, hello, config = start_shepherd(%w[-w 2 -t 3 -p 4321])
+    assert_equal [1, 1, @host.pid, 1], [hello.version, hello.role, hello.pid, hello.generation]
+    assert_equal 2, config["workers"]
+    assert_equal 3, config["threads"]
+    assert_equal ["tcp://0.0.0.0:4321"], config["binds"]
+    assert_equal File.join(File.realpath(@app_dir), "config.ru"), File.realpath(config["rackup"])
+  end
+
+  def test_every_thread_of_every_worker_dials_in_and_serves_the_app
+    _link, _hello, _config = start_shepherd(%w[-w 2 -t 2])
+    links = accept_workers(4)
+    hellos = links.map(&:last)
+    assert_equal [[0, 0], [0, 1], [1, 0], [1, 1]], hellos.map { |h| [h.worker_index, h.thread_index] }.sort
+    assert(hellos.all? { |h| h.role.zero? && h.generation == 1 })
+    assert_equal 2, hellos.map(&:pid).uniq.size
+    refute_includes hellos.map(&:pid), @host.pid, "the app must never run in the shepherd"
+    worker, hello = links.first
+    worker.request({})
+    response = worker.response
+    assert_equal 200, response.status
+    assert_equal "loaded in #{hello.pid}, served by #{hello.pid}", response.body
+  end
+
+  def test_preload_app_loads_the_app_once_in_the_shepherd
+    _link, _hello, config = start_shepherd(%w[--preload -w 2 -t 1])
+    assert_equal true, config["preload_app"]
+    accept_workers(2).each do |worker, hello|
+      worker.request({})
+      assert_equal "loaded in #{@host.pid}, served by #{hello.pid}", worker.response.body
+    end
+  end
+
+  def test_workers_zero_still_forks_one_worker
+    _link, _hello, config = start_shepherd(%w[-w 0 -t 1])
+    assert_equal 1, config["workers"]
+    _worker, hello = @host.accept_link
+    refute_equal @host.pid, hello.pid
+  end
+
+  def test_dead_worker_is_replaced_with_the_same_index_and_logged
+    start_shepherd(%w[-w 2 -t 1])
+    first = accept_workers(2).to_h { |_link, hello| [hello.worker_index, hello.pid] }
+    Process.kill("KILL", first[1])
+    _link, replacement = @host.accept_link
+    assert_equal 1, replacement.worker_index
+    refute_equal first[1], replacement.pid
+    assert_includes @host.log, "puma-plus: worker 1 (pid #{first[1]}) exited on signal KILL; starting a replacement"
+  end
+
+  def test_goaway_stops_the_workers_and_the_shepherd_exits_0
+    link, = start_shepherd(%w[-w 2 -t 1])
+    pids = accept_workers(2).map { |_l, hello| hello.pid }
+    link.goaway(0, "shutdown")
+    status = @host.wait_shepherd(8)
+    assert status&.success?, "shepherd did not exit 0: #{status.inspect}\n#{@host.log}"
+    assert(pids.none? { |pid| process_alive?(pid) })
+  end
+
+  def test_host_link_eof_stops_the_workers_and_the_shepherd_exits_0
+    link, = start_shepherd(%w[-w 1 -t 1])
+    _worker, hello = @host.accept_link
+    link.close
+    status = @host.wait_shepherd(8)
+    assert status&.success?, "shepherd did not exit 0: #{status.inspect}\n#{@host.log}"
+    refute process_alive?(hello.pid)
+  end
+
+  def test_worker_that_ignores_term_is_killed_after_5_seconds
+    File.write(File.join(@app_dir, "config.ru"), "Signal.trap('TERM') {}\nrun ->(_) { [200, {}, []] }\n")
+    link, = start_shepherd(%w[-w 1 -t 1])
+    _worker, hello = @host.accept_link
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    link.goaway(0)
+    status = @host.wait_shepherd(9)
+    elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+    assert status&.success?, @host.log
+    assert_operator elapsed, :>=, 4.5
+    refute process_alive?(hello.pid)
+    assert_includes @host.log, "did not stop within 5 s; killing it"
+  end
+
+  def test_shepherd_ignores_sigint
+    start_shepherd(%w[-w 1 -t 1])
+    _worker, hello = @host.accept_link
+    Process.kill("INT", -@host.pid) # Ctrl-C reaches the whole process group
+    sleep 0.3
+    assert process_alive?(@host.pid)
+    assert process_alive?(hello.pid)
+  end
+
+  def test_app_that_raises_at_load_backs_off_instead_of_fork_bombing
+    File.write(File.join(@app_dir, "config.ru"), "raise 'cannot connect to the database'\n")
+    start_shepherd(%w[-w 1 -t 1])
+    sleep 3.5
+    log = @host.log
+    attempts = log.scan("worker 0 failed to boot:").size
+    assert_includes log, "RuntimeError: cannot connect to the database"
+    assert_includes log, "config.ru:1"
+    assert_operator attempts, :>=, 2
+    assert_operator attempts, :<=, 3, "1 s, 2 s back-off allows at most 3 boots in 3.5 s:\n#{log}"
+    assert_match(/worker 0 failed to boot \(2 in a row\); next attempt in 2(\.0)? s/, log)
+  end
+
+  def test_bad_config_file_exits_1_naming_file_line_and_directive
+    FileUtils.mkdir_p(File.join(@app_dir, "config"))
+    File.write(File.join(@app_dir, "config", "puma-plus.rb"), "workers 2\nwokers 3\n")
+    @host.spawn_shepherd([], chdir: @app_dir)
+    link, = @host.accept_link
+    goaway = link.read_frame
+    assert_equal [Wire::FrameType::GOAWAY, 3], [goaway.type, Wire.decode(goaway).code]
+    assert_equal 1, @host.wait_shepherd(5).exitstatus
+    assert_includes @host.log, 'puma-plus: config/puma-plus.rb:2: unknown directive "wokers"'
+  end
+
+  def test_missing_rackup_exits_1_with_a_clear_error
+    @host.spawn_shepherd(["nope.ru"], chdir: @app_dir)
+    @host.accept_link
+    assert_equal 1, @host.wait_shepherd(5).exitstatus
+    assert_match(%r{puma-plus: rackup file not found: .*/app/nope\.ru}, @host.log)
+  end
+
+  def test_refused_handshake_exits_1
+    @host.spawn_shepherd([], chdir: @app_dir)
+    link = @host.accept_raw
+    assert_equal Wire::FrameType::HELLO, link.read_frame.type
+    link.goaway(2, "version 1 not supported")
+    assert_equal 1, @host.wait_shepherd(5).exitstatus
+    assert_includes @host.log, "GOAWAY(2) version 1 not supported"
+  end
+
+  def test_on_worker_boot_runs_in_each_worker_with_its_index
+    FileUtils.mkdir_p(File.join(@app_dir, "config"))
+    File.write(File.join(@app_dir, "config", "puma-plus.rb"), <<~RUBY)
+      workers 2
+      threads 1, 1
+      before_fork { $stderr.puts "before_fork in \#{Process.pid}" }
+      on_worker_boot { |index| $stderr.puts "booted worker \#{index} in \#{Process.pid}" }
+    RUBY
+    start_shepherd
+    hellos = accept_workers(2).map(&:last)
+    log = @host.log
+    assert_includes log, "before_fork in #{@host.pid}"
+    hellos.each { |h| assert_includes log, "booted worker #{h.worker_index} in #{h.pid}" }
+  end
+
+  def test_workers_of_a_killed_shepherd_stop_instead_of_living_on_as_orphans
+    start_shepherd(%w[-w 1 -t 1])
+    worker, hello = @host.accept_link
+    Process.kill("KILL", @host.pid)
+    goaway = worker.read_frame
+    assert_equal [Wire::FrameType::GOAWAY, 0], [goaway.type, Wire.decode(goaway).code]
+    worker.close
+    assert eventually(5) { !process_alive?(hello.pid) }, "orphaned worker did not exit"
+    assert_includes @host.log, "worker 0: the shepherd is gone; stopping"
+  end
+
+  def test_preloaded_app_that_raises_exits_1_and_logs
+    File.write(File.join(@app_dir, "config.ru"), "raise 'boom at load'\n")
+    start_shepherd(%w[--preload])
+    assert_equal 1, @host.wait_shepherd(5).exitstatus
+    assert_includes @host.log, "the app failed to load in the shepherd (preload_app): RuntimeError: boom at load"
+    refute @host.link_pending?(0.2), "no worker may be forked"
+  end
+end

@@ -1,0 +1,422 @@
+# frozen_string_literal: true
+
+# Drives one worker link over UNIXSocket.pair, the test playing the host with frames from the production
+# codec, and a real Rack app (Rack::Lint-wrapped where the app is meant to be well-behaved).
+
+require "test_helper"
+require "socket"
+require "delegate"
+require "rack/lint"
+require "uri" # Rack 2.2 Lint uses URI without requiring it
+require "puma_plus/worker"
+
+class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
+  Wire = PumaPlus::Wire
+
+  # Counts write calls, so tests can claim "one write".
+  class CountingIO < SimpleDelegator
+    attr_reader :writes
+
+    def initialize(io)
+      super
+      @writes = 0
+    end
+
+    def write(*args)
+      @writes += 1
+      __getobj__.write(*args)
+    end
+  end
+
+  # A body that records how often close is called and can raise from each.
+  class TrackedBody
+    attr_reader :closes
+
+    def initialize(chunks, raise_after: nil)
+      @chunks = chunks
+      @raise_after = raise_after
+      @closes = 0
+    end
+
+    def each
+      @chunks.each_with_index do |chunk, i|
+        raise "boom" if @raise_after == i
+
+        yield chunk
+      end
+      raise "boom" if @raise_after == @chunks.size
+    end
+
+    def close
+      @closes += 1
+    end
+  end
+
+  def setup
+    @log = StringIO.new
+  end
+
+  def teardown
+    @host&.close
+    @thread&.join(2)
+  end
+
+  def start(app, lint: true, threads: 1, workers: 1, counting: false)
+    host_io, worker_io = UNIXSocket.pair
+    worker_io = CountingIO.new(worker_io) if counting
+    @worker_io = worker_io
+    prototype = PumaPlus::RackEnv.prototype(multithread: threads > 1, multiprocess: workers > 1)
+    @link = PumaPlus::Worker::Link.new(app: lint ? Rack::Lint.new(app) : app, prototype: prototype,
+                                       worker_index: 2, thread_index: 3, io: worker_io, log: @log)
+    @thread = Thread.new { @link.run }
+    @host = PumaPlus::HostEnd.new(host_io)
+    @hello = @host.accept
+  end
+
+  def ok_app(body = "ok")
+    ->(_env) { [200, { "Content-Type" => "text/plain" }, [body]] }
+  end
+
+  def test_hello_names_role_pid_worker_and_thread_index
+    start(ok_app)
+    assert_equal [1, 0, Process.pid, 1, 2, 3],
+                 [@hello.version, @hello.role, @hello.pid, @hello.generation, @hello.worker_index, @hello.thread_index]
+  end
+
+  def test_env_is_built_from_the_request_pairs
+    seen = nil
+    start(->(env) { seen = env; [200, {}, []] })
+    @host.request("REQUEST_METHOD" => "GET", "PATH_INFO" => "/hello", "QUERY_STRING" => "a=1",
+                  "HTTP_HOST" => "localhost:9292", "HTTP_X_RAW" => "\xff\x00".b, "puma_plus.queue_ns" => "1234")
+    assert_equal 200, @host.response.status
+    assert_equal "GET", seen["REQUEST_METHOD"]
+    assert_equal "/hello", seen["PATH_INFO"]
+    assert_equal "a=1", seen["QUERY_STRING"]
+    assert_equal "localhost:9292", seen["HTTP_HOST"]
+    assert_equal "\xff\x00".b, seen["HTTP_X_RAW"]
+    assert_equal "1234", seen["puma_plus.queue_ns"]
+    assert_equal Encoding::BINARY, seen["PATH_INFO"].encoding
+  end
+
+  def test_env_starts_from_the_prototype_entries
+    seen = nil
+    start(->(env) { seen = env; [200, {}, []] }, threads: 4, workers: 1, lint: false)
+    @host.request({})
+    @host.response
+    assert_equal Rack::VERSION, seen["rack.version"]
+    assert_same $stderr, seen["rack.errors"]
+    assert_equal true, seen["rack.multithread"]
+    assert_equal false, seen["rack.multiprocess"]
+    assert_equal false, seen["rack.run_once"]
+    assert_equal "", seen["SCRIPT_NAME"]
+  end
+
+  def test_each_request_gets_its_own_env
+    envs = []
+    start(->(env) { envs << env; env["app.mark"] = envs.size; [200, {}, []] })
+    2.times { @host.request({}); @host.response }
+    refute_same envs[0], envs[1]
+    assert_equal 2, envs[1]["app.mark"]
+    refute envs[0].frozen?
+  end
+
+  def test_request_without_body_gets_an_empty_binary_input
+    input = nil
+    start(->(env) { input = env["rack.input"].read; [200, {}, []] })
+    @host.request({})
+    @host.response
+    assert_equal "", input
+    assert_equal Encoding::BINARY, input.encoding
+  end
+
+  def test_request_body_frames_become_a_rewindable_rack_input
+    reads = nil
+    start(lambda do |env|
+      first = env["rack.input"].read
+      env["rack.input"].rewind
+      reads = [first, env["rack.input"].read]
+      [200, {}, []]
+    end)
+    @host.request({ "REQUEST_METHOD" => "POST", "CONTENT_LENGTH" => "20" }, ["first,", "second,", "third\xff".b])
+    @host.response
+    assert_equal ["first,second,third\xff".b] * 2, reads
+  end
+
+  def test_request_body_over_1_mib_is_spooled_to_a_file_and_rewindable
+    got = nil
+    start(lambda do |env|
+      input = env["rack.input"]
+      size = input.read.bytesize
+      input.rewind
+      got = [input.class, size, input.read(10)]
+      [200, {}, []]
+    end, lint: false)
+    chunk = "x" * Wire::Frame::MAX_PAYLOAD
+    @host.request({ "REQUEST_METHOD" => "POST", "CONTENT_LENGTH" => (2 * chunk.bytesize + 1).to_s }, [chunk, chunk, "y"])
+    @host.response
+    assert_equal [Tempfile, 2 * Wire::Frame::MAX_PAYLOAD + 1, "x" * 10], got
+  end
+
+  def test_form_post_is_parsed_by_rack
+    params = nil
+    start(->(env) { params = Rack::Request.new(env).POST; [200, {}, []] })
+    @host.request({ "REQUEST_METHOD" => "POST", "CONTENT_TYPE" => "application/x-www-form-urlencoded",
+                    "CONTENT_LENGTH" => "11" }, "name=alpha1")
+    @host.response
+    assert_equal({ "name" => "alpha1" }, params)
+  end
+
+  def test_rack2_multiline_header_becomes_two_pairs
+    start(->(_env) { [200, { "Set-Cookie" => "a=1; Path=/\nb=2; HttpOnly" }, ["x"]] })
+    @host.request({})
+    pairs = @host.response.headers
+    assert_equal [["Set-Cookie", "a=1; Path=/"], ["Set-Cookie", "b=2; HttpOnly"]],
+                 pairs.select { |name, _| name == "Set-Cookie" }
+  end
+
+  def test_rack3_array_header_becomes_two_pairs
+    start(->(_env) { [200, { "set-cookie" => ["a=1", "b=2"] }, ["x"]] }, lint: false)
+    @host.request({})
+    assert_equal [["set-cookie", "a=1"], ["set-cookie", "b=2"]],
+                 @host.response.headers.select { |name, _| name == "set-cookie" }
+  end
+
+  def test_rack_prefixed_response_headers_are_not_sent
+    start(->(_env) { [200, { "rack.session.options" => "x", "x-kept" => "1" }, ["x"]] }, lint: false)
+    @host.request({})
+    names = @host.response.headers.map(&:first)
+    assert_includes names, "x-kept"
+    refute(names.any? { |name| name.start_with?("rack.") })
+  end
+
+  def test_content_length_is_computed_for_an_array_body
+    start(->(_env) { [200, {}, ["héllo", " ", "wörld"]] }, lint: false)
+    @host.request({})
+    response = @host.response
+    assert_equal [["content-length", "13"]], response.headers
+    assert_equal "héllo wörld".b, response.body
+  end
+
+  def test_content_length_given_by_the_app_is_kept_and_not_duplicated
+    start(->(_env) { [200, { "Content-Length" => "2" }, ["ok"]] })
+    @host.request({})
+    assert_equal [["Content-Length", "2"]], @host.response.headers
+  end
+
+  def test_array_body_goes_out_with_the_head_in_one_write
+    start(->(_env) { [200, { "content-type" => "text/plain" }, ["a", "b"]] }, lint: false, counting: true)
+    writes_before = @worker_io.writes
+    @host.request({})
+    response = @host.response
+    assert_equal "ab", response.body
+    assert_equal 1, @worker_io.writes - writes_before
+    assert response.frames.last.end_stream?
+  end
+
+  def test_streamed_chunks_are_written_before_the_body_finishes
+    release = Queue.new
+    body = Enumerator.new do |out|
+      out << "data: 1\n\n"
+      release.pop
+      out << "data: 2\n\n"
+    end
+    start(->(_env) { [200, { "content-type" => "text/event-stream" }, body] }, lint: false)
+    @host.request({})
+    head = @host.read_frame
+    first = @host.read_frame
+    assert_equal Wire::FrameType::RESPONSE_HEAD, head.type
+    assert_equal "data: 1\n\n", first.payload
+    refute first.end_stream?
+    release << :go
+    second = @host.read_frame
+    assert_equal "data: 2\n\n", second.payload
+    last = @host.read_frame
+    assert last.end_stream?
+    assert_equal "", last.payload
+  end
+
+  def test_chunk_larger_than_max_payload_is_split_into_frames
+    big = "z" * (Wire::Frame::MAX_PAYLOAD + 10)
+    start(->(_env) { [200, {}, Enumerator.new { |out| out << big }] }, lint: false)
+    @host.request({})
+    response = @host.response
+    sizes = response.frames.drop(1).map { |f| f.payload.bytesize }
+    assert_equal [Wire::Frame::MAX_PAYLOAD, 10, 0], sizes
+    assert_equal big.bytesize, response.body.bytesize
+  end
+
+  def test_app_exception_gets_a_500_and_is_logged_with_backtrace
+    start(->(_env) { raise ArgumentError, "kaput" })
+    @host.request({ "PATH_INFO" => "/explode" })
+    response = @host.response
+    assert_equal 500, response.status
+    assert_equal "Internal Server Error", response.body
+    assert_includes response.headers, ["content-type", "text/plain"]
+    assert_match(%r{worker 2 thread 3: GET /explode: app raised: ArgumentError: kaput\n    .*link_test\.rb:\d+}, @log.string)
+  end
+
+  def test_invalid_status_gets_a_500
+    body = TrackedBody.new(["x"])
+    start(->(_env) { [42, {}, body] }, lint: false)
+    @host.request({})
+    assert_equal 500, @host.response.status
+    assert_equal 1, body.closes
+  end
+
+  def test_body_raising_after_the_head_sends_response_abort
+    body = TrackedBody.new(["partial"], raise_after: 1)
+    start(->(_env) { [200, { "content-length" => "100" }, body] }, lint: false)
+    @host.request({})
+    response = @host.response
+    assert_equal 200, response.status
+    assert_equal "partial", response.body
+    assert_equal "RuntimeError: boom", response.aborted
+    assert_match(/response body raised after the head was sent: RuntimeError: boom/, @log.string)
+  end
+
+  def test_body_raising_before_the_first_chunk_gets_a_500
+    body = TrackedBody.new(["never"], raise_after: 0)
+    start(->(_env) { [200, {}, body] }, lint: false)
+    @host.request({})
+    assert_equal 500, @host.response.status
+  end
+
+  def test_body_close_is_called_once_when_each_raises
+    body = TrackedBody.new(["a", "b"], raise_after: 1)
+    start(->(_env) { [200, {}, body] }, lint: false)
+    @host.request({})
+    @host.response
+    assert_equal 1, body.closes
+  end
+
+  def test_body_close_is_called_once_on_success
+    body = TrackedBody.new(["a", "b"])
+    start(->(_env) { [200, {}, body] }, lint: false)
+    @host.request({})
+    assert_equal "ab", @host.response.body
+    assert_equal 1, body.closes
+  end
+
+  def test_end_stream_is_sent_only_after_body_close_returns
+    in_close = Queue.new
+    release = Queue.new
+    body = TrackedBody.new(["a"])
+    body.define_singleton_method(:close) do
+      super()
+      in_close << true
+      release.pop
+    end
+    start(->(_env) { [200, {}, body] }, lint: false)
+    @host.request({})
+    head, chunk = @host.read_frame, @host.read_frame
+    refute chunk.end_stream?
+    in_close.pop
+    assert_nil @host.io.wait_readable(0.2), "a frame arrived while body.close was still running"
+    release << :go
+    final = @host.read_frame
+    assert final.end_stream?
+    assert_equal [Wire::FrameType::RESPONSE_HEAD, 1], [head.type, body.closes]
+  end
+
+  def test_head_request_and_204_get_no_body_frames
+    body = TrackedBody.new(["ignored"])
+    start(->(env) { [env["REQUEST_METHOD"] == "HEAD" ? 200 : 204, {}, body] }, lint: false)
+    @host.request("REQUEST_METHOD" => "HEAD")
+    head = @host.response
+    assert_equal 1, head.frames.size
+    assert head.frames.first.end_stream?
+    @host.request({})
+    no_content = @host.response
+    assert_equal [204, 1], [no_content.status, no_content.frames.size]
+    assert_equal 2, body.closes
+  end
+
+  def test_link_serves_requests_one_after_another
+    start(->(env) { [200, {}, [env["PATH_INFO"]]] })
+    bodies = (1..20).map do |i|
+      @host.request("PATH_INFO" => "/#{i}")
+      @host.response.body
+    end
+    assert_equal (1..20).map { |i| "/#{i}" }, bodies
+  end
+
+  def test_goaway_from_the_host_ends_the_link
+    start(ok_app)
+    @host.goaway(0)
+    assert @thread.join(5), "link thread did not end"
+    assert_nil @host.read_frame
+  end
+
+  def test_host_closing_the_link_ends_the_thread
+    start(ok_app)
+    @host.close
+    assert @thread.join(5), "link thread did not end"
+    assert_equal "", @log.string
+  end
+
+  def test_protocol_error_is_logged_answered_with_goaway_and_closes_the_link
+    start(ok_app)
+    @host.io.write(Wire::Body.new(data: "stray").encode(Wire::Frame::END_STREAM))
+    goaway = @host.read_frame
+    assert_equal Wire::FrameType::GOAWAY, goaway.type
+    assert_equal 1, Wire.decode(goaway).code
+    assert_nil @host.read_frame
+    assert @thread.join(5)
+    assert_match(/worker 2 thread 3: protocol error: unexpected BODY on an idle worker link/, @log.string)
+  end
+
+  def test_stop_sends_goaway_after_the_current_response_and_the_link_still_serves_a_crossed_request
+    entered = Queue.new
+    release = Queue.new
+    start(lambda do |env|
+      if env["PATH_INFO"] == "/slow"
+        entered << true
+        release.pop
+      end
+      [200, {}, [env["PATH_INFO"]]]
+    end)
+    @host.request("PATH_INFO" => "/slow")
+    entered.pop
+    @link.stop
+    release << :go
+    assert_equal "/slow", @host.response.body
+    goaway = @host.read_frame
+    assert_equal [Wire::FrameType::GOAWAY, 0], [goaway.type, Wire.decode(goaway).code]
+    @host.request("PATH_INFO" => "/crossed") # dispatched before the host read the GOAWAY
+    assert_equal "/crossed", @host.response.body
+    @host.close
+    assert @thread.join(5)
+  end
+
+  def test_stop_on_an_idle_link_sends_goaway_and_close_if_idle_ends_it
+    start(ok_app)
+    @link.stop
+    goaway = @host.read_frame
+    assert_equal Wire::FrameType::GOAWAY, goaway.type
+    @link.close_if_idle
+    assert @thread.join(5)
+    assert_equal "", @log.string
+  end
+
+  def test_a_real_sinatra_app_gets_params_body_cookies_and_streaming
+    require "sinatra/base"
+    app = Class.new(Sinatra::Base) do
+      set :environment, :test
+      get("/hello") { "hello #{params['name']}" }
+      post("/rows") { response.set_cookie("a", "1"); response.set_cookie("b", "2"); "created #{params['name']}" }
+      get("/stream") { stream { |out| out << "one,"; out << "two" } }
+    end
+    start(app)
+    @host.request("PATH_INFO" => "/hello", "QUERY_STRING" => "name=ruby")
+    assert_equal [200, "hello ruby"], @host.response.then { |r| [r.status, r.body] }
+
+    @host.request({ "REQUEST_METHOD" => "POST", "PATH_INFO" => "/rows",
+                    "CONTENT_TYPE" => "application/x-www-form-urlencoded", "CONTENT_LENGTH" => "11" }, "name=alpha1")
+    response = @host.response
+    assert_equal "created alpha1", response.body
+    assert_equal 2, response.headers.count { |name, _| name.casecmp?("set-cookie") }
+
+    @host.request("PATH_INFO" => "/stream")
+    assert_equal "one,two", @host.response.body
+  end
+end
