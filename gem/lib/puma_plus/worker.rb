@@ -17,6 +17,9 @@ module PumaPlus
   class Worker
     # Seconds an idle link waits, after TERM and its GOAWAY, for the host to close it.
     DRAIN_GRACE = 2.0
+    # Seconds before a broken link is replaced, doubling up to REDIAL_MAX.
+    REDIAL_DELAY = 0.1
+    REDIAL_MAX = 5.0
 
     # +link_path+: link.sock. +index+: worker index (0...workers). +threads+: links (slots) to open.
     # +workers+: how many worker processes the shepherd runs (for rack.multiprocess). +app+: a
@@ -39,6 +42,7 @@ module PumaPlus
       @generation = generation
       @log = log
       @links = []
+      @stopping = false
     end
 
     # Boots and serves until every link has ended. Returns the process exit status: 0, or 1 when the
@@ -53,14 +57,10 @@ module PumaPlus
       watch_lifeline(stop_writer) if @lifeline
 
       prototype = RackEnv.prototype(multithread: @threads > 1, multiprocess: @workers > 1)
-      @links = Array.new(@threads) do |thread_index|
-        Link.new(app: @app, prototype: prototype, worker_index: @index, thread_index: thread_index,
-                 path: @link_path, generation: @generation, log: @log)
-      end
-      threads = @links.each_with_index.map do |link, thread_index|
+      threads = Array.new(@threads) do |thread_index|
         Thread.new do
           Thread.current.name = "puma-plus link #{thread_index}"
-          link.run
+          serve_slot(prototype, thread_index)
         end
       end
       Thread.new { drain_on_term(stop_reader) }
@@ -93,8 +93,27 @@ module PumaPlus
       end
     end
 
+    # One slot for the life of the process: a link that breaks (the host closed it after a protocol
+    # error, a write failed) is replaced by a new one after REDIAL_DELAY, doubling up to REDIAL_MAX, so
+    # the worker never runs on with a slot fewer; a link that ends for good ends the thread.
+    def serve_slot(prototype, thread_index)
+      delay = REDIAL_DELAY
+      loop do
+        link = Link.new(app: @app, prototype: prototype, worker_index: @index, thread_index: thread_index,
+                        path: @link_path, generation: @generation, log: @log)
+        @links[thread_index] = link
+        link.stop if @stopping
+        break if link.run || @stopping
+
+        Log.line("worker #{@index} thread #{thread_index}: link broke; dialling in again in #{delay} s", @log)
+        sleep delay
+        delay = [delay * 2, REDIAL_MAX].min
+      end
+    end
+
     def drain_on_term(stop_reader)
       stop_reader.read(1)
+      @stopping = true
       @links.each(&:stop)
       sleep DRAIN_GRACE
       @links.each(&:close_if_idle)

@@ -56,9 +56,19 @@ class PumaPlus::WorkerTest < PumaPlus::TestCase
   def test_worker_exits_0_when_the_host_ends_all_its_links
     fork_worker(->(_env) { [200, {}, ["hi"]] })
     links = Array.new(2) { @host.accept_link.first }
-    links.first.goaway(0)
-    links.last.close
+    links.each { |link| link.goaway(0) }
     assert_equal 0, wait_worker(5)&.exitstatus
+  end
+
+  def test_a_link_the_host_closes_without_goaway_is_replaced_by_a_new_one
+    fork_worker(->(_env) { [200, {}, ["hi"]] })
+    links = Array.new(2) { @host.accept_link }
+    broken = links.first.first
+    broken_thread = links.first.last.thread_index
+    broken.close
+    _link, hello = @host.accept_link
+    assert_equal [4, broken_thread], [hello.worker_index, hello.thread_index]
+    assert_match(/worker 4 thread #{broken_thread}: link broke; dialling in again/, log)
   end
 
   def test_term_sends_goaway_on_idle_links_and_the_worker_exits_once_the_host_closes_them
@@ -127,6 +137,6 @@ class PumaPlus::WorkerTest < PumaPlus::TestCase
     @host.cleanup # no link.sock any more
     fork_worker(->(_env) { [200, {}, []] }, threads: 2)
     assert_equal 0, wait_worker(5)&.exitstatus
-    assert_match(/worker 4 thread [01]: link to .*link\.sock failed: Errno::ENOENT/, log)
+    assert_match(/worker 4 thread [01]: cannot reach the host at .*link\.sock/, log)
   end
 end

@@ -5,8 +5,8 @@
 # idle link is a free slot in the host's queue, so this class is where "dispatch" meets "app".
 #
 # Lifecycle: #run connects (unless given a socket), handshakes, loops until the host closes the link or
-# sends GOAWAY, and returns; it never raises. A protocol error is logged, answered with GOAWAY(1) and ends
-# this link only. #stop (on SIGTERM, from another thread) sends GOAWAY(0) when the link is idle, or as soon
+# sends GOAWAY, and returns whether the link ended for good; it never raises. A protocol error is logged,
+# answered with GOAWAY(1) and ends this link only (the worker then dials in again, see Worker). #stop (on SIGTERM, from another thread) sends GOAWAY(0) when the link is idle, or as soon
 # as the current response is finished; #close_if_idle closes a link that is still idle after that.
 
 require "socket"
@@ -46,21 +46,33 @@ module PumaPlus
       # The id the host gave this link in WELCOME (nil before).
       attr_reader :link_id
 
-      # Connects, handshakes and serves until the link ends. Never raises.
+      # Connects, handshakes and serves until the link ends. Never raises. Returns true when the link
+      # ended for good (this side is stopping, the host said GOAWAY(0) or refused the link, or the host
+      # cannot be reached), false when it broke and a new link should take its slot.
       def run
-        @io ||= UNIXSocket.new(@path)
+        begin
+          @io ||= UNIXSocket.new(@path)
+        rescue SystemCallError => e
+          Log.line("#{@context}: cannot reach the host at #{@path}: #{e.message}", @log)
+          return true
+        end
         @io.sync = true
         @writer = ResponseWriter.new(@io, context: @context, log: @log)
-        serve_requests if handshake
+        return true unless handshake
+
+        serve_requests || @stopping
       rescue Wire::ProtocolError => e
         Log.line("#{@context}: protocol error: #{e.message}; closing this link", @log)
         send_goaway(Wire::GoAway::PROTOCOL_ERROR, e.message)
+        @stopping
       rescue ResponseWriter::LinkBroken, IOError, SystemCallError => e
         unless @stopping
           Log.line("#{@context}: link #{@path ? "to #{@path} " : ''}failed: #{e.class}: #{e.message}", @log)
         end
+        @stopping
       rescue Exception => e # rubocop:disable Lint/RescueException -- a slot must never vanish silently
         Log.exception("#{@context}: link thread failed", e, @log)
+        @stopping
       ensure
         close
       end
@@ -116,6 +128,8 @@ module PumaPlus
         end
       end
 
+      # Serves until the link ends: true after GOAWAY(0) or a close this side asked for, false when the
+      # host closed the link without a GOAWAY(0).
       def serve_requests
         while (frame = Wire::Frame.read(@io))
           case frame.type
@@ -129,17 +143,18 @@ module PumaPlus
                 send_goaway_locked if @stopping
               end
             end
-            return if @close_when_idle
+            return true if @close_when_idle
           when Wire::FrameType::GOAWAY
             goaway = Wire.decode(frame)
-            unless goaway.code == Wire::GoAway::NORMAL
-              Log.line("#{@context}: the host closed the link: GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)
-            end
-            return
+            return true if goaway.code == Wire::GoAway::NORMAL
+
+            Log.line("#{@context}: the host closed the link: GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)
+            return false
           else
             raise Wire::ProtocolError, "unexpected #{frame.type_name} on an idle worker link"
           end
         end
+        false
       end
 
       # One request: env from the REQUEST pairs, rack.input from the BODY frames, app.call, response.
