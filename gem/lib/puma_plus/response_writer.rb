@@ -65,8 +65,8 @@ module PumaPlus
         if env["REQUEST_METHOD"] == "HEAD" || NO_BODY_STATUS.call(status)
           close_body(body)
           send_bytes(Wire::Frame.encode(HEAD_TYPE, Wire::ResponseHead.payload(status, pairs), END_STREAM))
-        elsif body.respond_to?(:to_ary)
-          chunks = body.to_ary
+        elsif body.respond_to?(:to_ary) && (chunks = body.to_ary)
+          # Rails 6.1's response body answers to_ary with nil: such a body is streamed below.
           pairs << [CONTENT_LENGTH, chunks.sum(&:bytesize).to_s] unless has_length
           buffer = head_frame(status, pairs, chunks.any? { |chunk| !chunk.empty? })
           last = chunks.rindex { |chunk| !chunk.empty? }

@@ -49,6 +49,9 @@ module PumaPlus
     # app or a boot hook raised (logged).
     def run
       Process.setproctitle("puma-plus: worker #{@index}")
+      # The app's log lines reach a pipe, not a terminal: unbuffered, they arrive in order with the host's
+      # and are not lost when a worker is killed.
+      $stdout.sync = true
       trap("INT", "IGNORE")
       stop_reader, stop_writer = IO.pipe
       trap("TERM") { stop_writer.write_nonblock(".", exception: false) }

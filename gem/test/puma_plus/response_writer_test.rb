@@ -63,6 +63,14 @@ class PumaPlus::ResponseWriterTest < PumaPlus::TestCase
     assert_equal 1, body.closes
   end
 
+  def test_body_whose_to_ary_returns_nil_is_streamed_with_each
+    body = ClosingBody.new(["<p>", "row</p>"])
+    def body.to_ary = nil # what Rails 6.1's ActionDispatch::Response::RackBody does
+    @writer.write(ENV_GET, 302, { "location" => "/rows" }, body)
+    response = @host.response
+    assert_equal [302, "<p>row</p>", 1], [response.status, response.body, body.closes]
+  end
+
   def test_empty_chunks_are_not_sent_as_frames
     @writer.write(ENV_GET, 200, {}, ClosingBody.new(["", "a", "", "b"]))
     response = @host.response
