@@ -1,0 +1,37 @@
+# A small modular Sinatra 3 app (Debian's ruby-sinatra) that the integration tests serve through puma-plus:
+# an HTML page with a form, the form's POST, and an endpoint that echoes the request's parameters as JSON.
+require "sinatra/base"
+require "json"
+
+class SinatraExample < Sinatra::Base
+  get "/" do
+    <<~HTML
+      <!doctype html>
+      <title>puma-plus + Sinatra</title>
+      <h1>Hello from Sinatra on puma-plus</h1>
+      <form method="post" action="/greetings">
+        <label>Name <input name="name"></label>
+        <button>Greet</button>
+      </form>
+    HTML
+  end
+
+  post "/greetings" do
+    name = params["name"].to_s.strip
+    halt 422, "name is required\n" if name.empty?
+    status 201
+    content_type "text/plain"
+    "Hello, #{name}!\n"
+  end
+
+  # Every parameter Sinatra parsed (query string, form body, route captures), as JSON.
+  get("/params/?:segment?") { params_as_json }
+  post("/params/?:segment?") { params_as_json }
+
+  helpers do
+    def params_as_json
+      content_type "application/json"
+      JSON.generate(params.to_h.merge("request_method" => request.request_method))
+    end
+  end
+end

@@ -1,0 +1,90 @@
+# Real applications from Debian's packages, served end to end through the host by forked workers: the
+# Sinatra example (examples/sinatra) and the Rails 6.1 example (examples/rails) writing to a fresh sqlite
+# database, driven the way a browser drives them (form page, CSRF token, session cookie, redirect).
+require "server_helper"
+require "cgi"
+require "json"
+require "sqlite3"
+require "uri"
+
+class RealAppsTest < IntegrationTest
+  TEST_TIMEOUT = 120
+  EXAMPLES = File.join(PumaPlusServer::ROOT, "examples")
+  FORM = { "Content-Type" => "application/x-www-form-urlencoded" }.freeze
+
+  def test_sinatra_app_serves_its_page_form_post_and_params
+    server = start_server("config.ru", chdir: File.join(EXAMPLES, "sinatra"), workers: 2, threads: 2)
+
+    page = server.request("GET", "/")
+    assert_equal 200, page.status, with_log(server, page.body)
+    assert_includes page.body, '<form method="post" action="/greetings">'
+
+    greeting = server.request("POST", "/greetings", FORM, body: URI.encode_www_form(name: "Ada Lovelace"))
+    assert_equal 201, greeting.status, with_log(server, greeting.body)
+    assert_equal "Hello, Ada Lovelace!\n", greeting.body
+
+    echoed = server.request("POST", "/params/seg?q=x%20y", FORM, body: "a=1&b[]=2&b[]=3")
+    assert_equal 200, echoed.status, with_log(server, echoed.body)
+    assert_equal({ "q" => "x y", "a" => "1", "b" => %w[2 3], "segment" => "seg", "request_method" => "POST" },
+                 JSON.parse(echoed.body))
+
+    assert_equal 404, server.request("GET", "/no/such/page").status
+  end
+
+  def test_rails_app_inserts_rows_from_csrf_protected_form_posts_and_lists_them
+    database = File.join(temp_dir, "rails.sqlite3")
+    server = start_server("config.ru", config: "config/puma-plus.rb", chdir: File.join(EXAMPLES, "rails"),
+                                       env: { "DATABASE_PATH" => database })
+    assert_equal 2, server.slots, "config/puma-plus.rb: 2 workers x 1 thread"
+    worker_pids = server.worker_pids
+    assert_equal 2, worker_pids.uniq.size, "two forked workers"
+
+    cookies = {}
+    page = browse(server, cookies, "GET", "/rows")
+    assert_equal 200, page.status, with_log(server, page.body[0, 2000])
+    assert_empty rows_listed(page.body)
+
+    names = ["alpha", "beta & <b>", "gamma"]
+    names.each do |name|
+      token = authenticity_token(page.body)
+      created = browse(server, cookies, "POST", "/rows", FORM,
+                       body: URI.encode_www_form("authenticity_token" => token, "row[name]" => name))
+      assert_equal 302, created.status, with_log(server, "POST /rows #{name.inspect}: #{created.body[0, 2000]}")
+      location = URI(created["Location"])
+      assert_equal ["127.0.0.1", server.port, "/rows"], [location.host, location.port, location.path]
+      page = browse(server, cookies, "GET", location.request_uri) # follow the redirect, as a browser does
+      assert_equal 200, page.status
+    end
+
+    assert_equal names, rows_listed(page.body)
+    assert_equal names, rows_listed(browse(server, cookies, "GET", "/").body)
+    stored = SQLite3::Database.new(database).execute("SELECT name FROM rows ORDER BY id").flatten
+    assert_equal names, stored, "the rows are in the test's own database"
+
+    forged = server.request("POST", "/rows", FORM, body: URI.encode_www_form("row[name]" => "forged"))
+    assert_equal 422, forged.status, "a POST without the CSRF token must be refused"
+  end
+
+  private
+
+  # One request with the cookie jar, updated from the response's Set-Cookie headers.
+  def browse(server, cookies, method, target, headers = {}, body: nil)
+    headers = headers.merge("Cookie" => cookies.map { |k, v| "#{k}=#{v}" }.join("; ")) unless cookies.empty?
+    response = server.request(method, target, headers, body: body)
+    response.all("Set-Cookie").each do |cookie|
+      name, value = cookie.split(";").first.split("=", 2)
+      cookies[name] = value
+    end
+    response
+  end
+
+  def authenticity_token(html)
+    token = html[/<input type="hidden" name="authenticity_token" value="([^"]+)"/, 1]
+    assert token, "the form carries an authenticity token"
+    CGI.unescapeHTML(token)
+  end
+
+  def rows_listed(html)
+    html.scan(%r{<li class="row">(.*?)</li>}m).flatten.map { |text| CGI.unescapeHTML(text.strip) }
+  end
+end
