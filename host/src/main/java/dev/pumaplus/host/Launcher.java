@@ -228,12 +228,14 @@ public final class Launcher {
         return 0;
     }
 
-    private void liveSlotsChanged(int live) {
+    /** After a live-link change (the argument is not used) and once at the end of boot (-1). */
+    private void liveSlotsChanged(int ignored) {
         String line = null;
         synchronized (readyLock) {
-            if (live >= 0) {
-                liveSlots = live;
-            }
+            // Read the count here instead of taking the argument: links on different event loops notify
+            // in either order, so a stale count (1 after 2) could arrive last and "ready" never be printed.
+            // Read under readyLock, the last notification always sees the latest count.
+            liveSlots = dispatcher.snapshot().live();
             if (booted && !readyAnnounced && liveSlots >= expectedSlots) {
                 readyAnnounced = true;
                 line = "puma-plus: ready, " + liveSlots + " slots";

@@ -102,6 +102,18 @@ final class QueuedExchange implements Exchange {
         return accepted || last;
     }
 
+    /**
+     * {@inheritDoc} Before dispatch there is nothing to resume; otherwise the link resumes on its event loop
+     * if this exchange is still the one it runs.
+     */
+    @Override
+    public void resumeResponse() {
+        WorkerLink target = link;
+        if (target != null && !finished && !cancelled) {
+            target.resumeResponse(this);
+        }
+    }
+
     @Override
     public void cancel() {
         dispatcher.cancel(this);

@@ -20,12 +20,19 @@ import io.netty.handler.codec.DecoderException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The pipeline handler and state of one worker link (docs/PROTOCOL.md, "State machine": IDLE ⇄ BUSY).
  * The link is BUSY from dispatch until the host has sent its request END_STREAM <em>and</em> the worker its
  * response END_STREAM or RESPONSE_ABORT; then it tells the {@link Dispatcher}, which makes it IDLE again or
  * hands it the oldest waiting request at once.
+ *
+ * <p>Response backpressure: when the sink's {@code body} returns false, the link stops reading (autoRead
+ * off) until the exchange's {@link QueuedExchange#resumeResponse()}; the worker then blocks in its socket
+ * write once the unix socket buffer is full. Reading always resumes when the response ends, when the
+ * exchange is cancelled (the rest is drained and discarded) and before the next request starts, so a link
+ * never idles unread.
  *
  * <p>Errors: a frame not allowed in the current state is a protocol error (GOAWAY(1), close). When the
  * link closes while BUSY, the exchange's sink gets {@code fail(502, ..., headSent)} at once; nothing else
@@ -63,6 +70,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     private boolean requestEndSent;
     private boolean headForwarded;
     private boolean responseEnded;
+    /** Reading is off because the sink asked for a pause ({@code autoRead} is false exactly then). */
+    private boolean responsePaused;
 
     WorkerLink(long id, Channel channel, Hello hello, Dispatcher dispatcher) {
         this.id = id;
@@ -96,6 +105,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         requestEndSent = false;
         headForwarded = false;
         responseEnded = false;
+        resumeReading(); // never paused here (finish resumed); kept so a new exchange always starts reading
         QueuedExchange.BodyChunks body = ex.takeBody();
         boolean endNow = body.end() && body.chunks().isEmpty();
         channel.write(Frame.of(FrameType.REQUEST, endNow, env));
@@ -156,10 +166,57 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The client went away after dispatch: end the request body early. Any thread. */
+    /**
+     * The client went away after dispatch: end the request body early, and read the response again if the
+     * sink had paused it, so the worker's remaining frames drain (discarded) and the link can become idle.
+     * Any thread.
+     */
     void truncate(QueuedExchange ex) {
-        if (ex.truncateBody()) {
-            channel.eventLoop().execute(() -> sendBody(ex));
+        boolean drainBody = ex.truncateBody();
+        try {
+            channel.eventLoop().execute(() -> {
+                if (ex == current) {
+                    resumeReading();
+                }
+                if (drainBody) {
+                    sendBody(ex);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // the host's loops are gone (shutdown): so is the link, and nothing is left to drain
+        }
+    }
+
+    /**
+     * The sink of {@code ex} can take more response body. Any thread; always acts in a task on the event
+     * loop, even when called there, so it runs after the {@code body} call whose false it answers has been
+     * acted on (the sink may resume before that call returns).
+     */
+    void resumeResponse(QueuedExchange ex) {
+        try {
+            channel.eventLoop().execute(() -> {
+                if (ex == current) {
+                    resumeReading();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // the host is shutting down: the link closes with its loop
+        }
+    }
+
+    /** Stops reading the worker until {@link #resumeReading()}. Event loop. */
+    private void pauseReading() {
+        if (!responsePaused) {
+            responsePaused = true;
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    /** Reads the worker again after {@link #pauseReading()}; no-op when not paused. Event loop. */
+    private void resumeReading() {
+        if (responsePaused) {
+            responsePaused = false;
+            channel.config().setAutoRead(true); // also issues the read the pause held back
         }
     }
 
@@ -205,11 +262,13 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
-        if (!ex.cancelled) {
-            ex.sink.body(frame.payload().retain(), responseEnded);
-        }
+        boolean more = ex.cancelled || ex.sink.body(frame.payload().retain(), responseEnded);
         if (responseEnded) {
             responseDone(ex);
+        } else if (!more && !ex.cancelled) {
+            // A cancel that raced with the call above has scheduled its own resume (truncate); skipping
+            // the pause here only saves the round trip.
+            pauseReading();
         }
     }
 
@@ -227,6 +286,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     private void responseDone(QueuedExchange ex) {
         ex.finished = true;
+        // A pause answered by frames already read (END_STREAM among them) has nothing left to hold back.
+        resumeReading();
         if (!requestEndSent) {
             // The worker answered before reading the whole body; it discards BODY frames up to END_STREAM,
             // so end the body now instead of streaming the rest of an upload nobody reads.
@@ -240,6 +301,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     private void finish() {
         QueuedExchange ex = current;
         current = null;
+        resumeReading(); // the next request on this link must be read, whatever happened to this one
         ex.finished = true;
         if (dispatcher.linkFinished(this, ex)) {
             channel.close();

@@ -16,8 +16,19 @@ public interface Exchange {
     boolean writeBody(ByteBuf chunk, boolean last);
 
     /**
+     * The sink can take more response body after {@link ResponseSink#body} returned false: the host reads
+     * the worker's response again. Thread-safe and non-blocking; callable from any thread, including from
+     * inside {@code body} itself. The host acts on it on the worker link's event loop, after the call to
+     * {@code body} that returned false has been acted on, so a resume that races ahead of the pause it
+     * answers still ends that pause. A resume while nothing is paused, or for an exchange whose response is
+     * finished or that was cancelled, does nothing.
+     */
+    void resumeResponse();
+
+    /**
      * The client went away. A queued request is removed from the queue and never dispatched; for a
-     * running one the rest of the response is discarded. Idempotent.
+     * running one the rest of the response is discarded (a response paused by {@link ResponseSink#body}
+     * resumes by itself so the worker can finish it). Idempotent.
      */
     void cancel();
 }

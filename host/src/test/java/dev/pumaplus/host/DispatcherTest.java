@@ -407,6 +407,118 @@ class DispatcherTest {
         assertEquals(0, dispatcher.snapshot().depth());
     }
 
+    // ---- response backpressure ----
+
+    private static void head(EmbeddedWorker worker) {
+        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, List.of())
+                .toFrame(ByteBufAllocator.DEFAULT, false));
+    }
+
+    private static void body(EmbeddedWorker worker, String text, boolean end) {
+        worker.channel.writeInbound(Frame.of(FrameType.RESPONSE_BODY, end, ascii(text)));
+        worker.channel.runPendingTasks();
+    }
+
+    private static boolean reading(EmbeddedWorker worker) {
+        worker.channel.runPendingTasks();
+        return worker.channel.config().isAutoRead();
+    }
+
+    @Test
+    void sinkAskingForAPauseStopsReadingTheLinkUntilResumed() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        sink.acceptMore = false;
+        Exchange ex = submit(new Object(), "/big", sink);
+        worker.takeRequestPath();
+        head(worker);
+        assertTrue(reading(worker), "a head alone never pauses");
+        body(worker, "a", false);
+        assertFalse(reading(worker), "body() returned false: the worker is not read");
+        sink.acceptMore = true;
+        ex.resumeResponse();
+        assertTrue(reading(worker));
+        body(worker, "b", true);
+        assertEquals("ab", sink.bodyText());
+        assertEquals(1, dispatcher.snapshot().completed());
+    }
+
+    @Test
+    void resumeSentFromInsideBodyStillEndsThePauseItAnswers() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        sink.acceptMore = false;
+        Exchange ex = submit(new Object(), "/race", sink);
+        sink.duringBody = ex::resumeResponse; // as a protocol whose write completed at once would
+        worker.takeRequestPath();
+        head(worker);
+        body(worker, "a", false);
+        assertTrue(reading(worker), "the resume is acted on after the pause, so it is not lost");
+    }
+
+    @Test
+    void responseEndingWhilePausedLeavesTheLinkReadingForTheNextRequest() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        sink.acceptMore = false;
+        submit(new Object(), "/paused", sink);
+        worker.takeRequestPath();
+        head(worker);
+        body(worker, "a", false);
+        assertFalse(reading(worker));
+        // END_STREAM from the same socket read as the paused frame, delivered without a resume
+        body(worker, "b", true);
+        assertTrue(reading(worker), "a finished exchange never leaves its link unread");
+        assertEquals(0, dispatcher.snapshot().busy());
+        RecordingSink next = new RecordingSink();
+        submit(new Object(), "/next", next);
+        assertEquals("/next", worker.takeRequestPath());
+        worker.respond("ok");
+        assertEquals("ok", next.bodyText());
+    }
+
+    @Test
+    void resumeFromAFinishedExchangeDoesNotResumeTheNextOneOnItsLink() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink first = new RecordingSink();
+        first.acceptMore = false;
+        Exchange firstEx = submit(new Object(), "/first", first);
+        worker.takeRequestPath();
+        head(worker);
+        body(worker, "a", false);
+        body(worker, "b", true);
+        RecordingSink second = new RecordingSink();
+        second.acceptMore = false;
+        Exchange secondEx = submit(new Object(), "/second", second);
+        worker.takeRequestPath();
+        head(worker);
+        body(worker, "c", false);
+        assertFalse(reading(worker));
+        firstEx.resumeResponse();
+        assertFalse(reading(worker), "a late resume of the finished exchange is a no-op");
+        secondEx.resumeResponse();
+        assertTrue(reading(worker));
+    }
+
+    @Test
+    void cancellingAPausedExchangeResumesReadingSoTheRestDrains() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        sink.acceptMore = false;
+        Exchange ex = submit(new Object(), "/gone", sink);
+        worker.takeRequestPath();
+        head(worker);
+        body(worker, "a", false);
+        assertFalse(reading(worker));
+        ex.cancel();
+        assertTrue(reading(worker), "the client is gone: nothing holds the worker back any more");
+        body(worker, "discarded", true);
+        assertEquals("a", sink.bodyText(), "nothing reaches the sink after the cancel");
+        assertEquals(0, dispatcher.snapshot().busy());
+        ex.resumeResponse(); // late resume of a cancelled exchange: a no-op
+        assertTrue(reading(worker));
+    }
+
     private static ByteBuf ascii(String s) {
         return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
     }

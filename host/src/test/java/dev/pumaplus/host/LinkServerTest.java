@@ -1,20 +1,25 @@
 /*
  * Claims about the worker link over a real unix socket (epoll and NIO): the HELLO/WELCOME handshake, the
- * dispatch of a request to a dialled-in worker and of its response back to the protocol's sink, and what
- * happens when a worker dies or breaks the protocol.
+ * dispatch of a request to a dialled-in worker and of its response back to the protocol's sink, response
+ * backpressure (a sink that pauses stops the link from being read, so the worker blocks in its write), and
+ * what happens when a worker dies or breaks the protocol.
  */
 package dev.pumaplus.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.ResponseSink;
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
 import dev.pumaplus.wire.ResponseHead;
 import dev.pumaplus.wire.Welcome;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.epoll.Epoll;
@@ -22,10 +27,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -209,6 +216,137 @@ class LinkServerTest {
             Frame goaway = worker.read();
             assertEquals(new Goaway(0, "shutdown"), Goaway.decode(goaway.payload()));
             goaway.release();
+        }
+    }
+
+    // ---- response backpressure ----
+
+    /** RESPONSE_BODY frames the worker writes: far more than a unix socket buffer (about 200 KiB) holds. */
+    private static final int FRAMES = 256;
+    private static final int FRAME_BYTES = 32 * 1024;
+
+    /** Records the index each body chunk starts with; answers {@link #acceptMore}. */
+    static final class IndexSink implements ResponseSink {
+        final List<Integer> indices = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final CompletableFuture<String> done = new CompletableFuture<>();
+        volatile boolean acceptMore;
+        volatile long bytes;
+
+        @Override
+        public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+        }
+
+        @Override
+        public boolean body(ByteBuf chunk, boolean endOfStream) {
+            indices.add(chunk.getInt(chunk.readerIndex()));
+            bytes += chunk.readableBytes();
+            chunk.release();
+            if (endOfStream) {
+                done.complete("end");
+            }
+            return acceptMore;
+        }
+
+        @Override
+        public void fail(int status, String reason, boolean headSent) {
+            done.complete("fail " + status);
+        }
+
+        @Override
+        public void resumeRequestBody() {
+        }
+    }
+
+    /** Writes a 200 head and {@link #FRAMES} body frames, each starting with its index, on a thread of its own. */
+    private static CompletableFuture<Void> respondLarge(LinkClient worker) {
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                worker.write(new ResponseHead(200, List.of()).toFrame(ByteBufAllocator.DEFAULT, false));
+                for (int i = 0; i < FRAMES; i++) {
+                    ByteBuf payload = Unpooled.buffer(FRAME_BYTES).writeInt(i).writeZero(FRAME_BYTES - 4);
+                    worker.write(Frame.of(FrameType.RESPONSE_BODY, i == FRAMES - 1, payload));
+                }
+                written.complete(null);
+            } catch (Exception e) {
+                written.completeExceptionally(e);
+            }
+        });
+        return written;
+    }
+
+    /** Waits until the sink has paused and nothing more arrives for 300 ms; returns how many chunks came. */
+    private static int awaitStalled(IndexSink sink, CompletableFuture<Void> written) throws Exception {
+        await(() -> !sink.indices.isEmpty(), "the first body chunk");
+        Thread.sleep(200); // what the host had already read may still arrive after the pause
+        int stalled = sink.indices.size();
+        Thread.sleep(300);
+        assertEquals(stalled, sink.indices.size(), "no frame reaches the sink while it is paused");
+        assertTrue(stalled < FRAMES, "the pause came long before the end: " + stalled);
+        assertFalse(written.isDone(), "the worker blocks in its socket write while the link is not read");
+        return stalled;
+    }
+
+    @ParameterizedTest(name = "epoll={0}")
+    @ValueSource(booleans = {true, false})
+    void sinkAskingForAPauseStopsTheLinkFromBeingReadUntilResumeThenEveryFrameArrivesInOrder(boolean epoll)
+            throws Exception {
+        Path socket = start(epoll);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            IndexSink sink = new IndexSink();
+            Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/large"), Unpooled.EMPTY_BUFFER,
+                    true, sink);
+            worker.read().release(); // REQUEST
+            CompletableFuture<Void> written = respondLarge(worker);
+            awaitStalled(sink, written);
+            sink.acceptMore = true;
+            ex.resumeResponse();
+            written.get(5, TimeUnit.SECONDS);
+            assertEquals("end", sink.done.get(5, TimeUnit.SECONDS));
+            List<Integer> expected = new ArrayList<>();
+            for (int i = 0; i < FRAMES; i++) {
+                expected.add(i);
+            }
+            assertEquals(expected, sink.indices, "every frame, once, in order");
+            assertEquals((long) FRAMES * FRAME_BYTES, sink.bytes);
+            await(() -> dispatcher.snapshot().busy() == 0 && dispatcher.snapshot().completed() == 1,
+                    "the link to be idle");
+        }
+    }
+
+    @ParameterizedTest(name = "epoll={0}")
+    @ValueSource(booleans = {true, false})
+    void cancellingAPausedExchangeDrainsTheWorkersResponseAndTheLinkServesTheNextRequest(boolean epoll)
+            throws Exception {
+        Path socket = start(epoll);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            IndexSink sink = new IndexSink();
+            Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/abandoned"), Unpooled.EMPTY_BUFFER,
+                    true, sink);
+            worker.read().release();
+            CompletableFuture<Void> written = respondLarge(worker);
+            int stalled = awaitStalled(sink, written);
+            ex.cancel(); // the client went away; nobody resumes the sink
+            written.get(5, TimeUnit.SECONDS);
+            await(() -> dispatcher.snapshot().busy() == 0 && dispatcher.snapshot().completed() == 1,
+                    "the drained link to be idle");
+            assertEquals(stalled, sink.indices.size(), "the rest is discarded, not delivered");
+            assertFalse(sink.done.isDone());
+
+            RecordingSink next = new RecordingSink();
+            dispatcher.submit(new Object(), DispatcherTest.get("/next"), Unpooled.EMPTY_BUFFER, true, next);
+            Frame request = worker.read();
+            assertEquals("/next", EmbeddedWorker.env(List.of(request), "PATH_INFO"));
+            request.release();
+            worker.write(new ResponseHead(200, List.of()).toFrame(ByteBufAllocator.DEFAULT, false));
+            worker.write(Frame.of(FrameType.RESPONSE_BODY, true,
+                    Unpooled.copiedBuffer("served", StandardCharsets.US_ASCII)));
+            assertEquals("end", next.done.get(5, TimeUnit.SECONDS));
+            assertEquals("served", next.bodyText());
         }
     }
 }

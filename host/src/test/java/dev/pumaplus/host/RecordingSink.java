@@ -12,7 +12,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** Thread-safe recorder; {@link #done} completes on end of stream or failure. */
+/**
+ * Thread-safe recorder; {@link #done} completes on end of stream or failure. {@code body} answers
+ * {@link #acceptMore} (true unless a test sets it), so a test can pause the response.
+ */
 final class RecordingSink implements ResponseSink {
 
     final List<String> events = new CopyOnWriteArrayList<>();
@@ -20,6 +23,11 @@ final class RecordingSink implements ResponseSink {
     final CompletableFuture<String> done = new CompletableFuture<>();
     volatile int status;
     volatile int resumes;
+    volatile boolean acceptMore = true;
+    /** Calls of {@code body}, including the one carrying end of stream. */
+    volatile int bodies;
+    /** Run inside {@code body} before it returns (e.g. to resume from there). */
+    volatile Runnable duringBody = () -> { };
 
     @Override
     public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
@@ -31,13 +39,16 @@ final class RecordingSink implements ResponseSink {
     }
 
     @Override
-    public synchronized void body(ByteBuf chunk, boolean endOfStream) {
+    public synchronized boolean body(ByteBuf chunk, boolean endOfStream) {
         body.append(chunk.toString(StandardCharsets.ISO_8859_1));
         chunk.release();
+        bodies++;
         events.add("body" + (endOfStream ? " end" : ""));
         if (endOfStream) {
             done.complete("end");
         }
+        duringBody.run();
+        return acceptMore;
     }
 
     @Override

@@ -362,6 +362,14 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
         ctx.write(buf, ctx.voidPromise());
     }
 
+    /**
+     * Writes {@code buf} and calls {@code written} on the event loop once it has left for the socket or
+     * failed (then it was released): how a response counts its unwritten body bytes.
+     */
+    void write(ByteBuf buf, ChannelFutureListener written) {
+        ctx.write(buf, ctx.newPromise().addListener(written));
+    }
+
     void flush() {
         ctx.flush();
     }

@@ -1,7 +1,8 @@
 /*
  * One request's response on an HTTP/1.1 connection (the respond step of ... → app → respond): receives the
  * head and body from the host, frames them (Content-Length, chunked or close-delimited) and writes them in
- * request order, buffering while an earlier pipelined response is still being written.
+ * request order, buffering while an earlier pipelined response is still being written, and asks the host to
+ * pause the worker while too much of the body waits to reach the client.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -16,6 +17,8 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@link ResponseSink} of one exchange, and its slot in the connection's response order.
@@ -25,10 +28,22 @@ import java.util.concurrent.RejectedExecutionException;
  * that event loop. Output is written only while this response is the oldest unfinished one of its
  * connection ("head of line"); before that it is kept in {@link #parts} and written when its turn comes.
  *
+ * <p>Backpressure: {@link #unwritten} counts the response body bytes {@code body} accepted that have not
+ * yet been written to the socket (still queued for the event loop, buffered in {@link #parts} behind an
+ * earlier response, or in the channel's outbound buffer because the client reads slowly). {@code body}
+ * returns false once it exceeds {@link #HIGH_WATER_BYTES}; the write completions that bring it down to
+ * {@link #LOW_WATER_BYTES} call {@link Exchange#resumeResponse()}. Framing bytes (head, chunk sizes) are
+ * not counted: they are small and bounded per chunk.
+ *
  * <p>After {@link #cancel()} (the client went away) or once complete, late calls from the host only
  * release their buffers.
  */
 final class PendingResponse implements ResponseSink {
+
+    /** Unwritten body bytes above which {@code body} asks the host to pause the worker. */
+    static final long HIGH_WATER_BYTES = 1 << 20;
+    /** Unwritten body bytes at or below which a paused response is resumed. */
+    static final long LOW_WATER_BYTES = 256 << 10;
 
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -39,8 +54,19 @@ final class PendingResponse implements ResponseSink {
     private final boolean headRequest;
     private final boolean keepAlive;
 
+    /**
+     * Body bytes accepted by {@code body} and not yet written to the socket (or released). Incremented on
+     * host threads, decremented on the event loop.
+     */
+    private final AtomicLong unwritten = new AtomicLong();
+    /**
+     * {@code body} returned false and no resume has been sent since. Set by host threads, cleared by
+     * whichever side sends the resume or finds it unnecessary (compareAndSet, so exactly one does).
+     */
+    private final AtomicBoolean paused = new AtomicBoolean();
+
     private Exchange exchange;
-    private final ArrayDeque<ByteBuf> parts = new ArrayDeque<>();
+    private final ArrayDeque<Part> parts = new ArrayDeque<>();
     private boolean headOfLine;
     private boolean headWritten;
     private boolean bodyAllowed;
@@ -66,9 +92,28 @@ final class PendingResponse implements ResponseSink {
         onEventLoop(() -> writeHead(status, headers, endOfStream), null);
     }
 
+    /**
+     * {@inheritDoc} Counts {@code chunk} as unwritten until the socket write of its bytes completes; returns
+     * false while more than {@link #HIGH_WATER_BYTES} are unwritten.
+     */
     @Override
-    public void body(ByteBuf chunk, boolean endOfStream) {
-        onEventLoop(() -> writeBody(chunk, endOfStream), chunk);
+    public boolean body(ByteBuf chunk, boolean endOfStream) {
+        long bytes = chunk.readableBytes();
+        long now = unwritten.addAndGet(bytes);
+        if (!onEventLoop(() -> writeBody(chunk, endOfStream, bytes), chunk)) {
+            unwritten.addAndGet(-bytes);
+            return true; // the connection is gone: nothing to pause for, and no loop to resume from
+        }
+        if (endOfStream || now <= HIGH_WATER_BYTES) {
+            return true;
+        }
+        if (paused.getAndSet(true)) {
+            return false; // an earlier pause is still unanswered: its resume comes once the writes drain
+        }
+        // Re-check after publishing the pause: writes that completed meanwhile saw paused still false and
+        // sent no resume. If they brought the count down, take the pause back (unless a completion already
+        // claimed it, in which case its resume is on its way and false is the right answer).
+        return unwritten.get() <= LOW_WATER_BYTES && paused.compareAndSet(true, false);
     }
 
     /**
@@ -85,12 +130,31 @@ final class PendingResponse implements ResponseSink {
         onEventLoop(connection::resumeReading, null);
     }
 
-    private void onEventLoop(Runnable task, ByteBuf owned) {
+    /** Runs {@code task} on the event loop; false if it was rejected ({@code owned} is then released). */
+    private boolean onEventLoop(Runnable task, ByteBuf owned) {
         try {
             channel.eventLoop().execute(task);
+            return true;
         } catch (RejectedExecutionException e) {
             // The event loop is shut down: the connection is gone with it.
             ReferenceCountUtil.safeRelease(owned);
+            return false;
+        }
+    }
+
+    /**
+     * {@code bytes} of accepted body left the count (written to the socket, or released). Resumes the
+     * host once the count is down to the low-water mark after a pause. Event loop.
+     */
+    private void written(long bytes) {
+        if (bytes == 0) {
+            return;
+        }
+        if (unwritten.addAndGet(-bytes) <= LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
+            Exchange ex = exchange;
+            if (ex != null) {
+                ex.resumeResponse(); // a no-op for the host once the exchange is cancelled or finished
+            }
         }
     }
 
@@ -130,9 +194,9 @@ final class PendingResponse implements ResponseSink {
     boolean becomeHeadOfLine() {
         // Parts are drained before headOfLine is set, so anything emitted meanwhile still queues behind them.
         if (!parts.isEmpty()) {
-            ByteBuf part;
+            Part part;
             while ((part = parts.poll()) != null) {
-                connection.write(part);
+                write(part.buf(), part.bodyBytes());
             }
             connection.flush();
         }
@@ -260,18 +324,21 @@ final class PendingResponse implements ResponseSink {
         }
     }
 
-    private void writeBody(ByteBuf chunk, boolean endOfStream) {
+    /** @param bytes what {@code body} counted for {@code chunk}; uncounted once written or released */
+    private void writeBody(ByteBuf chunk, boolean endOfStream, long bytes) {
         if (cancelled || complete || !headWritten) {
             chunk.release();
+            written(bytes);
             return;
         }
         if (!bodyAllowed || !chunk.isReadable()) {
-            chunk.release();
+            chunk.release(); // HEAD, 204, 304: dropped bytes are never waited for
+            written(bytes);
         } else if (chunked) {
             // One buffer per chunk: size line, data, CRLF leave together.
             emit(channel.alloc().compositeBuffer(3).addComponents(true,
                     ascii(Integer.toHexString(chunk.readableBytes()) + "\r\n"), chunk,
-                    channel.alloc().buffer(2).writeBytes(CRLF)));
+                    channel.alloc().buffer(2).writeBytes(CRLF)), bytes);
         } else if (remainingLength >= 0) {
             if (chunk.readableBytes() > remainingLength) {
                 // More than the app's Content-Length: what follows would be read as the next response.
@@ -279,9 +346,9 @@ final class PendingResponse implements ResponseSink {
                 closeAfter = true;
             }
             remainingLength -= chunk.readableBytes();
-            emit(chunk);
+            emit(chunk, bytes); // the cut-off bytes count until the rest is written: no separate path
         } else {
-            emit(chunk);
+            emit(chunk, bytes);
         }
         if (endOfStream) {
             if (chunked) {
@@ -302,12 +369,27 @@ final class PendingResponse implements ResponseSink {
     }
 
     private void emit(ByteBuf buf) {
+        emit(buf, 0);
+    }
+
+    /** @param bodyBytes counted body bytes {@code buf} carries: uncounted when it is written or released */
+    private void emit(ByteBuf buf, long bodyBytes) {
         if (cancelled) {
             buf.release();
+            written(bodyBytes);
         } else if (headOfLine) {
+            write(buf, bodyBytes);
+        } else {
+            parts.add(new Part(buf, bodyBytes));
+        }
+    }
+
+    private void write(ByteBuf buf, long bodyBytes) {
+        if (bodyBytes == 0) {
             connection.write(buf);
         } else {
-            parts.add(buf);
+            // Success or failure alike: a failed write has released the bytes (the connection is closing).
+            connection.write(buf, future -> written(bodyBytes));
         }
     }
 
@@ -318,9 +400,10 @@ final class PendingResponse implements ResponseSink {
     }
 
     private void releaseParts() {
-        ByteBuf part;
+        Part part;
         while ((part = parts.poll()) != null) {
-            part.release();
+            part.buf().release();
+            written(part.bodyBytes());
         }
     }
 
@@ -371,6 +454,10 @@ final class PendingResponse implements ResponseSink {
     @Override
     public String toString() {
         return "PendingResponse[complete=" + complete + ", cancelled=" + cancelled + ", buffered parts="
-                + parts.size() + "]";
+                + parts.size() + ", unwritten body bytes=" + unwritten.get() + "]";
+    }
+
+    /** Output held while not head of line, with the counted body bytes it carries (0 for framing). */
+    private record Part(ByteBuf buf, long bodyBytes) {
     }
 }

@@ -64,6 +64,11 @@ class H1CurlTest {
                 }
 
                 @Override
+                public void resumeResponse() {
+                    // the answers are a line each: never paused
+                }
+
+                @Override
                 public void cancel() {
                 }
             };

@@ -1,10 +1,12 @@
 /*
  * Claims about the HTTP/1.1 listener on a real loopback socket (accept → parse → queue → respond): binding
- * port 0, announcing the real port, serving a pipelined client, and a graceful stop.
+ * port 0, announcing the real port, serving a pipelined client, a graceful stop, and response backpressure
+ * against a client that does not read.
  */
 package dev.pumaplus.protocol.h1;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,6 +24,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -81,6 +85,11 @@ class H1ServerTest {
                 public boolean writeBody(io.netty.buffer.ByteBuf chunk, boolean last) {
                     chunk.release();
                     return true;
+                }
+
+                @Override
+                public void resumeResponse() {
+                    // the answer is short: never paused
                 }
 
                 @Override
@@ -204,5 +213,104 @@ class H1ServerTest {
             assertEquals(-1, idle.getInputStream().read(), "the idle keep-alive connection is closed");
         }
         assertThrows(ConnectException.class, () -> new Socket(address.getAddress(), address.getPort()).close());
+    }
+
+    /**
+     * Answers with a chunked body streamed from a thread of its own, as a worker link would: 64 KiB pieces
+     * of zeros, pausing whenever {@code body} asks to until {@code resumeResponse}, until a pause is not
+     * resumed within 500 ms (the kernel's buffers are full too: the client really does not read); once
+     * that one is resumed, a last piece "END".
+     */
+    static final class StreamingQueue implements RequestQueue {
+        static final int PIECE = 64 * 1024;
+        final AtomicLong acceptedAtFirstPause = new AtomicLong();
+        final AtomicLong acceptedAtStall = new AtomicLong();
+        final CountDownLatch stalled = new CountDownLatch(1);
+        final java.util.concurrent.Semaphore resumes = new java.util.concurrent.Semaphore(0);
+        final CountDownLatch resumedAfterStall = new CountDownLatch(1);
+
+        @Override
+        public dev.pumaplus.spi.Exchange submit(Object connection, dev.pumaplus.spi.RequestHead head,
+                io.netty.buffer.ByteBuf body, boolean bodyComplete, dev.pumaplus.spi.ResponseSink sink) {
+            body.release();
+            Thread.ofVirtual().start(() -> {
+                sink.head(200, List.of(), false);
+                long accepted = 0;
+                try {
+                    while (accepted < 256L * 1024 * 1024) {
+                        accepted += PIECE;
+                        if (sink.body(Unpooled.wrappedBuffer(new byte[PIECE]), false)) {
+                            continue;
+                        }
+                        acceptedAtFirstPause.compareAndSet(0, accepted);
+                        if (!resumes.tryAcquire(500, TimeUnit.MILLISECONDS)) {
+                            acceptedAtStall.set(accepted);
+                            stalled.countDown();
+                            resumes.acquire();
+                            resumedAfterStall.countDown();
+                            break;
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+                sink.body(Unpooled.copiedBuffer("END", StandardCharsets.US_ASCII), true);
+            });
+            return new dev.pumaplus.spi.Exchange() {
+                @Override
+                public boolean writeBody(io.netty.buffer.ByteBuf chunk, boolean last) {
+                    chunk.release();
+                    return true;
+                }
+
+                @Override
+                public void resumeResponse() {
+                    resumes.release();
+                }
+
+                @Override
+                public void cancel() {
+                }
+            };
+        }
+    }
+
+    @Test
+    void clientThatDoesNotReadPausesTheResponsePastOneMebibyteAndReadingResumesIt() throws Exception {
+        StreamingQueue queue = new StreamingQueue();
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), queue);
+        server.start();
+        InetSocketAddress address = server.boundAddresses().get(0);
+        try (Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(16 * 1024); // keep what the kernel absorbs for the idle client small
+            socket.connect(address);
+            socket.getOutputStream()
+                    .write("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertTrue(queue.stalled.await(15, TimeUnit.SECONDS), "body() asked for a pause that lasted");
+            assertTrue(queue.acceptedAtFirstPause.get() > 1024 * 1024,
+                    "no pause before 1 MiB is waiting: " + queue.acceptedAtFirstPause.get());
+            long accepted = queue.acceptedAtStall.get();
+            // 1 MiB waiting in the server plus what the kernel buffers on both sides (a few MiB at most)
+            assertTrue(accepted < 16L * 1024 * 1024, "bounded while the client does not read: " + accepted);
+
+            InputStream in = socket.getInputStream();
+            byte[] buf = new byte[64 * 1024];
+            long total = 0;
+            byte[] tail = new byte[0];
+            String end = "END\r\n0\r\n\r\n";
+            while (!new String(tail, StandardCharsets.ISO_8859_1).endsWith(end)) {
+                int n = in.read(buf);
+                assertTrue(n > 0, "the response ends with END");
+                total += n;
+                byte[] joined = new byte[Math.min(64, tail.length + n)];
+                int fromTail = joined.length - Math.min(n, joined.length);
+                System.arraycopy(tail, tail.length - fromTail, joined, 0, fromTail);
+                System.arraycopy(buf, n - (joined.length - fromTail), joined, fromTail, joined.length - fromTail);
+                tail = joined;
+            }
+            assertEquals(0, queue.resumedAfterStall.getCount(), "reading the response resumed the host");
+            assertTrue(total > accepted, "everything accepted reached the client: " + total);
+            assertFalse(socket.isInputShutdown());
+        }
     }
 }

@@ -29,6 +29,8 @@ final class RecordingQueue implements RequestQueue {
         volatile boolean cancelled;
         volatile boolean acceptMore = true;
         volatile int writeBodyCalls;
+        /** Calls of {@link #resumeResponse()}, from any thread. */
+        final java.util.concurrent.atomic.AtomicInteger resumes = new java.util.concurrent.atomic.AtomicInteger();
 
         Submitted(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete, ResponseSink sink) {
             this.connection = connection;
@@ -49,6 +51,11 @@ final class RecordingQueue implements RequestQueue {
             streamed.writeBytes(bytes);
             lastSeen |= last;
             return acceptMore;
+        }
+
+        @Override
+        public void resumeResponse() {
+            resumes.incrementAndGet();
         }
 
         @Override
