@@ -64,6 +64,8 @@ public final class Launcher {
 
     private final CompletableFuture<String> config = new CompletableFuture<>();
     private final CompletableFuture<Integer> stop = new CompletableFuture<>();
+    /** What asked the host to stop, for the log line: a signal name, or why the host stops itself. */
+    private volatile String stopCause = "shepherd exited";
     private volatile boolean stopping;
 
     private final Object readyLock = new Object();
@@ -249,6 +251,12 @@ public final class Launcher {
     private void shutdown() {
         stopping = true;
         long timeoutNanos = settings == null ? 0 : settings.nanos("shutdown_timeout", 30);
+        if (dispatcher != null) {
+            Dispatcher.Snapshot now = dispatcher.snapshot();
+            announce("puma-plus: stopping (" + stopCause + "): no new connections; finishing " + now.depth()
+                    + " queued and " + now.busy() + " running requests (up to " + (timeoutNanos / 1_000_000_000L)
+                    + " s)");
+        }
         if (felix != null) {
             for (Listener listener : felix.services(Listener.class)) {
                 try {
@@ -287,6 +295,7 @@ public final class Launcher {
             transport.shutdown();
         }
         deletePrivateDir();
+        announce("puma-plus: stopped");
     }
 
     /** Last resort when the JVM exits without {@link #shutdown} (e.g. SIGHUP): no orphans, no litter. */
@@ -318,7 +327,10 @@ public final class Launcher {
     private void installSignalHandlers() {
         for (String name : new String[] {"TERM", "INT"}) {
             try {
-                sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stop.complete(0));
+                sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> {
+                    stopCause = "SIG" + signal.getName();
+                    stop.complete(0);
+                });
             } catch (IllegalArgumentException unsupported) {
                 // e.g. INT is ignored when started in the background; the shutdown hook still cleans up
             }
