@@ -251,7 +251,8 @@ public final class Launcher {
     private void shutdown() {
         stopping = true;
         long timeoutNanos = settings == null ? 0 : settings.nanos("shutdown_timeout", 30);
-        if (dispatcher != null) {
+        boolean booted = settings != null; // a boot that failed has said why; nothing to drain
+        if (booted) {
             Dispatcher.Snapshot now = dispatcher.snapshot();
             announce("puma-plus: stopping (" + stopCause + "): no new connections; finishing " + now.depth()
                     + " queued and " + now.busy() + " running requests (up to " + (timeoutNanos / 1_000_000_000L)
@@ -295,7 +296,9 @@ public final class Launcher {
             transport.shutdown();
         }
         deletePrivateDir();
-        announce("puma-plus: stopped");
+        if (booted) {
+            announce("puma-plus: stopped");
+        }
     }
 
     /** Last resort when the JVM exits without {@link #shutdown} (e.g. SIGHUP): no orphans, no litter. */
