@@ -5,11 +5,12 @@
 #
 # u16 code | UTF-8 reason
 
-require_relative "frame"
+require_relative "payload"
 
 module PumaPlus
   module Wire
     class GoAway < Struct.new(:code, :reason, keyword_init: true)
+      include Payload
       TYPE = FrameType::GOAWAY
       NORMAL = 0
       PROTOCOL_ERROR = 1
@@ -26,10 +27,6 @@ module PumaPlus
 
       def payload
         [code, reason || ""].pack("na*")
-      end
-
-      def encode(flags = 0)
-        Frame.encode(TYPE, payload, flags)
       end
 
       # The reason as a UTF-8 String, for messages.

@@ -5,12 +5,13 @@
 #
 # u16 version | u16 role | u32 pid | u32 generation | u32 worker index | u32 thread index | capabilities
 
-require_relative "frame"
+require_relative "payload"
 
 module PumaPlus
   module Wire
     class Hello < Struct.new(:version, :role, :pid, :generation, :worker_index, :thread_index,
                              :capabilities, keyword_init: true)
+      include Payload
       TYPE = FrameType::HELLO
       FORMAT = "nnNNNN"
       FIXED_SIZE = 20
@@ -32,11 +33,6 @@ module PumaPlus
       def payload
         [version, role, pid, generation, worker_index || 0, thread_index || 0].pack(FORMAT) +
           (capabilities || "").b
-      end
-
-      # The whole frame's bytes.
-      def encode(flags = 0)
-        Frame.encode(TYPE, payload, flags)
       end
     end
   end

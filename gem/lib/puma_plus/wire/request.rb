@@ -4,12 +4,13 @@
 # BODY frames follow. The worker's hot path does not build this object: it stores the pairs straight into
 # the env with PairList.each; this typed view serves tests, tools and the corpus.
 
-require_relative "frame"
+require_relative "payload"
 require_relative "pair_list"
 
 module PumaPlus
   module Wire
     class Request < Struct.new(:pairs, keyword_init: true)
+      include Payload
       TYPE = FrameType::REQUEST
 
       def self.decode(payload)
@@ -18,10 +19,6 @@ module PumaPlus
 
       def payload
         PairList.encode(pairs)
-      end
-
-      def encode(flags = 0)
-        Frame.encode(TYPE, payload, flags)
       end
     end
   end

@@ -3,24 +3,10 @@
 # RESPONSE_ABORT (0x22), worker → host: the response cannot be completed (the body raised after the head
 # went out). The host truncates the client's response visibly; the link becomes idle.
 
-require_relative "frame"
+require_relative "payload"
 
 module PumaPlus
   module Wire
-    class ResponseAbort < Struct.new(:reason, keyword_init: true)
-      TYPE = FrameType::RESPONSE_ABORT
-
-      def self.decode(payload)
-        new(reason: payload)
-      end
-
-      def payload
-        reason.b
-      end
-
-      def encode(flags = 0)
-        Frame.encode(TYPE, payload, flags)
-      end
-    end
+    ResponseAbort = Payload.bytes(FrameType::RESPONSE_ABORT, :reason)
   end
 end

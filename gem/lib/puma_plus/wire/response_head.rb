@@ -5,12 +5,13 @@
 #
 # u16 status | u16 reserved (0) | header pair list
 
-require_relative "frame"
+require_relative "payload"
 require_relative "pair_list"
 
 module PumaPlus
   module Wire
     class ResponseHead < Struct.new(:status, :pairs, keyword_init: true)
+      include Payload
       TYPE = FrameType::RESPONSE_HEAD
       PREFIX_FORMAT = "nn"
 
@@ -31,10 +32,6 @@ module PumaPlus
 
       def payload
         ResponseHead.payload(status, pairs)
-      end
-
-      def encode(flags = 0)
-        Frame.encode(TYPE, payload, flags)
       end
     end
   end

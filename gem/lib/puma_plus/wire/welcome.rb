@@ -5,11 +5,12 @@
 #
 # u16 version | u16 reserved (0) | u32 link id
 
-require_relative "frame"
+require_relative "payload"
 
 module PumaPlus
   module Wire
     class Welcome < Struct.new(:version, :link_id, keyword_init: true)
+      include Payload
       TYPE = FrameType::WELCOME
       FORMAT = "nnN"
       SIZE = 8
@@ -27,10 +28,6 @@ module PumaPlus
 
       def payload
         [version, 0, link_id].pack(FORMAT)
-      end
-
-      def encode(flags = 0)
-        Frame.encode(TYPE, payload, flags)
       end
     end
   end
