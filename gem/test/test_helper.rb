@@ -48,7 +48,8 @@ module PumaPlus
   # production codec (frames built by PumaPlus::Wire, never hand-rolled bytes).
   class HostEnd
     Wire = PumaPlus::Wire
-    Response = Struct.new(:status, :headers, :body, :frames, :aborted)
+    # +head+: the decoded Wire::ResponseHead (status, timing points, pairs).
+    Response = Struct.new(:status, :headers, :body, :frames, :aborted, :head)
 
     attr_reader :io
 
@@ -61,22 +62,28 @@ module PumaPlus
       frame = read_frame
       raise "expected HELLO, got #{frame&.type_name.inspect}" unless frame&.type == Wire::FrameType::HELLO
 
-      @io.write(Wire::Welcome.new(version: 1, link_id: link_id).encode)
+      @io.write(Wire::Welcome.new(version: Wire::VERSION, link_id: link_id).encode)
       Wire.decode(frame)
     end
 
     # Sends a REQUEST built from +pairs+ (Hash or pair list) and +body+ (nil: no BODY frames; a String
-    # or an Array of Strings: BODY frames, the last with END_STREAM).
-    def request(pairs, body = nil)
+    # or an Array of Strings: BODY frames, the last with END_STREAM). The timing fields T2, T2b, T3
+    # (CLOCK_MONOTONIC ns) default to one reading taken now, as for a request dispatched at once.
+    # +pause+: seconds to sleep before each BODY frame (a body the host delivers slowly).
+    def request(pairs, body = nil, headers_parsed_ns: nil, runnable_ns: nil, dispatched_ns: nil, pause: nil)
       pairs = { "REQUEST_METHOD" => "GET", "SCRIPT_NAME" => "", "PATH_INFO" => "/", "QUERY_STRING" => "",
                 "SERVER_NAME" => "localhost", "SERVER_PORT" => "9292", "SERVER_PROTOCOL" => "HTTP/1.1",
                 "REMOTE_ADDR" => "127.0.0.1", "rack.url_scheme" => "http" }.merge(pairs.to_h)
+      now = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+      request = Wire::Request.new(headers_parsed_ns: headers_parsed_ns || now, runnable_ns: runnable_ns || now,
+                                  dispatched_ns: dispatched_ns || now, pairs: pairs.to_a)
       if body.nil?
-        @io.write(Wire::Request.new(pairs: pairs.to_a).encode(Wire::Frame::END_STREAM))
+        @io.write(request.encode(Wire::Frame::END_STREAM))
       else
         chunks = Array(body)
-        @io.write(Wire::Request.new(pairs: pairs.to_a).encode)
+        @io.write(request.encode)
         chunks.each_with_index do |chunk, i|
+          sleep pause if pause
           @io.write(Wire::Body.new(data: chunk).encode(i == chunks.size - 1 ? Wire::Frame::END_STREAM : 0))
         end
       end
@@ -107,7 +114,7 @@ module PumaPlus
         else raise "unexpected #{frame&.type_name.inspect} in a response"
         end
       end
-      Response.new(decoded.status, decoded.pairs, body, frames, aborted)
+      Response.new(decoded.status, decoded.pairs, body, frames, aborted, decoded)
     end
 
     def read_frame

@@ -23,6 +23,7 @@ module PumaPlus
               --preload                load the app in the shepherd before forking
               --control-url URI        control app listener, tcp://HOST:PORT (port 0 allowed)
               --control-token TOKEN    token the control app requires (?token=)
+              --log-requests           log one line per request with its timing points
           -h, --help                   show this help
           -v, --version                show the version
 
@@ -69,6 +70,7 @@ module PumaPlus
         o.on("--preload") { @settings[:preload_app] = true }
         o.on("--control-url URI") { |v| @settings[:control_url] = Setting.bind("--control-url", v) }
         o.on("--control-token TOKEN") { |v| @settings[:control_token] = Setting.string("--control-token", v) }
+        o.on("--log-requests") { @settings[:log_requests] = true }
         # Handled by the puma-plus executable; refuse them here rather than let OptionParser print and exit.
         o.on("-h", "--help") { raise ConfigError, "--help is handled by the puma-plus executable" }
         o.on("-v", "--version") { raise ConfigError, "--version is handled by the puma-plus executable" }

@@ -26,9 +26,12 @@ module PumaPlus
       control_token: nil,
       persistent_timeout: 20,
       first_data_timeout: 30,
+      write_timeout: 10,
       http_content_length_limit: nil,
       worker_boot_timeout: 60,
-      shutdown_timeout: 30
+      shutdown_timeout: 30,
+      log_requests: false,
+      server_timing: false
     }.freeze
     # Protocol bundles the host starts; only HTTP/1.1 for now.
     BUNDLES = ["protocol-h1"].freeze
@@ -84,6 +87,8 @@ module PumaPlus
     end
 
     alias preload_app? preload_app
+    alias log_requests? log_requests
+    alias server_timing? server_timing
 
     # Worker processes actually forked: at least one, since the app never runs in the shepherd.
     def worker_processes
@@ -119,9 +124,12 @@ module PumaPlus
         "control_token" => control_token,
         "persistent_timeout" => persistent_timeout,
         "first_data_timeout" => first_data_timeout,
+        "write_timeout" => write_timeout,
         "http_content_length_limit" => http_content_length_limit,
         "worker_boot_timeout" => worker_boot_timeout,
         "shutdown_timeout" => shutdown_timeout,
+        "log_requests" => log_requests,
+        "server_timing" => server_timing,
         "bundles" => BUNDLES
       }
     end

@@ -18,9 +18,14 @@
 #   activate_control_app "tcp://127.0.0.1:9293", auth_token: "s3cret"
 #   persistent_timeout 75             # seconds a keep-alive connection may idle (default 20)
 #   first_data_timeout 10             # seconds to wait for a request's first bytes (default 30)
+#   write_timeout 30                  # seconds a response write may make no progress (default 10)
 #   http_content_length_limit 10_000_000   # bytes; larger bodies get 413 (default none)
 #   worker_boot_timeout 120           # seconds a worker may take to dial in (default 60)
 #   shutdown_timeout 10               # seconds a graceful stop waits (default 30)
+#   log_requests                      # the host logs one line per request with its timing points
+#                                     #                          (default false; alone means true, as in puma)
+#   server_timing                     # the host adds Server-Timing: queue;dur=…, app;dur=… to responses
+#                                     #                          (default false; alone means true)
 
 require_relative "setting"
 require_relative "config_error"
@@ -91,11 +96,17 @@ module PumaPlus
     end
 
     def preload_app!(answer = true)
-      directive(:preload_app!) do
-        raise ConfigError, "preload_app!: expected true or false, got #{answer.inspect}" unless [true, false].include?(answer)
+      directive(:preload_app!) { @settings[:preload_app] = Setting.boolean("preload_app!", answer) }
+    end
 
-        @settings[:preload_app] = answer
-      end
+    # Puma's directive: `log_requests` alone means true.
+    def log_requests(answer = true)
+      directive(:log_requests) { @settings[:log_requests] = Setting.boolean("log_requests", answer) }
+    end
+
+    # puma-plus's own: `server_timing` alone means true.
+    def server_timing(answer = true)
+      directive(:server_timing) { @settings[:server_timing] = Setting.boolean("server_timing", answer) }
     end
 
     def before_fork(&block)
@@ -113,7 +124,7 @@ module PumaPlus
       end
     end
 
-    %i[persistent_timeout first_data_timeout worker_boot_timeout shutdown_timeout].each do |name|
+    %i[persistent_timeout first_data_timeout write_timeout worker_boot_timeout shutdown_timeout].each do |name|
       define_method(name) do |seconds|
         directive(name) { @settings[name] = Setting.seconds(name.to_s, seconds) }
       end

@@ -2,14 +2,29 @@
 
 # Builds each request's Rack env in the worker, between reading the REQUEST frame and calling the app:
 # dup a frozen prototype holding the non-string entries, store the host's pairs (the CGI variables and
-# HTTP_* headers, already in final form), set rack.input. No per-request string munging beyond slicing.
+# HTTP_* headers, already in final form), add the host's timing points as the puma_plus.* Integers of
+# docs/RACK.md, set rack.input. No per-request string munging beyond slicing.
 
 require "rack"
 require_relative "version"
-require_relative "wire/pair_list"
+require_relative "wire/request"
 
 module PumaPlus
   module RackEnv
+    # T3 − T2b: how long the request sat runnable in the host's queue with no free slot (ns).
+    QUEUE_TIME_NS = "puma_plus.queue_time_ns"
+    # T2b − T2: how long the host waited for the body before the request became runnable (ns).
+    BODY_WAIT_NS = "puma_plus.body_wait_ns"
+    # T2b: when the request became runnable, a CLOCK_MONOTONIC reading in ns (comparable with
+    # Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) in this process).
+    RUNNABLE_AT_NS = "puma_plus.runnable_at_ns"
+
+    TIME_FORMAT = Wire::Request::TIME_FORMAT
+    HEADERS_PARSED_AT = Wire::Request::HEADERS_PARSED_AT
+    RUNNABLE_AT = Wire::Request::RUNNABLE_AT
+    DISPATCHED_AT = Wire::Request::DISPATCHED_AT
+    PAIRS_AT = Wire::Request::PAIRS_AT
+
     # The frozen env every request starts from. +multithread+ / +multiprocess+ describe the worker
     # process (threads > 1, workers > 1).
     def self.prototype(multithread:, multiprocess:, errors: $stderr)
@@ -25,11 +40,19 @@ module PumaPlus
       }.freeze
     end
 
-    # A new env: +prototype+'s entries, then every pair of the REQUEST +payload+ (names interned as
-    # frozen binary strings, values as fresh binary strings), then rack.input = +input+. Raises
-    # Wire::ProtocolError for a truncated pair list.
+    # A new env from the REQUEST +payload+: +prototype+'s entries, then every pair (names interned as
+    # frozen binary strings, values as fresh binary strings), then the timing keys (Integers, ns) computed
+    # from T2, T2b and T3, then rack.input = +input+. The timing keys are set after the pairs, so the
+    # host's pair list cannot override them. Raises Wire::ProtocolError for a payload shorter than its
+    # timing fields or a truncated pair list.
     def self.build(prototype, payload, input)
-      env = Wire::PairList.store(payload, prototype.dup)
+      Wire::Request.check_size(payload)
+      env = Wire::PairList.store(payload, prototype.dup, PAIRS_AT)
+      headers_parsed = payload.unpack1(TIME_FORMAT, offset: HEADERS_PARSED_AT)
+      runnable = payload.unpack1(TIME_FORMAT, offset: RUNNABLE_AT)
+      env[QUEUE_TIME_NS] = payload.unpack1(TIME_FORMAT, offset: DISPATCHED_AT) - runnable
+      env[BODY_WAIT_NS] = runnable - headers_parsed
+      env[RUNNABLE_AT_NS] = runnable
       env["rack.input"] = input
       env
     end

@@ -13,6 +13,8 @@
 # - body.close is called exactly once, before END_STREAM is written, so the slot does not look free to
 #   the host while close callbacks (e.g. Rails' executor) still run.
 # - A body that raises before anything was written gets a 500; after the head was written, RESPONSE_ABORT.
+# - Every RESPONSE_HEAD, the worker's own 500s included, carries the request's T4, T5 and body-read ns
+#   (docs/PROTOCOL.md, "Timing fields"), measured by Worker::Link and passed in here.
 #
 # Threading: one instance per link, used by that link's thread only.
 
@@ -36,12 +38,8 @@ module PumaPlus
     # out of memory) is not ours to swallow.
     APP_ERRORS = [StandardError, ScriptError, SystemStackError].freeze
     ERROR_BODY = "Internal Server Error"
-    ERROR_FRAMES = begin
-      head = Wire::ResponseHead.payload(500, [["content-type", "text/plain"],
-                                              [CONTENT_LENGTH, ERROR_BODY.bytesize.to_s]])
-      buffer = Wire::Frame.encode(HEAD_TYPE, head)
-      Wire::Frame.append(buffer, BODY_TYPE, ERROR_BODY, END_STREAM).freeze
-    end
+    ERROR_HEADERS = [["content-type", "text/plain"].freeze,
+                     [CONTENT_LENGTH, ERROR_BODY.bytesize.to_s].freeze].freeze
 
     # +io+: the link's socket (sync). +context+: a label for log lines, e.g. "worker 0 thread 3".
     def initialize(io, context: "worker", log: $stderr)
@@ -50,10 +48,15 @@ module PumaPlus
       @log = log
     end
 
-    # Writes the app's response (+status+, +headers+, +body+ as returned by app.call) for +env+.
-    # Never raises for a misbehaving app: it logs and sends a 500 or RESPONSE_ABORT. Raises LinkBroken
-    # when the link itself fails. body.close is called exactly once in every case.
-    def write(env, status, headers, body)
+    # Writes the app's response (+status+, +headers+, +body+ as returned by app.call) for +env+. The
+    # head carries +app_called_ns+ (T4) and +app_returned_ns+ (T5), CLOCK_MONOTONIC readings, and
+    # +body_read_ns+, the ns spent reading the request's BODY frames. Never raises for a misbehaving app:
+    # it logs and sends a 500 or RESPONSE_ABORT. Raises LinkBroken when the link itself fails.
+    # body.close is called exactly once in every case.
+    def write(env, status, headers, body, app_called_ns, app_returned_ns, body_read_ns)
+      @app_called_ns = app_called_ns
+      @app_returned_ns = app_returned_ns
+      @body_read_ns = body_read_ns
       @head_sent = false
       @body_closed = false
       @pending_head = nil
@@ -64,7 +67,7 @@ module PumaPlus
         pairs, has_length = header_pairs(headers)
         if env["REQUEST_METHOD"] == "HEAD" || NO_BODY_STATUS.call(status)
           close_body(body)
-          send_bytes(Wire::Frame.encode(HEAD_TYPE, Wire::ResponseHead.payload(status, pairs), END_STREAM))
+          send_bytes(Wire::Frame.encode(HEAD_TYPE, head_payload(status, pairs), END_STREAM))
         elsif body.respond_to?(:to_ary) && (chunks = body.to_ary)
           # Rails 6.1's response body answers to_ary with nil: such a body is streamed below.
           pairs << [CONTENT_LENGTH, chunks.sum(&:bytesize).to_s] unless has_length
@@ -93,10 +96,16 @@ module PumaPlus
       nil
     end
 
-    # Sends the 500 a request gets when its app raised before returning; logs +error+ first.
-    def write_error(env, error)
+    # Sends the 500 a request gets when its app raised before returning, or when its body could not be
+    # stored; logs +error+ first. The head carries +app_called_ns+ (T4: when app.call was entered, or the
+    # same reading as T5 when it never was), +app_returned_ns+ (T5: when the worker gave up on the app)
+    # and +body_read_ns+. Raises LinkBroken when the link fails.
+    def write_error(env, error, app_called_ns, app_returned_ns, body_read_ns)
+      @app_called_ns = app_called_ns
+      @app_returned_ns = app_returned_ns
+      @body_read_ns = body_read_ns
       Log.exception("#{@context}: #{request_line(env)}: app raised", error, @log)
-      send_bytes(ERROR_FRAMES)
+      send_bytes(error_frames)
     end
 
     private
@@ -108,14 +117,14 @@ module PumaPlus
         send_bytes(Wire::ResponseAbort.new(reason: "#{error.class}: #{error.message}"[0, 4096]).encode)
       else
         Log.exception("#{@context}: #{request_line(env)}: invalid response or body raised", error, @log)
-        send_bytes(ERROR_FRAMES)
+        send_bytes(error_frames)
       end
     end
 
     # Streams a body that is not an Array: the head waits for the first chunk (one write for both),
     # then every chunk is written as it comes.
     def stream(status, pairs, body)
-      @pending_head = Wire::ResponseHead.payload(status, pairs)
+      @pending_head = head_payload(status, pairs)
       if @pending_head.bytesize > MAX_PAYLOAD
         raise Wire::ProtocolError, "response head of #{@pending_head.bytesize} bytes exceeds #{MAX_PAYLOAD}"
       end
@@ -136,7 +145,19 @@ module PumaPlus
     # A binary buffer holding the RESPONSE_HEAD frame (END_STREAM unless +more+).
     def head_frame(status, pairs, more)
       buffer = String.new(encoding: BINARY)
-      Wire::Frame.append(buffer, HEAD_TYPE, Wire::ResponseHead.payload(status, pairs), more ? 0 : END_STREAM)
+      Wire::Frame.append(buffer, HEAD_TYPE, head_payload(status, pairs), more ? 0 : END_STREAM)
+    end
+
+    # The RESPONSE_HEAD payload for this response: +status+, the timing points given to #write or
+    # #write_error, and +pairs+.
+    def head_payload(status, pairs)
+      Wire::ResponseHead.payload(status, @app_called_ns, @app_returned_ns, @body_read_ns, pairs)
+    end
+
+    # The worker's own 500: RESPONSE_HEAD and a plain-text RESPONSE_BODY with END_STREAM, in one buffer.
+    def error_frames
+      buffer = Wire::Frame.encode(HEAD_TYPE, head_payload(500, ERROR_HEADERS))
+      Wire::Frame.append(buffer, BODY_TYPE, ERROR_BODY, END_STREAM)
     end
 
     # Appends +chunk+ as RESPONSE_BODY frames of at most MAX_PAYLOAD bytes; the final one carries

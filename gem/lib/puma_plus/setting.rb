@@ -23,7 +23,8 @@ module PumaPlus
       number
     end
 
-    # A positive number of seconds (Integer or Float, or a numeric String).
+    # A positive number of seconds (Integer or Float, or a numeric String), as whole seconds: a fraction
+    # rounds up, so 0.5 means 1 and never 0 (which the host would read as "no timeout").
     def seconds(what, value)
       number = case value
                when Integer, Float then value
@@ -34,7 +35,7 @@ module PumaPlus
         raise ConfigError, "#{what}: expected a positive number of seconds, got #{value.inspect}"
       end
 
-      number
+      number.ceil
     end
 
     # A TCP port 0..65535.
@@ -62,6 +63,13 @@ module PumaPlus
 
       host = "[#{host}]" if host.include?(":") && !host.start_with?("[")
       bind(what, "tcp://#{host}:#{port(what, port_value)}")
+    end
+
+    # true or false, nothing else (a typo like `log_requests "no"` would otherwise read as true).
+    def boolean(what, value)
+      raise ConfigError, "#{what}: expected true or false, got #{value.inspect}" unless [true, false].include?(value)
+
+      value
     end
 
     # A non-empty String (Symbols allowed, e.g. environment :production).

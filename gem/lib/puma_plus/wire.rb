@@ -20,7 +20,7 @@ require_relative "wire/response_abort"
 module PumaPlus
   module Wire
     # The protocol version this codec speaks.
-    VERSION = 1
+    VERSION = 2
 
     # frame type code => payload class
     PAYLOADS = [Hello, Welcome, GoAway, Config, Request, Body, ResponseHead, ResponseBody, ResponseAbort]

@@ -27,6 +27,10 @@ class PumaPlus::CommandLineTest < PumaPlus::TestCase
                   cli.settings[:environment]]
   end
 
+  def test_log_requests_flag_turns_request_logging_on
+    assert_equal({ log_requests: true }, parse("--log-requests").settings)
+  end
+
   def test_no_flags_set_nothing
     assert_equal({}, parse.settings)
     assert_nil parse.rackup

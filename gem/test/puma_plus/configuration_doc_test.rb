@@ -48,11 +48,12 @@ class PumaPlus::ConfigurationDocTest < PumaPlus::TestCase
     d = PumaPlus::Configuration::DEFAULTS
     assert_equal d[:binds].first, defaults["bind"]
     assert_equal "#{d[:min_threads]}, #{d[:threads]}", defaults["threads"]
-    %i[workers persistent_timeout first_data_timeout worker_boot_timeout shutdown_timeout].each do |key|
+    %i[workers persistent_timeout first_data_timeout write_timeout worker_boot_timeout shutdown_timeout].each do |key|
       assert_equal d[key].to_s, defaults[key.to_s], key
     end
     assert_equal [d[:environment], d[:rackup]], [defaults["environment"], defaults["rackup"]]
     assert_equal "none", defaults["http_content_length_limit"]
+    %i[log_requests server_timing].each { |key| assert_equal d[key].to_s, defaults[key.to_s], key }
   end
 
   def test_config_frame_has_exactly_the_documented_keys

@@ -30,16 +30,39 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
     assert_equal({ "binds" => ["tcp://0.0.0.0:9292"], "workers" => 1, "threads" => 5,
                    "rackup" => File.join(@dir, "config.ru"), "environment" => "development",
                    "preload_app" => false, "control_url" => nil, "control_token" => nil,
-                   "persistent_timeout" => 20, "first_data_timeout" => 30, "http_content_length_limit" => nil,
-                   "worker_boot_timeout" => 60, "shutdown_timeout" => 30, "bundles" => ["protocol-h1"] },
+                   "persistent_timeout" => 20, "first_data_timeout" => 30, "write_timeout" => 10,
+                   "http_content_length_limit" => nil, "worker_boot_timeout" => 60, "shutdown_timeout" => 30,
+                   "log_requests" => false, "server_timing" => false, "bundles" => ["protocol-h1"] },
                  config.to_h)
   end
 
   def test_config_json_has_every_documented_key_even_when_null
     keys = JSON.parse(resolve.to_json).keys
     assert_equal %w[binds workers threads rackup environment preload_app control_url control_token
-                    persistent_timeout first_data_timeout http_content_length_limit worker_boot_timeout
-                    shutdown_timeout bundles].sort, keys.sort
+                    persistent_timeout first_data_timeout write_timeout http_content_length_limit
+                    worker_boot_timeout shutdown_timeout log_requests server_timing bundles].sort, keys.sort
+  end
+
+  def test_log_requests_and_server_timing_are_false_booleans_in_the_config_json_by_default
+    json = JSON.parse(resolve.to_json)
+    assert_equal [false, false], json.values_at("log_requests", "server_timing")
+  end
+
+  def test_log_requests_and_server_timing_from_the_file_reach_the_config_json
+    json = JSON.parse(resolve(file: "log_requests
+server_timing true
+").to_json)
+    assert_equal [true, true], json.values_at("log_requests", "server_timing")
+    json = JSON.parse(resolve(file: "log_requests false
+server_timing false
+").to_json)
+    assert_equal [false, false], json.values_at("log_requests", "server_timing")
+  end
+
+  def test_log_requests_flag_beats_the_file
+    config = resolve(%w[--log-requests], file: "log_requests false
+")
+    assert_equal [true, true], [config.log_requests?, config.to_h["log_requests"]]
   end
 
   def test_environment_beats_defaults
@@ -122,9 +145,15 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
 
   def test_timeouts_and_content_length_limit_come_from_the_file
     config = resolve(file: "persistent_timeout 75\nfirst_data_timeout 10\nhttp_content_length_limit 10_000_000\n" \
-                           "worker_boot_timeout 120\nshutdown_timeout 2.5\n")
-    assert_equal [75, 10, 10_000_000, 120, 2.5],
+                           "worker_boot_timeout 120\nshutdown_timeout 2.5\nwrite_timeout 30\n")
+    assert_equal [75, 10, 10_000_000, 120, 3, 30], # 2.5 s rounds up to whole seconds
                  [config.persistent_timeout, config.first_data_timeout, config.http_content_length_limit,
-                  config.worker_boot_timeout, config.shutdown_timeout]
+                  config.worker_boot_timeout, config.shutdown_timeout, config.write_timeout]
+  end
+
+  def test_write_timeout_defaults_to_ten_seconds_and_reaches_the_config_frame
+    assert_equal 10, resolve.write_timeout
+    assert_equal 10, JSON.parse(resolve.to_json).fetch("write_timeout")
+    assert_equal 30, JSON.parse(resolve(file: "write_timeout 30\n").to_json).fetch("write_timeout")
   end
 end

@@ -41,6 +41,36 @@ class PumaPlus::DSLTest < PumaPlus::TestCase
                    control_url: "tcp://127.0.0.1:9293", control_token: "s3cret" }, dsl.settings)
   end
 
+  def test_timeout_directives_record_seconds
+    dsl = evaluate("write_timeout 30\npersistent_timeout '75'\n")
+    assert_equal({ write_timeout: 30, persistent_timeout: 75 }, dsl.settings)
+  end
+
+  def test_fractional_timeouts_round_up_to_whole_seconds_never_to_zero
+    dsl = evaluate("write_timeout 0.5\npersistent_timeout 2.5\n")
+    assert_equal({ write_timeout: 1, persistent_timeout: 3 }, dsl.settings)
+  end
+
+  def test_write_timeout_must_be_a_positive_number_of_seconds
+    assert_equal "#{@path}:1: write_timeout: expected a positive number of seconds, got 0", error_for("write_timeout 0\n")
+  end
+
+  def test_log_requests_alone_means_true_as_in_puma
+    assert_equal({ log_requests: true }, evaluate("log_requests\n").settings)
+    assert_equal({ log_requests: false }, evaluate("log_requests false\n").settings)
+  end
+
+  def test_server_timing_alone_means_true
+    assert_equal({ server_timing: true }, evaluate("server_timing\n").settings)
+    assert_equal({ server_timing: false }, evaluate("server_timing false\n").settings)
+  end
+
+  def test_boolean_directives_refuse_anything_but_true_or_false
+    assert_equal "#{@path}:1: log_requests: expected true or false, got \"no\"", error_for("log_requests 'no'\n")
+    assert_equal "#{@path}:2: server_timing: expected true or false, got 1", error_for("\nserver_timing 1\n")
+    assert_equal "#{@path}:1: preload_app!: expected true or false, got nil", error_for("preload_app! nil\n")
+  end
+
   def test_unknown_directive_names_file_line_and_directive
     assert_equal "#{@path}:3: unknown directive \"wokers\"", error_for("workers 1\n\nwokers 2\n")
   end

@@ -41,9 +41,14 @@ class PumaPlus::ResponseWriterTest < PumaPlus::TestCase
     @host.close
   end
 
+  # Writes the app's response with fixed timing points: T4, T5 and a body read of 0 ns.
+  def write(status, headers, body)
+    @writer.write(ENV_GET, status, headers, body, 1_000, 2_000, 0)
+  end
+
   def test_close_raising_is_logged_and_the_response_still_ends
     body = ClosingBody.new(["ok"], close_error: RuntimeError.new("close failed"))
-    @writer.write(ENV_GET, 200, {}, body)
+    write(200, {}, body)
     response = @host.response
     assert_equal ["ok", nil, 1], [response.body, response.aborted, body.closes]
     assert_match(/body.close raised: RuntimeError: close failed/, @log.string)
@@ -51,7 +56,7 @@ class PumaPlus::ResponseWriterTest < PumaPlus::TestCase
 
   def test_head_larger_than_max_payload_gets_a_500
     body = ClosingBody.new(["x"])
-    @writer.write(ENV_GET, 200, { "x-huge" => "v" * Wire::Frame::MAX_PAYLOAD }, body)
+    write(200, { "x-huge" => "v" * Wire::Frame::MAX_PAYLOAD }, body)
     assert_equal 500, @host.response.status
     assert_equal 1, body.closes
   end
@@ -59,38 +64,38 @@ class PumaPlus::ResponseWriterTest < PumaPlus::TestCase
   def test_broken_link_raises_link_broken_and_still_closes_the_body
     @host.close
     body = ClosingBody.new(["x"])
-    assert_raises(PumaPlus::ResponseWriter::LinkBroken) { @writer.write(ENV_GET, 200, {}, body) }
+    assert_raises(PumaPlus::ResponseWriter::LinkBroken) { write(200, {}, body) }
     assert_equal 1, body.closes
   end
 
   def test_body_whose_to_ary_returns_nil_is_streamed_with_each
     body = ClosingBody.new(["<p>", "row</p>"])
     def body.to_ary = nil # what Rails 6.1's ActionDispatch::Response::RackBody does
-    @writer.write(ENV_GET, 302, { "location" => "/rows" }, body)
+    write(302, { "location" => "/rows" }, body)
     response = @host.response
     assert_equal [302, "<p>row</p>", 1], [response.status, response.body, body.closes]
   end
 
   def test_empty_chunks_are_not_sent_as_frames
-    @writer.write(ENV_GET, 200, {}, ClosingBody.new(["", "a", "", "b"]))
+    write(200, {}, ClosingBody.new(["", "a", "", "b"]))
     response = @host.response
     assert_equal ["a", "b", ""], response.frames.drop(1).map(&:payload)
   end
 
   def test_empty_streamed_body_is_a_head_with_end_stream
-    @writer.write(ENV_GET, 200, { "content-length" => "0" }, ClosingBody.new([]))
+    write(200, { "content-length" => "0" }, ClosingBody.new([]))
     response = @host.response
     assert_equal 1, response.frames.size
     assert response.frames.first.end_stream?
   end
 
   def test_status_given_as_a_string_is_accepted
-    @writer.write(ENV_GET, "201", {}, [])
+    write("201", {}, [])
     assert_equal 201, @host.response.status
   end
 
   def test_header_values_that_are_not_strings_are_stringified
-    @writer.write(ENV_GET, 200, { "x-count" => 3 }, [])
+    write(200, { "x-count" => 3 }, [])
     assert_includes @host.response.headers, ["x-count", "3"]
   end
 end

@@ -109,6 +109,22 @@ class PumaPlus::WorkerTest < PumaPlus::TestCase
     assert_equal 0, wait_worker(5)&.exitstatus
   end
 
+  def test_a_forked_workers_timing_points_are_on_the_hosts_monotonic_clock
+    fork_worker(->(env) { sleep 0.02; [200, {}, [env["puma_plus.queue_time_ns"].to_s]] }, threads: 1)
+    link, hello = @host.accept_link
+    assert_equal 2, hello.version
+    runnable = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+    dispatched = runnable + 1_500
+    link.request({}, headers_parsed_ns: runnable, runnable_ns: runnable, dispatched_ns: dispatched)
+    response = link.response
+    received = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+    head = response.head
+    assert_equal "1500", response.body
+    assert_operator runnable, :<=, head.app_called_ns
+    assert_operator head.app_returned_ns - head.app_called_ns, :>=, 20_000_000
+    assert_operator head.app_returned_ns, :<=, received
+  end
+
   def test_sigint_is_ignored
     fork_worker(->(_env) { [200, {}, ["still here"]] }, threads: 1)
     link, = @host.accept_link

@@ -46,13 +46,13 @@ module PumaPlus
         nil
       end
 
-      # Stores every pair of the REQUEST +payload+ into +hash+ (later pairs overwrite earlier ones): names
-      # as interned frozen binary Strings (so Hash#[]= does not copy them), values as fresh binary
-      # Strings. The worker's hot path: the same checks as #each, without a block call per pair. Raises
-      # ProtocolError for a truncated pair list (pairs before the bad one are already stored).
-      def self.store(payload, hash)
+      # Stores every pair of the REQUEST +payload+, from byte +offset+ (where the pair list starts), into
+      # +hash+ (later pairs overwrite earlier ones): names as interned frozen binary Strings (so Hash#[]=
+      # does not copy them), values as fresh binary Strings. The worker's hot path: the same checks as
+      # #each, without a block call per pair. Raises ProtocolError for a truncated pair list (pairs before
+      # the bad one are already stored).
+      def self.store(payload, hash, offset = 0)
         size = payload.bytesize
-        offset = 0
         while offset < size
           # unpack1 answers nil when fewer bytes remain than the field needs
           name_length = payload.unpack1("n", offset: offset)

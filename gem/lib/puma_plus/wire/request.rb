@@ -1,24 +1,60 @@
 # frozen_string_literal: true
 
-# REQUEST (0x10), host → worker: one dispatched request's Rack env as a pair list. END_STREAM set means no
-# BODY frames follow. The worker's hot path does not build this object: it stores the pairs straight into
-# the env with PairList.each; this typed view serves tests, tools and the corpus.
+# REQUEST (0x10), host → worker: one dispatched request's timing points and its Rack env as a pair list.
+# END_STREAM set means no BODY frames follow. The worker's hot path does not build this object: RackEnv
+# reads the three timing fields at the offsets below and stores the pairs straight into the env with
+# PairList.store; this typed view serves tests, tools and the corpus.
+#
+# +-------------------------------------------------------------------+
+# |                  headers parsed, T2 (u64, ns)                     |
+# +-------------------------------------------------------------------+
+# |                  runnable, T2b (u64, ns)                          |
+# +-------------------------------------------------------------------+
+# |                  dispatched, T3 (u64, ns)                         |
+# +-------------------------------------------------------------------+
+# |                  env pair list ...                                |
+# +-------------------------------------------------------------------+
+#
+# The timing fields are CLOCK_MONOTONIC readings of the host (docs/PROTOCOL.md, "Timing fields").
 
 require_relative "payload"
 require_relative "pair_list"
 
 module PumaPlus
   module Wire
-    class Request < Struct.new(:pairs, keyword_init: true)
+    class Request < Struct.new(:headers_parsed_ns, :runnable_ns, :dispatched_ns, :pairs, keyword_init: true)
       include Payload
       TYPE = FrameType::REQUEST
+      # T2, T2b, T3: three u64, big-endian.
+      TIMES_FORMAT = "Q>Q>Q>"
+      # The format of one timing field, for unpack1 with offset:.
+      TIME_FORMAT = "Q>"
+      # Byte offsets of T2, T2b and T3 in the payload, and of the pair list after them.
+      HEADERS_PARSED_AT = 0
+      RUNNABLE_AT = 8
+      DISPATCHED_AT = 16
+      PAIRS_AT = 24
+      FIXED_SIZE = PAIRS_AT
 
+      # Raises ProtocolError unless +payload+ holds at least the 24 bytes of timing fields.
+      def self.check_size(payload)
+        return if payload.bytesize >= FIXED_SIZE
+
+        raise ProtocolError, "REQUEST payload of #{payload.bytesize} bytes, at least #{FIXED_SIZE} required"
+      end
+
+      # Parses a REQUEST payload; raises ProtocolError when it is shorter than 24 bytes or its pair list
+      # is truncated.
       def self.decode(payload)
-        new(pairs: PairList.decode(payload))
+        check_size(payload)
+        new(headers_parsed_ns: payload.unpack1(TIME_FORMAT, offset: HEADERS_PARSED_AT),
+            runnable_ns: payload.unpack1(TIME_FORMAT, offset: RUNNABLE_AT),
+            dispatched_ns: payload.unpack1(TIME_FORMAT, offset: DISPATCHED_AT),
+            pairs: PairList.decode(payload, PAIRS_AT))
       end
 
       def payload
-        PairList.encode(pairs)
+        PairList.encode(pairs, [headers_parsed_ns, runnable_ns, dispatched_ns].pack(TIMES_FORMAT))
       end
     end
   end

@@ -1,37 +1,57 @@
 # frozen_string_literal: true
 
 # RESPONSE_HEAD (0x20), worker → host: the status and headers the app returned, one pair per header value
-# (a repeated name is a multi-value header). END_STREAM set means the response has no body frames.
+# (a repeated name is a multi-value header), and the worker's timing points for the request. END_STREAM
+# set means the response has no body frames.
 #
-# u16 status | u16 reserved (0) | header pair list
+# +---------------------------------+---------------------------------+
+# |          status (u16)           |        reserved (u16, 0)        |
+# +---------------------------------+---------------------------------+
+# |                  app called, T4 (u64, ns)                         |
+# +-------------------------------------------------------------------+
+# |                  app returned, T5 (u64, ns)                       |
+# +-------------------------------------------------------------------+
+# |                  body read (u64, ns)                              |
+# +-------------------------------------------------------------------+
+# |                  header pair list ...                             |
+# +-------------------------------------------------------------------+
+#
+# T4 and T5 are CLOCK_MONOTONIC readings of the worker; body read is a duration (docs/PROTOCOL.md,
+# "Timing fields").
 
 require_relative "payload"
 require_relative "pair_list"
 
 module PumaPlus
   module Wire
-    class ResponseHead < Struct.new(:status, :pairs, keyword_init: true)
+    class ResponseHead < Struct.new(:status, :app_called_ns, :app_returned_ns, :body_read_ns, :pairs,
+                                    keyword_init: true)
       include Payload
       TYPE = FrameType::RESPONSE_HEAD
-      PREFIX_FORMAT = "nn"
+      # status, reserved, T4, T5, body read ns.
+      PREFIX_FORMAT = "nnQ>Q>Q>"
+      FIXED_SIZE = 28
 
-      # Parses a RESPONSE_HEAD payload; raises ProtocolError when it is shorter than 4 bytes or its pair
-      # list is truncated.
+      # Parses a RESPONSE_HEAD payload; raises ProtocolError when it is shorter than its 28 fixed bytes
+      # or its pair list is truncated. The reserved field is ignored.
       def self.decode(payload)
-        if payload.bytesize < 4
-          raise ProtocolError, "RESPONSE_HEAD payload of #{payload.bytesize} bytes, at least 4 required"
+        if payload.bytesize < FIXED_SIZE
+          raise ProtocolError, "RESPONSE_HEAD payload of #{payload.bytesize} bytes, at least #{FIXED_SIZE} required"
         end
 
-        new(status: payload.unpack1("n"), pairs: PairList.decode(payload, 4))
+        status, _reserved, app_called_ns, app_returned_ns, body_read_ns = payload.unpack(PREFIX_FORMAT)
+        new(status: status, app_called_ns: app_called_ns, app_returned_ns: app_returned_ns,
+            body_read_ns: body_read_ns, pairs: PairList.decode(payload, FIXED_SIZE))
       end
 
-      # Builds the payload directly from a status and any Enumerable of [name, value].
-      def self.payload(status, pairs)
-        PairList.encode(pairs, [status, 0].pack(PREFIX_FORMAT))
+      # Builds the payload directly from a status, the timing points (ns; see the layout above) and any
+      # Enumerable of [name, value]. Returns a new binary String. The worker's hot path.
+      def self.payload(status, app_called_ns, app_returned_ns, body_read_ns, pairs)
+        PairList.encode(pairs, [status, 0, app_called_ns, app_returned_ns, body_read_ns].pack(PREFIX_FORMAT))
       end
 
       def payload
-        ResponseHead.payload(status, pairs)
+        ResponseHead.payload(status, app_called_ns, app_returned_ns, body_read_ns, pairs)
       end
     end
   end

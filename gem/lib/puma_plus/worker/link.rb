@@ -6,8 +6,15 @@
 #
 # Lifecycle: #run connects (unless given a socket), handshakes, loops until the host closes the link or
 # sends GOAWAY, and returns whether the link ended for good; it never raises. A protocol error is logged,
-# answered with GOAWAY(1) and ends this link only (the worker then dials in again, see Worker). #stop (on SIGTERM, from another thread) sends GOAWAY(0) when the link is idle, or as soon
-# as the current response is finished; #close_if_idle closes a link that is still idle after that.
+# answered with GOAWAY(1) and ends this link only (the worker then dials in again, see Worker). #stop (on
+# SIGTERM, from another thread) sends GOAWAY(0) when the link is idle, or as soon as the current response
+# is finished; #close_if_idle closes a link that is still idle after that.
+#
+# Timing (docs/PROTOCOL.md, "Timing fields"): per request this thread reads CLOCK_MONOTONIC twice, T4 when
+# the request's turn with the app begins and T5 when app.call returned, and reports both in RESPONSE_HEAD.
+# A request with BODY frames adds one reading after the last of them: the body is read into rack.input on
+# the app's behalf between T4 and the call, and reported as body-read ns so the host can take it out of
+# service time (service = T5 - T4 - body read).
 
 require "socket"
 require_relative "../wire"
@@ -21,6 +28,7 @@ module PumaPlus
     class Link
       Wire = PumaPlus::Wire
       APP_ERRORS = ResponseWriter::APP_ERRORS
+      CLOCK = Process::CLOCK_MONOTONIC
 
       # +path+: link.sock; +io+: an already-connected socket (tests); +app+: the Rack app;
       # +prototype+: the frozen env (RackEnv.prototype); indexes and +generation+ go into HELLO.
@@ -157,20 +165,34 @@ module PumaPlus
         false
       end
 
-      # One request: env from the REQUEST pairs, rack.input from the BODY frames, app.call, response.
+      # One request: env from the REQUEST payload, rack.input from the BODY frames, app.call, response.
+      # Times (CLOCK_MONOTONIC ns): T4 when the request's turn begins (before its BODY frames are read,
+      # or just before app.call without a body), T5 when app.call returned or raised; body read = from T4
+      # to after the last BODY frame. A body that could not be stored gets the worker's 500 with T5 = the
+      # reading after the body.
       def serve(frame)
         input = nil
         env = RackEnv.build(@prototype, frame.payload, nil)
-        input, failure = frame.end_stream? ? [RequestBody.empty, nil] : read_body
+        app_called = Process.clock_gettime(CLOCK, :nanosecond)
+        if frame.end_stream?
+          input = RequestBody.empty
+          body_read_ns = 0
+        else
+          input, failure = read_body
+          body_read_ns = Process.clock_gettime(CLOCK, :nanosecond) - app_called
+        end
         env["rack.input"] = input
-        return @writer.write_error(env, failure) if failure
+        if failure
+          return @writer.write_error(env, failure, app_called, app_called + body_read_ns, body_read_ns)
+        end
 
         begin
           status, headers, body = @app.call(env)
         rescue *APP_ERRORS => e
-          return @writer.write_error(env, e)
+          return @writer.write_error(env, e, app_called, Process.clock_gettime(CLOCK, :nanosecond), body_read_ns)
         end
-        @writer.write(env, status, headers, body)
+        app_returned = Process.clock_gettime(CLOCK, :nanosecond)
+        @writer.write(env, status, headers, body, app_called, app_returned, body_read_ns)
       ensure
         input&.close
       end

@@ -71,9 +71,11 @@ class PumaPlus::Wire::CorpusTest < PumaPlus::TestCase
              when "WELCOME" then f.slice("version", "link_id")
              when "GOAWAY" then { "code" => f.fetch("code"), "reason" => bytes(f.fetch("reason")) }
              when "CONFIG" then { "json" => bytes(f.fetch("json")) }
-             when "REQUEST" then { "pairs" => pairs(f.fetch("pairs")) }
+             when "REQUEST" then f.slice("headers_parsed_ns", "runnable_ns", "dispatched_ns")
+                                   .merge("pairs" => pairs(f.fetch("pairs")))
              when "BODY", "RESPONSE_BODY" then { "data" => bytes(f.fetch("data")) }
-             when "RESPONSE_HEAD" then { "status" => f.fetch("status"), "pairs" => pairs(f.fetch("pairs")) }
+             when "RESPONSE_HEAD" then f.slice("status", "app_called_ns", "app_returned_ns", "body_read_ns")
+                                         .merge("pairs" => pairs(f.fetch("pairs")))
              when "RESPONSE_ABORT" then { "reason" => bytes(f.fetch("reason")) }
              end
     { "type" => f.fetch("type"), "flags" => flags(f.fetch("flags")) }.merge(fields)

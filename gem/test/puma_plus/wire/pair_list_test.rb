@@ -37,6 +37,11 @@ class PumaPlus::Wire::PairListTest < PumaPlus::TestCase
     refute(hash.values.any?(&:frozen?))
   end
 
+  def test_store_starts_at_the_given_offset
+    payload = ("\x00".b * 24) + PairList.encode([["A", "1"]])
+    assert_equal({ "A" => "1" }, PairList.store(payload, {}, 24))
+  end
+
   def test_store_rejects_every_truncation
     whole = PairList.encode([["name", "value"], ["n2", "v2"]])
     (1...whole.bytesize).each do |cut|

@@ -5,6 +5,7 @@
 
 require "test_helper"
 require "socket"
+require "minitest/mock"
 require "delegate"
 require "rack/lint"
 require "uri" # Rack 2.2 Lint uses URI without requiring it
@@ -77,24 +78,39 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     ->(_env) { [200, { "Content-Type" => "text/plain" }, [body]] }
   end
 
+  def now_ns
+    Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
+  end
+
+  # A RequestBody whose every append fails as a full disk would.
+  class UnstorableBody
+    def <<(_data)
+      raise Errno::ENOSPC, "spool file"
+    end
+
+    def input
+      raise "unreachable: a failed body is never handed to the app"
+    end
+  end
+
   def test_hello_names_role_pid_worker_and_thread_index
     start(ok_app)
-    assert_equal [1, 0, Process.pid, 1, 2, 3],
+    assert_equal [2, 0, Process.pid, 1, 2, 3],
                  [@hello.version, @hello.role, @hello.pid, @hello.generation, @hello.worker_index, @hello.thread_index]
   end
 
   def test_env_is_built_from_the_request_pairs
     seen = nil
     start(->(env) { seen = env; [200, {}, []] })
-    @host.request("REQUEST_METHOD" => "GET", "PATH_INFO" => "/hello", "QUERY_STRING" => "a=1",
-                  "HTTP_HOST" => "localhost:9292", "HTTP_X_RAW" => "\xff\x00".b, "puma_plus.queue_ns" => "1234")
+    @host.request({ "REQUEST_METHOD" => "GET", "PATH_INFO" => "/hello", "QUERY_STRING" => "a=1",
+                    "HTTP_HOST" => "localhost:9292", "HTTP_X_RAW" => "\xff\x00".b, "puma_plus.request_id" => "1234" })
     assert_equal 200, @host.response.status
     assert_equal "GET", seen["REQUEST_METHOD"]
     assert_equal "/hello", seen["PATH_INFO"]
     assert_equal "a=1", seen["QUERY_STRING"]
     assert_equal "localhost:9292", seen["HTTP_HOST"]
     assert_equal "\xff\x00".b, seen["HTTP_X_RAW"]
-    assert_equal "1234", seen["puma_plus.queue_ns"]
+    assert_equal "1234", seen["puma_plus.request_id"]
     assert_equal Encoding::BINARY, seen["PATH_INFO"].encoding
   end
 
@@ -321,7 +337,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
   def test_head_request_and_204_get_no_body_frames
     body = TrackedBody.new(["ignored"])
     start(->(env) { [env["REQUEST_METHOD"] == "HEAD" ? 200 : 204, {}, body] }, lint: false)
-    @host.request("REQUEST_METHOD" => "HEAD")
+    @host.request({ "REQUEST_METHOD" => "HEAD" })
     head = @host.response
     assert_equal 1, head.frames.size
     assert head.frames.first.end_stream?
@@ -334,7 +350,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
   def test_link_serves_requests_one_after_another
     start(->(env) { [200, {}, [env["PATH_INFO"]]] })
     bodies = (1..20).map do |i|
-      @host.request("PATH_INFO" => "/#{i}")
+      @host.request({ "PATH_INFO" => "/#{i}" })
       @host.response.body
     end
     assert_equal (1..20).map { |i| "/#{i}" }, bodies
@@ -375,14 +391,14 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
       end
       [200, {}, [env["PATH_INFO"]]]
     end)
-    @host.request("PATH_INFO" => "/slow")
+    @host.request({ "PATH_INFO" => "/slow" })
     entered.pop
     @link.stop
     release << :go
     assert_equal "/slow", @host.response.body
     goaway = @host.read_frame
     assert_equal [Wire::FrameType::GOAWAY, 0], [goaway.type, Wire.decode(goaway).code]
-    @host.request("PATH_INFO" => "/crossed") # dispatched before the host read the GOAWAY
+    @host.request({ "PATH_INFO" => "/crossed" }) # dispatched before the host read the GOAWAY
     assert_equal "/crossed", @host.response.body
     @host.close
     assert @thread.join(5)
@@ -398,6 +414,117 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     assert_equal "", @log.string
   end
 
+  # ---- timing (docs/PROTOCOL.md, "Timing fields") ----
+
+  def test_queue_time_in_env_is_dispatched_minus_runnable
+    seen = nil
+    start(->(env) { seen = env; [200, {}, []] })
+    @host.request({}, headers_parsed_ns: 4_000_000_000, runnable_ns: 4_000_500_000, dispatched_ns: 4_012_345_678)
+    @host.response
+    assert_equal 11_845_678, seen["puma_plus.queue_time_ns"]
+  end
+
+  def test_body_wait_and_runnable_at_in_env_come_from_t2_and_t2b
+    seen = nil
+    start(->(env) { seen = env; [200, {}, []] })
+    @host.request({ "REQUEST_METHOD" => "POST", "CONTENT_LENGTH" => "2" }, "ok",
+                  headers_parsed_ns: 4_000_000_000, runnable_ns: 6_000_000_007, dispatched_ns: 6_000_000_007)
+    @host.response
+    assert_equal [2_000_000_007, 6_000_000_007, 0],
+                 seen.values_at("puma_plus.body_wait_ns", "puma_plus.runnable_at_ns", "puma_plus.queue_time_ns")
+    assert(seen.values_at("puma_plus.body_wait_ns", "puma_plus.runnable_at_ns", "puma_plus.queue_time_ns")
+               .all?(Integer))
+  end
+
+  def test_response_head_carries_t4_before_t5_spanning_the_app_call
+    start(->(_env) { sleep 0.05; [200, {}, ["slept"]] })
+    dispatched = now_ns
+    @host.request({}, headers_parsed_ns: dispatched, runnable_ns: dispatched, dispatched_ns: dispatched)
+    head = @host.response.head
+    received = now_ns
+    assert_operator dispatched, :<=, head.app_called_ns
+    assert_operator head.app_called_ns, :<=, head.app_returned_ns
+    assert_operator head.app_returned_ns - head.app_called_ns, :>=, 50_000_000
+    assert_operator head.app_returned_ns, :<=, received
+    assert_equal 0, head.body_read_ns
+  end
+
+  def test_every_kind_of_response_head_carries_the_app_call_times
+    bodies = { "/array" => ["a"], "/streamed" => Enumerator.new { |out| out << "s" }, "/empty" => [] }
+    start(lambda do |env|
+      sleep 0.01
+      [env["PATH_INFO"] == "/empty" ? 204 : 200, {}, bodies.fetch(env["PATH_INFO"])]
+    end, lint: false)
+    bodies.each_key do |path|
+      before = now_ns
+      @host.request({ "PATH_INFO" => path })
+      head = @host.response.head
+      assert_operator before, :<=, head.app_called_ns, path
+      assert_operator head.app_returned_ns - head.app_called_ns, :>=, 10_000_000, path
+    end
+  end
+
+  def test_body_read_ns_covers_body_frames_delivered_slowly
+    start(->(env) { [200, {}, [env["rack.input"].read]] })
+    dispatched = now_ns
+    @host.request({ "REQUEST_METHOD" => "POST", "CONTENT_LENGTH" => "6" }, ["ab", "cd", "ef"], pause: 0.03,
+                  headers_parsed_ns: dispatched, runnable_ns: dispatched, dispatched_ns: dispatched)
+    response = @host.response
+    head = response.head
+    assert_equal "abcdef", response.body
+    # three 30 ms pauses; the two after the first BODY frame fall inside the read for certain
+    assert_operator head.body_read_ns, :>=, 60_000_000
+    # the request's turn starts after dispatch; the body read lies inside T5 - T4, so service excludes it
+    assert_operator head.app_called_ns, :>=, dispatched
+    assert_operator head.app_returned_ns - head.app_called_ns, :>=, head.body_read_ns
+  end
+
+  def test_body_read_ns_is_zero_without_a_body
+    start(ok_app)
+    @host.request({})
+    assert_equal 0, @host.response.head.body_read_ns
+  end
+
+  def test_500_for_an_app_that_raised_carries_t4_when_it_was_called_and_t5_when_it_raised
+    start(->(_env) { sleep 0.03; raise "kaput" })
+    before = now_ns
+    @host.request({})
+    response = @host.response
+    after = now_ns
+    head = response.head
+    assert_equal 500, response.status
+    assert_operator before, :<=, head.app_called_ns
+    assert_operator head.app_returned_ns - head.app_called_ns, :>=, 30_000_000
+    assert_operator head.app_returned_ns, :<=, after
+  end
+
+  def test_500_for_a_body_that_could_not_be_stored_ends_its_turn_when_the_body_was_read
+    called = false
+    start(->(_env) { called = true; [200, {}, []] })
+    PumaPlus::RequestBody.stub(:new, UnstorableBody.new) do
+      before = now_ns
+      @host.request({ "REQUEST_METHOD" => "POST", "CONTENT_LENGTH" => "4" }, ["ab", "cd"], pause: 0.02)
+      response = @host.response
+      head = response.head
+      assert_equal 500, response.status
+      refute called, "the app was called with a body that could not be stored"
+      assert_equal head.app_called_ns + head.body_read_ns, head.app_returned_ns
+      assert_operator head.app_called_ns, :>=, before
+      assert_operator head.body_read_ns, :>=, 20_000_000
+    end
+    assert_match(/Errno::ENOSPC/, @log.string)
+    @host.request({})
+    assert_equal 200, @host.response.status # the link stayed in step
+  end
+
+  def test_500_for_an_invalid_response_keeps_the_apps_t4_and_t5
+    start(->(_env) { sleep 0.02; [42, {}, []] }, lint: false)
+    @host.request({})
+    response = @host.response
+    assert_equal 500, response.status
+    assert_operator response.head.app_returned_ns - response.head.app_called_ns, :>=, 20_000_000
+  end
+
   def test_a_real_sinatra_app_gets_params_body_cookies_and_streaming
     require "sinatra/base"
     app = Class.new(Sinatra::Base) do
@@ -407,7 +534,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
       get("/stream") { stream { |out| out << "one,"; out << "two" } }
     end
     start(app)
-    @host.request("PATH_INFO" => "/hello", "QUERY_STRING" => "name=ruby")
+    @host.request({ "PATH_INFO" => "/hello", "QUERY_STRING" => "name=ruby" })
     assert_equal [200, "hello ruby"], @host.response.then { |r| [r.status, r.body] }
 
     @host.request({ "REQUEST_METHOD" => "POST", "PATH_INFO" => "/rows",
@@ -416,7 +543,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     assert_equal "created alpha1", response.body
     assert_equal 2, response.headers.count { |name, _| name.casecmp?("set-cookie") }
 
-    @host.request("PATH_INFO" => "/stream")
+    @host.request({ "PATH_INFO" => "/stream" })
     assert_equal "one,two", @host.response.body
   end
 end

@@ -1,6 +1,7 @@
 /*
- * The host's control app: a small HTTP server on the host's own event loops that answers /stats from the
- * Dispatcher's live counters, never through the request queue, so it answers even when every slot is busy.
+ * The host's control app: a small HTTP server on the host's own event loops that answers /stats and
+ * /metrics from the Dispatcher's live counters and the request timing (QueueMetrics), never through the
+ * request queue, so it answers even when every slot is busy.
  */
 package dev.pumaplus.host;
 
@@ -28,6 +29,8 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -38,8 +41,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Serves {@code GET /stats}: puma's cluster stats shape, computed live from {@link Dispatcher#snapshot()}
- * with worker links grouped by the pid in their HELLO. {@code ?pretty=1} indents. With a token configured,
- * {@code ?token=} must match (else 403). Other paths: 404; other methods: 405.
+ * with worker links grouped by the pid in their HELLO, plus a {@code queue} object (below).
+ * {@code ?pretty=1} indents. {@code GET /metrics}: the Prometheus text format ({@link PrometheusExposition}).
+ * With a token configured, {@code ?token=} must match on both (else 403). Other paths: 404; other methods:
+ * 405.
+ *
+ * <p>{@code queue}: {@code window} ("10s"); queue time p50/p95/p99/max over the last 10 s in ms
+ * ({@code p50_ms} ...); {@code depth} (L), {@code busy_slots}, {@code live_slots} (c);
+ * {@code predicted_wait_ms} (W_pred, null with no live slot); {@code service_p50_ms},
+ * {@code service_p95_ms}; {@code arrivals_per_s} (λ over 10 s); {@code slot_mean_ms} (S_slot, the mean time
+ * a request holds a slot, null before any request finished); {@code utilization} (ρ = λ·S_slot/c, null with
+ * no live slot); {@code dropped} (requests cancelled by their client before dispatch, since start); and
+ * {@code windows}: {@code "1s"}, {@code "10s"}, {@code "60s"}, each with {@code count} (requests dispatched
+ * in the window), {@code arrivals_per_s} and p50/p90/p95/p99/max of queue, service and total time
+ * ({@code queue_p50_ms} ... {@code total_max_ms}). Milliseconds are numbers with 3 decimals (µs).
  *
  * <p>Per worker: {@code running} = its live links, {@code pool_capacity} = its idle links,
  * {@code busy_threads} = its busy links, {@code max_threads} = the configured threads,
@@ -137,7 +152,71 @@ final class ControlApp {
             last.put("requests_count", p.completed());
             last.put("busy_threads", p.busy());
         }
+        queue(root.putObject("queue"), s);
         return root;
+    }
+
+    private void queue(ObjectNode queue, Dispatcher.Snapshot s) {
+        QueueMetrics metrics = dispatcher.metrics();
+        QueueMetrics.Window main = metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS);
+        double slotMean = metrics.meanSlotNanos();
+        queue.put("window", QueueMetrics.MAIN_WINDOW_SECONDS + "s");
+        queue.put("p50_ms", millis(main.queue().p50()));
+        queue.put("p95_ms", millis(main.queue().p95()));
+        queue.put("p99_ms", millis(main.queue().p99()));
+        queue.put("max_ms", millis(main.queue().max()));
+        queue.put("depth", s.depth());
+        queue.put("busy_slots", s.busy());
+        queue.put("live_slots", s.live());
+        putMillis(queue, "predicted_wait_ms",
+                QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), slotMean));
+        queue.put("service_p50_ms", millis(main.service().p50()));
+        queue.put("service_p95_ms", millis(main.service().p95()));
+        queue.put("arrivals_per_s", decimal(main.arrivalsPerSecond(), 3));
+        putMillis(queue, "slot_mean_ms", slotMean);
+        double rho = QueueMetrics.utilization(main.arrivalsPerSecond(), slotMean, s.live());
+        if (Double.isNaN(rho)) {
+            queue.putNull("utilization");
+        } else {
+            queue.put("utilization", decimal(rho, 4));
+        }
+        queue.put("dropped", s.dropped());
+        ObjectNode windows = queue.putObject("windows");
+        for (int seconds : new int[] {1, 10, 60}) {
+            QueueMetrics.Window w = seconds == QueueMetrics.MAIN_WINDOW_SECONDS ? main : metrics.window(seconds);
+            ObjectNode node = windows.putObject(seconds + "s");
+            node.put("count", w.queue().count());
+            node.put("arrivals_per_s", decimal(w.arrivalsPerSecond(), 3));
+            percentiles(node, "queue", w.queue());
+            percentiles(node, "service", w.service());
+            percentiles(node, "total", w.total());
+        }
+    }
+
+    private static void percentiles(ObjectNode node, String name, QueueMetrics.Percentiles p) {
+        node.put(name + "_p50_ms", millis(p.p50()));
+        node.put(name + "_p90_ms", millis(p.p90()));
+        node.put(name + "_p95_ms", millis(p.p95()));
+        node.put(name + "_p99_ms", millis(p.p99()));
+        node.put(name + "_max_ms", millis(p.max()));
+    }
+
+    /** ns as ms with 3 decimals (rounded to the µs), written plainly (0.012, never 1.2E-2). */
+    static BigDecimal millis(long nanos) {
+        return BigDecimal.valueOf((nanos + 500) / 1000, 3);
+    }
+
+    /** A double of ns as ms, or null when it is NaN or infinite (unknown, or no slot to serve). */
+    private static void putMillis(ObjectNode node, String name, double nanos) {
+        if (Double.isNaN(nanos) || Double.isInfinite(nanos)) {
+            node.putNull(name);
+        } else {
+            node.put(name, millis(Math.round(nanos)));
+        }
+    }
+
+    private static BigDecimal decimal(double value, int scale) {
+        return BigDecimal.valueOf(value).setScale(scale, RoundingMode.HALF_UP);
     }
 
     private boolean authorized(QueryStringDecoder query) {
@@ -155,13 +234,20 @@ final class ControlApp {
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) throws Exception {
             QueryStringDecoder query = new QueryStringDecoder(request.uri());
             FullHttpResponse response;
-            if (!query.path().equals("/stats")) {
+            boolean metrics = query.path().equals("/metrics");
+            if (!query.path().equals("/stats") && !metrics) {
                 response = text(HttpResponseStatus.NOT_FOUND, "not found\n");
             } else if (!request.method().equals(HttpMethod.GET) && !request.method().equals(HttpMethod.HEAD)) {
                 response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed\n");
                 response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
             } else if (!authorized(query)) {
                 response = text(HttpResponseStatus.FORBIDDEN, "forbidden\n");
+            } else if (metrics) {
+                byte[] body = PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot())
+                        .getBytes(StandardCharsets.UTF_8);
+                response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                        Unpooled.wrappedBuffer(body));
+                response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusExposition.CONTENT_TYPE);
             } else {
                 List<String> pretty = query.parameters().get("pretty");
                 boolean indent = pretty != null && !pretty.isEmpty() && !pretty.get(0).equals("0")

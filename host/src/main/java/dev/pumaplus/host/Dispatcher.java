@@ -37,9 +37,13 @@ import java.util.function.IntConsumer;
  * longest idle). Threads of one Ruby process share a GVL, so spreading concurrent requests across
  * processes first gives each request the most CPU.
  *
- * <p>Timing: T2b ({@link QueuedExchange#runnableNanos}) is read at submit and T3
- * ({@link QueuedExchange#dispatchedNanos}) at dispatch, both {@link System#nanoTime()}; queue time is
- * T3 − T2b.
+ * <p>Timing: T2b ({@link QueuedExchange#runnableNanos}) is read in submit just before the queue is
+ * entered (after the env pair list is encoded), and T3
+ * ({@link QueuedExchange#dispatchedNanos}) at dispatch, when the request is assigned to a link under the
+ * lock, both {@link System#nanoTime()}; queue time is T3 − T2b, recorded into {@link #metrics()} right
+ * after the lock is released, as body wait (T2b − T2) and upstream time (X-Request-Start) are at submit
+ * and slot time (T3 → the link idle again) when a link finishes. The event-loop hop from the dispatcher to
+ * the link is therefore dispatch-to-call (T3 → T4), not queue time: the request already had its slot.
  *
  * <p>Threading: every method is thread-safe. Work that touches a channel (starting a request on a link,
  * answering a sink) happens after the lock is released.
@@ -54,7 +58,12 @@ final class Dispatcher implements RequestQueue {
     private final List<WorkerLink> links = new ArrayList<>();
     private final AtomicLong requestIds = new AtomicLong();
     private final ByteBufAllocator alloc;
+    private final QueueMetrics metrics = new QueueMetrics();
     private volatile IntConsumer liveLinksChanged = n -> { };
+    /** Config {@code server_timing}: links add a Server-Timing header to each response head. */
+    private volatile boolean serverTiming;
+    /** Config {@code log_requests}: the per-request timing line, or null when off. */
+    private volatile RequestLog requestLog;
 
     /** Set by {@link #drain}: later submits are answered 503 on this executor. Guarded by the lock. */
     private java.util.concurrent.Executor closedLoop;
@@ -69,6 +78,34 @@ final class Dispatcher implements RequestQueue {
         this.alloc = alloc;
     }
 
+    /** The request timing aggregate every link and exchange of this dispatcher records into. */
+    QueueMetrics metrics() {
+        return metrics;
+    }
+
+    /** Requests submitted since start (λ's numerator). Any thread. */
+    long submitted() {
+        return requestIds.get();
+    }
+
+    /** Switches the Server-Timing response header (config {@code server_timing}) on or off. */
+    void serverTiming(boolean on) {
+        serverTiming = on;
+    }
+
+    boolean serverTiming() {
+        return serverTiming;
+    }
+
+    /** Sets the per-request timing line (config {@code log_requests}); null switches it off. */
+    void requestLog(RequestLog log) {
+        requestLog = log;
+    }
+
+    RequestLog requestLog() {
+        return requestLog;
+    }
+
     /** Called (outside the lock, on a link's event loop) with the new live-link count after each change. */
     void onLiveLinksChanged(IntConsumer listener) {
         this.liveLinksChanged = listener;
@@ -77,12 +114,16 @@ final class Dispatcher implements RequestQueue {
     @Override
     public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete,
                            ResponseSink sink) {
-        long runnableNanos = System.nanoTime();
         long id = requestIds.incrementAndGet();
         ByteBuf env = PairList.encode(alloc, EnvEncoder.pairs(head, id));
-        QueuedExchange ex = new QueuedExchange(this, connection, id, env, body, bodyComplete, sink, runnableNanos);
+        QueuedExchange ex = new QueuedExchange(this, connection, id, head, env, body, bodyComplete, sink);
         WorkerLink target = null;
         java.util.concurrent.Executor refuse;
+        // T2b once the exchange is built, right before the queue is entered: building the env and the
+        // exchange is the host's own work with a slot possibly free, not a wait for one (on a cold JVM the
+        // first requests spend a millisecond there), so it must not count as queue time.
+        long runnableNanos = System.nanoTime();
+        ex.runnableNanos = runnableNanos;
         lock.lock();
         try {
             refuse = closedLoop;
@@ -102,12 +143,40 @@ final class Dispatcher implements RequestQueue {
             lock.unlock();
         }
         if (target != null) {
-            target.start(ex);
+            dispatch(ex, target);
         } else if (refuse != null) {
             ex.discard();
-            refuse.execute(() -> sink.fail(503, "server shutting down", false));
+            refuse.execute(() -> ex.fail(503, "server shutting down", false));
         }
+        metrics.bodyWait.record(runnableNanos - head.headersParsedNanos());
+        recordUpstream(head);
         return ex;
+    }
+
+    /**
+     * Upstream queue time: the wall clock at T2 minus the X-Request-Start the load balancer stamped, when
+     * it reads and lies within 0..1 hour (clock skew makes small negatives: those are dropped, not clamped).
+     */
+    private void recordUpstream(RequestHead head) {
+        String value = RequestStartHeader.find(head.headers());
+        if (value == null) {
+            return;
+        }
+        long wallAtT2 = metrics.epochNanosAt(head.headersParsedNanos());
+        long stamped = RequestStartHeader.epochNanos(value, wallAtT2);
+        if (stamped == RequestStartHeader.INVALID) {
+            return;
+        }
+        long upstream = wallAtT2 - stamped;
+        if (upstream >= 0 && upstream <= TimingHistogram.MAX_NANOS) {
+            metrics.upstream.record(upstream);
+        }
+    }
+
+    /** After the lock: records queue time T3 − T2b and sends {@code ex} to {@code link}. */
+    private void dispatch(QueuedExchange ex, WorkerLink link) {
+        metrics.queue.record(ex.dispatchedNanos - ex.runnableNanos);
+        link.start(ex);
     }
 
     /** A queued request is removed and never dispatched; a running one has its response discarded. */
@@ -193,6 +262,7 @@ final class Dispatcher implements RequestQueue {
         } finally {
             lock.unlock();
         }
+        metrics.slot.record(System.nanoTime() - ex.dispatchedNanos);
         startAll(assignments);
         return close;
     }
@@ -319,7 +389,7 @@ final class Dispatcher implements RequestQueue {
         List<WorkerLink> all = drainLinks();
         for (QueuedExchange ex : queued) {
             ex.discard();
-            loop.execute(() -> ex.sink.fail(503, "server shutting down", false));
+            loop.execute(() -> ex.fail(503, "server shutting down", false));
         }
         for (WorkerLink link : all) {
             if (link.exchange != null) {
@@ -431,10 +501,10 @@ final class Dispatcher implements RequestQueue {
         return best;
     }
 
-    private static void startAll(List<Assignment> assignments) {
+    private void startAll(List<Assignment> assignments) {
         if (assignments != null) {
             for (Assignment a : assignments) {
-                a.link.start(a.exchange);
+                dispatch(a.exchange, a.link);
             }
         }
     }

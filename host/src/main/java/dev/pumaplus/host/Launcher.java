@@ -82,6 +82,7 @@ public final class Launcher {
     private Process shepherd;
     private ControlApp controlApp;
     private ShepherdConfig settings;
+    private RequestLog requestLog;
 
     Launcher(Path ruby, Path gem, List<String> userArgs) {
         this.ruby = ruby;
@@ -164,6 +165,7 @@ public final class Launcher {
         transport = HostTransport.select();
         dispatcher = new Dispatcher(PooledByteBufAllocator.DEFAULT);
         dispatcher.onLiveLinksChanged(this::liveSlotsChanged);
+        dispatcher.metrics().start(transport.group.next(), dispatcher::submitted);
         // The first CONFIG wins; a second shepherd (hot restart) is a later issue.
         linkServer = new LinkServer(transport, dispatcher, (link, hello, json) -> config.complete(json));
         Path socket = privateDir.resolve("link.sock");
@@ -193,6 +195,11 @@ public final class Launcher {
         settings = ShepherdConfig.parse(config.join(), url -> announce("puma-plus: listening on " + url));
         int workers = (int) Math.max(1, settings.number("workers", 1));
         int threads = (int) Math.max(1, settings.number("threads", 1));
+        dispatcher.serverTiming(settings.flag("server_timing", false));
+        if (settings.flag("log_requests", false)) {
+            requestLog = new RequestLog(out);
+            dispatcher.requestLog(requestLog);
+        }
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, dispatcher, null);
@@ -292,8 +299,14 @@ public final class Launcher {
         if (felix != null) {
             felix.stop(10_000);
         }
+        if (dispatcher != null) {
+            dispatcher.metrics().stop();
+        }
         if (transport != null) {
             transport.shutdown();
+        }
+        if (requestLog != null) {
+            requestLog.drain(2_000); // every request line before "stopped"
         }
         deletePrivateDir();
         if (booted) {

@@ -6,6 +6,7 @@
 package dev.pumaplus.host;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
@@ -19,6 +20,11 @@ import java.util.List;
  * lock. The request body ({@code pending*}, {@code bodyEnded}, {@code started}) is guarded by this object's
  * monitor, because it is written by the protocol's event loop and read by the link's event loop. Everything
  * else the link touches (response progress) is confined to the link's event loop.
+ *
+ * <p>Timing points (all {@link System#nanoTime()} ns): T1 and T2 come with the {@link #head}, T2b is read
+ * at submit, T3 at dispatch (under the dispatcher's lock), T4, T5 and body read arrive in the RESPONSE_HEAD
+ * (written on the link's event loop before {@link #status}, which is volatile and written last, so whoever
+ * reads {@code status} first sees them), T6 in {@link #responseSent}.
  */
 final class QueuedExchange implements Exchange {
 
@@ -31,8 +37,13 @@ final class QueuedExchange implements Exchange {
     final Object connection;
     final long requestId;
     final ResponseSink sink;
-    /** T2b: {@link System#nanoTime()} at submit, when the request became runnable. */
-    final long runnableNanos;
+    /** The parsed request: method, target, T1 and T2. */
+    final RequestHead head;
+    /**
+     * T2b: {@link System#nanoTime()} at submit, when the request entered the queue; written by the submitting
+     * thread before it takes the dispatcher's lock, read after dispatch (so it is visible there).
+     */
+    long runnableNanos;
     /** T3: {@link System#nanoTime()} when it was handed to a link; 0 before. Guarded by the dispatcher lock. */
     long dispatchedNanos;
     /** Guarded by the dispatcher lock. */
@@ -43,6 +54,18 @@ final class QueuedExchange implements Exchange {
     volatile boolean cancelled;
     /** The response ended or failed: body chunks written from now on are dropped. */
     volatile boolean finished;
+    /** The host failed the request (502/503, or an abort after the head): no service or total recorded. */
+    volatile boolean failed;
+    /** T4 from the RESPONSE_HEAD; 0 until it arrives. Written on the link's loop before {@link #status}. */
+    long appCalledNanos;
+    /** T5 from the RESPONSE_HEAD; 0 until it arrives. */
+    long appReturnedNanos;
+    /** Body-read ns from the RESPONSE_HEAD. */
+    long bodyReadNanos;
+    /** The status the client is sent (the worker's, or the host's failure status); 0 until known. */
+    volatile int status;
+    /** T6 has been reported (the protocol calls responseSent once; this guards against a second call). */
+    private volatile boolean sent;
 
     private ByteBuf env;
     private final ArrayDeque<ByteBuf> pendingBody = new ArrayDeque<>(2);
@@ -52,14 +75,14 @@ final class QueuedExchange implements Exchange {
     private boolean drainScheduled;
     private boolean resumeWanted;
 
-    QueuedExchange(Dispatcher dispatcher, Object connection, long requestId, ByteBuf env, ByteBuf body,
-                   boolean bodyComplete, ResponseSink sink, long runnableNanos) {
+    QueuedExchange(Dispatcher dispatcher, Object connection, long requestId, RequestHead head, ByteBuf env,
+                   ByteBuf body, boolean bodyComplete, ResponseSink sink) {
         this.dispatcher = dispatcher;
         this.connection = connection;
         this.requestId = requestId;
+        this.head = head;
         this.env = env;
         this.sink = sink;
-        this.runnableNanos = runnableNanos;
         if (body.isReadable()) {
             pendingBody.add(body);
             pendingBytes = body.readableBytes();
@@ -117,6 +140,48 @@ final class QueuedExchange implements Exchange {
     @Override
     public void cancel() {
         dispatcher.cancel(this);
+    }
+
+    /**
+     * {@inheritDoc} Records total time T6 − T1 for a response the worker completed (not for one the host
+     * failed, nor a cancelled one), then writes the {@code log_requests} line if that is switched on.
+     */
+    @Override
+    public void responseSent(long flushedNanos) {
+        if (sent) {
+            return;
+        }
+        sent = true;
+        int s = status; // volatile read first: T4, T5 and body read are visible after it
+        if (s != 0 && !failed && !cancelled) {
+            dispatcher.metrics().total.record(flushedNanos - head.firstByteNanos());
+        }
+        RequestLog log = dispatcher.requestLog();
+        if (log != null && s != 0) {
+            log.log(this, flushedNanos);
+        }
+    }
+
+    /** Records the worker's RESPONSE_HEAD timing and status. Link event loop, before the sink hears of it. */
+    void headReceived(int headStatus, long appCalled, long appReturned, long bodyRead) {
+        appCalledNanos = appCalled;
+        appReturnedNanos = appReturned;
+        bodyReadNanos = bodyRead;
+        status = headStatus;
+        dispatcher.metrics().countStatus(headStatus);
+    }
+
+    /**
+     * Fails the request: marks it failed (no service or total is recorded), counts {@code failStatus}
+     * when the client is answered with it (no head sent yet) and tells the sink. Any thread.
+     */
+    void fail(int failStatus, String reason, boolean headSent) {
+        failed = true;
+        if (!headSent) {
+            status = failStatus;
+            dispatcher.metrics().countStatus(failStatus);
+        }
+        sink.fail(failStatus, reason, headSent);
     }
 
     /** The request body still to send, taken by the link; marks the exchange started. Link event loop. */

@@ -80,6 +80,18 @@ final class ShepherdConfig implements HostSettings {
         listeningAnnouncer.accept(url.startsWith("tcp://") ? "http://" + url.substring("tcp://".length()) : url);
     }
 
+    /**
+     * A boolean switch (e.g. {@code server_timing}, {@code log_requests}): JSON {@code true} or the text
+     * {@code "true"} is on, any other value off; {@code fallback} when absent or null.
+     */
+    boolean flag(String key, boolean fallback) {
+        JsonNode node = root.get(key);
+        if (node == null || node.isNull()) {
+            return fallback;
+        }
+        return node.isBoolean() ? node.booleanValue() : "true".equals(node.asText());
+    }
+
     /** Seconds, possibly fractional, as nanoseconds; {@code fallbackSeconds} when absent. */
     long nanos(String key, double fallbackSeconds) {
         JsonNode node = root.get(key);

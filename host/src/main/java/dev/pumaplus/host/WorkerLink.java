@@ -10,6 +10,7 @@ import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
 import dev.pumaplus.wire.ProtocolException;
+import dev.pumaplus.wire.Request;
 import dev.pumaplus.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -20,6 +21,7 @@ import io.netty.handler.codec.DecoderException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -37,6 +39,12 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Errors: a frame not allowed in the current state is a protocol error (GOAWAY(1), close). When the
  * link closes while BUSY, the exchange's sink gets {@code fail(502, ..., headSent)} at once; nothing else
  * is affected.
+ *
+ * <p>Timing: the REQUEST frame carries T2, T2b and T3 in a 24-byte prefix buffer put in front of the env
+ * that was encoded at submit (no copy). From the RESPONSE_HEAD the link takes T4, T5 and body-read ns;
+ * when the worker ends its response normally (END_STREAM, no abort, client still there) it records service
+ * time T5 − T4 − body read. With {@code server_timing} on, each forwarded head gets
+ * {@code Server-Timing: queue;dur=<T3 − T2b in ms>, app;dur=<service, T5 − T4 − body read, in ms>} (3 decimals).
  *
  * <p>Threading: fields marked "lock" are guarded by the dispatcher's lock; the response progress fields
  * are confined to {@link #channel}'s event loop, where all frames are written and read.
@@ -108,7 +116,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         resumeReading(); // never paused here (finish resumed); kept so a new exchange always starts reading
         QueuedExchange.BodyChunks body = ex.takeBody();
         boolean endNow = body.end() && body.chunks().isEmpty();
-        channel.write(Frame.of(FrameType.REQUEST, endNow, env));
+        channel.write(Request.frame(channel.alloc(), ex.head.headersParsedNanos(), ex.runnableNanos,
+                ex.dispatchedNanos, env, endNow));
         if (endNow) {
             requestEndSent = true;
         } else {
@@ -248,8 +257,14 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         headForwarded = true;
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
+        ex.headReceived(head.status(), head.appCalledNanos(), head.appReturnedNanos(), head.bodyReadNanos());
         if (!ex.cancelled) {
-            ex.sink.head(head.status(), head.headers(), responseEnded);
+            List<Map.Entry<String, String>> headers = head.headers();
+            if (dispatcher.serverTiming()) {
+                headers.add(Map.entry("Server-Timing", serverTiming(ex.dispatchedNanos - ex.runnableNanos,
+                        head.appReturnedNanos() - head.appCalledNanos() - head.bodyReadNanos())));
+            }
+            ex.sink.head(head.status(), headers, responseEnded);
         }
         if (responseEnded) {
             responseDone(ex);
@@ -279,13 +294,16 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         responseEnded = true;
         QueuedExchange ex = current;
         if (!ex.cancelled) {
-            ex.sink.fail(502, "worker aborted: " + frame.payload().toString(StandardCharsets.UTF_8), headForwarded);
+            ex.fail(502, "worker aborted: " + frame.payload().toString(StandardCharsets.UTF_8), headForwarded);
         }
         responseDone(ex);
     }
 
     private void responseDone(QueuedExchange ex) {
         ex.finished = true;
+        if (!ex.failed && !ex.cancelled) {
+            dispatcher.metrics().service.record(ex.appReturnedNanos - ex.appCalledNanos - ex.bodyReadNanos);
+        }
         // A pause answered by frames already read (END_STREAM among them) has nothing left to hold back.
         resumeReading();
         if (!requestEndSent) {
@@ -324,7 +342,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
             boolean started = ex == current;
             boolean responseRunning = !started || !responseEnded;
             if (!ex.cancelled && !ex.finished && responseRunning) {
-                ex.sink.fail(failStatus, failReason, started && headForwarded);
+                ex.fail(failStatus, failReason, started && headForwarded);
             }
             ex.discard();
         }
@@ -344,6 +362,31 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
             }
             channel.close();
         }
+    }
+
+    /**
+     * The Server-Timing value for a queue time and an app time in ns: {@code queue;dur=1.234, app;dur=5.678}
+     * (ms, 3 decimals, rounded to the µs; negative durations show as 0).
+     */
+    static String serverTiming(long queueNanos, long appNanos) {
+        StringBuilder value = new StringBuilder(40).append("queue;dur=");
+        millis(value, queueNanos);
+        value.append(", app;dur=");
+        millis(value, appNanos);
+        return value.toString();
+    }
+
+    private static void millis(StringBuilder out, long nanos) {
+        long micros = (Math.max(0, nanos) + 500) / 1000;
+        long fraction = micros % 1000;
+        out.append(micros / 1000).append('.');
+        if (fraction < 100) {
+            out.append('0');
+        }
+        if (fraction < 10) {
+            out.append('0');
+        }
+        out.append(fraction);
     }
 
     /** Sends GOAWAY(1) with {@code reason} and closes {@code channel}. */

@@ -1,3 +1,7 @@
+/*
+ * A protocol bundle's handle on one request it submitted (parse → queue → ... → respond): streams the rest
+ * of the body, resumes a paused response, cancels, and reports when the response's last byte was sent.
+ */
 package dev.pumaplus.spi;
 
 import io.netty.buffer.ByteBuf;
@@ -31,4 +35,15 @@ public interface Exchange {
      * resumes by itself so the worker can finish it). Idempotent.
      */
     void cancel();
+
+    /**
+     * The last byte of the response reached the client's socket (T6): called once by the protocol when the
+     * write of the response's final part completed, from any thread (typically the client connection's
+     * event loop). The host ends the request's timing there: total time is T6 − T1. Not called for a
+     * response that was never written out in full (the client went away, the connection broke). Cheap and
+     * non-blocking.
+     *
+     * @param flushedNanos T6, {@link System#nanoTime()} when the write completed
+     */
+    void responseSent(long flushedNanos);
 }

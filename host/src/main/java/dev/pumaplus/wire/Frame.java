@@ -12,7 +12,8 @@ import io.netty.buffer.Unpooled;
  * A frame: 8-byte header ({@code u8 type | u24 flags | u32 length}) plus payload. The payload is a
  * reference-counted buffer owned by this frame; release the frame (or pass it to a Netty pipeline, which
  * does) when done. Typed views of payloads: {@link Hello}, {@link Welcome}, {@link Goaway},
- * {@link PairList}, {@link ResponseHead}. Not thread-safe; hand a frame from thread to thread, never share.
+ * {@link PairList}, {@link Request}, {@link ResponseHead}. Not thread-safe; hand a frame from thread to
+ * thread, never share.
  */
 public final class Frame extends DefaultByteBufHolder {
 

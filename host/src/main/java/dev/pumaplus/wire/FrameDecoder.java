@@ -14,7 +14,8 @@ import java.util.List;
  * buffer (no copy). Rejects, with a {@link ProtocolException}, an unknown type, a length above
  * {@link Frame#MAX_PAYLOAD} (as soon as the header arrives, before buffering the payload) and payloads whose
  * fixed layout is malformed: HELLO shorter than 20 bytes, WELCOME shorter than 8, GOAWAY shorter than 2,
- * RESPONSE_HEAD shorter than 4, or a truncated pair list in REQUEST or RESPONSE_HEAD. After the first error
+ * REQUEST shorter than 24, RESPONSE_HEAD shorter than 28, or a truncated pair list in REQUEST or
+ * RESPONSE_HEAD. After the first error
  * the decoder discards everything else: the link is to be closed. One instance per channel; runs on the
  * channel's event loop.
  */
@@ -79,12 +80,12 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             }
             case FrameType.WELCOME -> Welcome.decode(payload);
             case FrameType.GOAWAY -> Goaway.decode(payload);
-            case FrameType.REQUEST -> PairList.validate(payload, 0);
+            case FrameType.REQUEST -> {
+                Request.checkLength(payload);
+                PairList.validate(payload, Request.FIXED_LENGTH);
+            }
             case FrameType.RESPONSE_HEAD -> {
-                if (payload.readableBytes() < ResponseHead.FIXED_LENGTH) {
-                    throw new ProtocolException("RESPONSE_HEAD payload of " + payload.readableBytes()
-                            + " bytes, at least 4 required");
-                }
+                ResponseHead.checkLength(payload);
                 PairList.validate(payload, ResponseHead.FIXED_LENGTH);
             }
             default -> {

@@ -15,11 +15,11 @@ public final class FrameType {
     public static final int GOAWAY = 0x03;
     /** shepherd → host: the resolved configuration as JSON. */
     public static final int CONFIG = 0x04;
-    /** host → worker: the Rack env pair list. */
+    /** host → worker: timing points T2, T2b, T3 and the Rack env pair list. */
     public static final int REQUEST = 0x10;
     /** host → worker: request body bytes. */
     public static final int BODY = 0x11;
-    /** worker → host: status and headers. */
+    /** worker → host: status, timing points T4, T5, body-read ns, and headers. */
     public static final int RESPONSE_HEAD = 0x20;
     /** worker → host: response body bytes. */
     public static final int RESPONSE_BODY = 0x21;
@@ -29,7 +29,7 @@ public final class FrameType {
     private FrameType() {
     }
 
-    /** True if {@code type} is defined by protocol version 1. */
+    /** True if {@code type} is defined by the protocol (versions 1 and 2 define the same types). */
     public static boolean isKnown(int type) {
         return name(type) != null;
     }

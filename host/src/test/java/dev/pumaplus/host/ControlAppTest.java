@@ -64,6 +64,46 @@ class ControlAppTest {
     }
 
     @Test
+    void statsKeepPumasKeysAndAddTheQueueObjectWithItsWindows() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        for (int i = 0; i < 3; i++) {
+            dispatcher.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+        }
+        worker.discardSent();
+        worker.respond("one"); // the second is dispatched, the third waits
+        worker.discardSent();
+        dispatcher.metrics().tick(System.nanoTime(), dispatcher.submitted());
+        JsonNode stats = new ControlApp(dispatcher, null, 1, 1, Instant.now()).stats();
+        for (String key : new String[] {"started_at", "workers", "phase", "booted_workers", "old_workers",
+                "backlog", "worker_status"}) {
+            assertTrue(stats.has(key), key);
+        }
+        JsonNode queue = stats.get("queue");
+        assertEquals("10s", queue.get("window").asText());
+        for (String key : new String[] {"p50_ms", "p95_ms", "p99_ms", "max_ms", "predicted_wait_ms",
+                "service_p50_ms", "service_p95_ms", "arrivals_per_s", "utilization", "slot_mean_ms"}) {
+            assertTrue(queue.get(key).isNumber(), key + " is a number: " + queue);
+        }
+        assertEquals(1, queue.get("depth").asInt());
+        assertEquals(1, queue.get("busy_slots").asInt());
+        assertEquals(1, queue.get("live_slots").asInt());
+        assertEquals(0, queue.get("dropped").asInt());
+        assertTrue(queue.get("predicted_wait_ms").asDouble() > 0, "one waits, the slot is busy: " + queue);
+        assertTrue(queue.get("arrivals_per_s").asDouble() > 0, "3 submits in the first (short) second");
+        for (String window : new String[] {"1s", "10s", "60s"}) {
+            JsonNode w = queue.get("windows").get(window);
+            assertEquals(2, w.get("count").asInt(), window + ": two dispatched");
+            for (String metric : new String[] {"queue", "service", "total"}) {
+                for (String p : new String[] {"p50", "p90", "p95", "p99", "max"}) {
+                    assertTrue(w.get(metric + "_" + p + "_ms").isNumber(), window + " " + metric + "_" + p);
+                }
+            }
+            assertTrue(w.get("arrivals_per_s").isNumber());
+        }
+        assertTrue(queue.get("max_ms").toString().matches("\\d+\\.\\d{3}"), "ms with 3 decimals: " + queue.get("max_ms"));
+    }
+
+    @Test
     void backlogRemainderGoesOneApieceToTheFirstWorkers() {
         new EmbeddedWorker(dispatcher, 1, 0).link.channel.close(); // none left: depth must still be reported
         EmbeddedWorker a = new EmbeddedWorker(dispatcher, 10, 0);

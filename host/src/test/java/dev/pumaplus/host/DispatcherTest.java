@@ -206,7 +206,7 @@ class DispatcherTest {
         RecordingSink sink = new RecordingSink();
         submit(new Object(), "/half", sink);
         worker.takeRequestPath();
-        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, List.of())
+        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, 0, 0, 0, List.of())
                 .toFrame(ByteBufAllocator.DEFAULT, false));
         worker.channel.close();
         assertEquals("fail 502 headSent=true", sink.events.get(sink.events.size() - 1));
@@ -218,7 +218,7 @@ class DispatcherTest {
         RecordingSink sink = new RecordingSink();
         submit(new Object(), "/abort", sink);
         worker.takeRequestPath();
-        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, List.of())
+        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, 0, 0, 0, List.of())
                 .toFrame(ByteBufAllocator.DEFAULT, false));
         worker.channel.writeInbound(Frame.of(FrameType.RESPONSE_ABORT, false,
                 Unpooled.copiedBuffer("boom", StandardCharsets.UTF_8)));
@@ -410,7 +410,7 @@ class DispatcherTest {
     // ---- response backpressure ----
 
     private static void head(EmbeddedWorker worker) {
-        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, List.of())
+        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, 0, 0, 0, List.of())
                 .toFrame(ByteBufAllocator.DEFAULT, false));
     }
 

@@ -7,7 +7,7 @@ package dev.pumaplus.host;
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Hello;
-import dev.pumaplus.wire.PairList;
+import dev.pumaplus.wire.Request;
 import dev.pumaplus.wire.ResponseHead;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -28,7 +28,7 @@ final class EmbeddedWorker {
 
     EmbeddedWorker(Dispatcher dispatcher, long pid, long workerIndex) {
         channel = new EmbeddedChannel();
-        link = new WorkerLink(++ids, channel, new Hello(1, Hello.ROLE_WORKER, pid, 1, workerIndex, ids, ""), dispatcher);
+        link = new WorkerLink(++ids, channel, new Hello(2, Hello.ROLE_WORKER, pid, 1, workerIndex, ids, ""), dispatcher);
         channel.pipeline().addLast(link);
         dispatcher.linkReady(link);
         channel.runPendingTasks();
@@ -68,7 +68,7 @@ final class EmbeddedWorker {
     static String env(List<Frame> frames, String name) {
         for (Frame f : frames) {
             if (f.type() == FrameType.REQUEST) {
-                for (Map.Entry<String, String> pair : PairList.decode(f.payload(), 0)) {
+                for (Map.Entry<String, String> pair : Request.decode(f.payload()).env()) {
                     if (pair.getKey().equals(name)) {
                         return pair.getValue();
                     }
@@ -88,7 +88,7 @@ final class EmbeddedWorker {
 
     /** Responds 200 with {@code body}, ending the response. */
     void respond(String body) {
-        channel.writeInbound(new ResponseHead(200, List.of(Map.entry("content-type", "text/plain")))
+        channel.writeInbound(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-type", "text/plain")))
                 .toFrame(ByteBufAllocator.DEFAULT, false));
         channel.writeInbound(Frame.of(FrameType.RESPONSE_BODY, true,
                 Unpooled.copiedBuffer(body, StandardCharsets.ISO_8859_1)));

@@ -37,6 +37,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -96,7 +97,7 @@ class LinkServerTest {
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             Frame welcome = worker.read();
             assertEquals(FrameType.WELCOME, welcome.type());
-            assertEquals(1, Welcome.decode(welcome.payload()).version());
+            assertEquals(2, Welcome.decode(welcome.payload()).version());
             assertTrue(Welcome.decode(welcome.payload()).linkId() > 0);
             welcome.release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
@@ -106,10 +107,11 @@ class LinkServerTest {
 
     @ParameterizedTest(name = "epoll={0}")
     @ValueSource(booleans = {true, false})
-    void unsupportedVersionGetsGoawayTwoAndTheLinkIsClosed(boolean epoll) throws Exception {
+    void versionOnePeerGetsGoawayTwoAndTheLinkIsClosed(boolean epoll) throws Exception {
         Path socket = start(epoll);
         try (LinkClient peer = new LinkClient(socket)) {
-            peer.write(new Hello(0, 0, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
+            // version 1 has no timing fields: the host cannot speak it any more
+            peer.write(new Hello(1, 0, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
             Frame goaway = peer.read();
             assertEquals(FrameType.GOAWAY, goaway.type());
             assertEquals(Goaway.CODE_UNSUPPORTED_VERSION, Goaway.decode(goaway.payload()).code());
@@ -117,6 +119,18 @@ class LinkServerTest {
             assertNull(peer.read(), "closed after GOAWAY(2)");
         }
         assertEquals(0, dispatcher.snapshot().live());
+    }
+
+    @Test
+    void peerOfferingALaterVersionIsWelcomedWithVersionTwo() throws Exception {
+        Path socket = start(false);
+        try (LinkClient peer = new LinkClient(socket)) {
+            peer.write(new Hello(3, Hello.ROLE_WORKER, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
+            Frame welcome = peer.read();
+            assertEquals(FrameType.WELCOME, welcome.type());
+            assertEquals(2, Welcome.decode(welcome.payload()).version());
+            welcome.release();
+        }
     }
 
     @ParameterizedTest(name = "epoll={0}")
@@ -152,7 +166,7 @@ class LinkServerTest {
             assertTrue(body.endStream());
             assertEquals("name=alpha1", body.payload().toString(StandardCharsets.US_ASCII));
             body.release();
-            worker.write(new ResponseHead(201, List.of(Map.entry("set-cookie", "a=1"), Map.entry("set-cookie", "b=2")))
+            worker.write(new ResponseHead(201, 0, 0, 0, List.of(Map.entry("set-cookie", "a=1"), Map.entry("set-cookie", "b=2")))
                     .toFrame(ByteBufAllocator.DEFAULT, false));
             worker.write(Frame.of(FrameType.RESPONSE_BODY, false, Unpooled.copiedBuffer("cre", StandardCharsets.US_ASCII)));
             worker.write(Frame.of(FrameType.RESPONSE_BODY, true, Unpooled.copiedBuffer("ated", StandardCharsets.US_ASCII)));
@@ -183,7 +197,7 @@ class LinkServerTest {
             String outcome = CompletableFuture.anyOf(first.done, second.done).get(5, TimeUnit.SECONDS).toString();
             assertEquals("fail 502 headSent=false", outcome);
             assertEquals(1, dispatcher.snapshot().live());
-            healthy.write(new ResponseHead(204, List.of()).toFrame(ByteBufAllocator.DEFAULT, true));
+            healthy.write(new ResponseHead(204, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, true));
             CompletableFuture.allOf(first.done, second.done).get(5, TimeUnit.SECONDS);
             List<String> outcomes = List.of(first.done.get(), second.done.get());
             assertTrue(outcomes.contains("end") && outcomes.contains("fail 502 headSent=false"), outcomes.toString());
@@ -195,7 +209,7 @@ class LinkServerTest {
     void shepherdLinkDeliversItsConfiguration(boolean epoll) throws Exception {
         Path socket = start(epoll);
         try (LinkClient shepherd = new LinkClient(socket)) {
-            shepherd.write(new Hello(1, Hello.ROLE_SHEPHERD, 77, 1, 0, 0, "fork").toFrame(ByteBufAllocator.DEFAULT));
+            shepherd.write(new Hello(2, Hello.ROLE_SHEPHERD, 77, 1, 0, 0, "fork").toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = shepherd.read();
             assertEquals(FrameType.WELCOME, welcome.type());
             welcome.release();
@@ -262,7 +276,7 @@ class LinkServerTest {
         CompletableFuture<Void> written = new CompletableFuture<>();
         Thread.ofPlatform().daemon().start(() -> {
             try {
-                worker.write(new ResponseHead(200, List.of()).toFrame(ByteBufAllocator.DEFAULT, false));
+                worker.write(new ResponseHead(200, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, false));
                 for (int i = 0; i < FRAMES; i++) {
                     ByteBuf payload = Unpooled.buffer(FRAME_BYTES).writeInt(i).writeZero(FRAME_BYTES - 4);
                     worker.write(Frame.of(FrameType.RESPONSE_BODY, i == FRAMES - 1, payload));
@@ -342,7 +356,7 @@ class LinkServerTest {
             Frame request = worker.read();
             assertEquals("/next", EmbeddedWorker.env(List.of(request), "PATH_INFO"));
             request.release();
-            worker.write(new ResponseHead(200, List.of()).toFrame(ByteBufAllocator.DEFAULT, false));
+            worker.write(new ResponseHead(200, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, false));
             worker.write(Frame.of(FrameType.RESPONSE_BODY, true,
                     Unpooled.copiedBuffer("served", StandardCharsets.US_ASCII)));
             assertEquals("end", next.done.get(5, TimeUnit.SECONDS));

@@ -150,14 +150,30 @@ class WireCorpusTest {
     }
 
     @Test
-    void typedDecodersRejectShortHelloAndTruncatedPairs() {
+    void typedDecodersRejectShortFixedFieldsAndTruncatedPairs() {
         assertThrows(ProtocolException.class, () -> Hello.decode(Unpooled.wrappedBuffer(new byte[19])));
         ByteBuf truncated = Unpooled.buffer().writeShort(4).writeBytes("PATH".getBytes(StandardCharsets.US_ASCII))
                 .writeInt(10).writeBytes("/ab".getBytes(StandardCharsets.US_ASCII));
         assertThrows(ProtocolException.class, () -> PairList.decode(truncated, 0));
         ByteBuf cutName = Unpooled.buffer().writeShort(4).writeBytes("PA".getBytes(StandardCharsets.US_ASCII));
         assertThrows(ProtocolException.class, () -> PairList.decode(cutName, 0));
-        assertThrows(ProtocolException.class, () -> ResponseHead.decode(Unpooled.wrappedBuffer(new byte[3])));
+        assertThrows(ProtocolException.class, () -> ResponseHead.decode(Unpooled.wrappedBuffer(new byte[27])));
+        assertThrows(ProtocolException.class, () -> Request.decode(Unpooled.wrappedBuffer(new byte[23])));
+    }
+
+    @Test
+    void requestTimingPrefixRoundTripsAndLeavesTheEnvBufferUncopied() {
+        ByteBuf env = PairList.encode(ByteBufAllocator.DEFAULT, List.of(Map.entry("PATH_INFO", "/x")));
+        Frame frame = Request.frame(ByteBufAllocator.DEFAULT, 10, 20, 30, env, true);
+        assertInstanceOf(io.netty.buffer.CompositeByteBuf.class, frame.payload());
+        assertEquals(2, ((io.netty.buffer.CompositeByteBuf) frame.payload()).numComponents());
+        Request decoded = Request.decode(frame.payload());
+        assertEquals(new Request(10, 20, 30, List.of(Map.entry("PATH_INFO", "/x"))).env(), decoded.env());
+        assertEquals(10, decoded.headersParsedNanos());
+        assertEquals(20, decoded.runnableNanos());
+        assertEquals(30, decoded.dispatchedNanos());
+        frame.release();
+        assertEquals(0, env.refCnt(), "the env was handed over, not copied");
     }
 
     @Test
@@ -195,11 +211,20 @@ class WireCorpusTest {
                 assertArrayEquals(bytes(expected.get("reason")), g.reason().getBytes(StandardCharsets.UTF_8), where);
             }
             case FrameType.CONFIG -> assertArrayEquals(bytes(expected.get("json")), array(p), where);
-            case FrameType.REQUEST -> assertPairs(expected.get("pairs"), PairList.decode(p, 0), where);
+            case FrameType.REQUEST -> {
+                Request request = Request.decode(p);
+                assertEquals(expected.get("headers_parsed_ns").asLong(), request.headersParsedNanos(), where);
+                assertEquals(expected.get("runnable_ns").asLong(), request.runnableNanos(), where);
+                assertEquals(expected.get("dispatched_ns").asLong(), request.dispatchedNanos(), where);
+                assertPairs(expected.get("pairs"), request.env(), where);
+            }
             case FrameType.BODY, FrameType.RESPONSE_BODY -> assertArrayEquals(bytes(expected.get("data")), array(p), where);
             case FrameType.RESPONSE_HEAD -> {
                 ResponseHead head = ResponseHead.decode(p);
                 assertEquals(expected.get("status").asInt(), head.status(), where);
+                assertEquals(expected.get("app_called_ns").asLong(), head.appCalledNanos(), where);
+                assertEquals(expected.get("app_returned_ns").asLong(), head.appReturnedNanos(), where);
+                assertEquals(expected.get("body_read_ns").asLong(), head.bodyReadNanos(), where);
                 assertPairs(expected.get("pairs"), head.headers(), where);
             }
             case FrameType.RESPONSE_ABORT -> assertArrayEquals(bytes(expected.get("reason")), array(p), where);
@@ -229,11 +254,15 @@ class WireCorpusTest {
             case FrameType.GOAWAY -> new Goaway(json.get("code").asInt(),
                     new String(bytes(json.get("reason")), StandardCharsets.UTF_8)).toFrame(alloc);
             case FrameType.CONFIG -> new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("json"))));
-            case FrameType.REQUEST -> new Frame(type, flags, PairList.encode(alloc, pairs(json.get("pairs"))));
+            // the host's own path: a timing prefix in front of an env encoded separately
+            case FrameType.REQUEST -> Request.frame(alloc, json.get("headers_parsed_ns").asLong(),
+                    json.get("runnable_ns").asLong(), json.get("dispatched_ns").asLong(),
+                    PairList.encode(alloc, pairs(json.get("pairs"))), end);
             case FrameType.BODY, FrameType.RESPONSE_BODY ->
                     new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("data"))));
-            case FrameType.RESPONSE_HEAD -> new ResponseHead(json.get("status").asInt(), pairs(json.get("pairs")))
-                    .toFrame(alloc, end);
+            case FrameType.RESPONSE_HEAD -> new ResponseHead(json.get("status").asInt(),
+                    json.get("app_called_ns").asLong(), json.get("app_returned_ns").asLong(),
+                    json.get("body_read_ns").asLong(), pairs(json.get("pairs"))).toFrame(alloc, end);
             case FrameType.RESPONSE_ABORT -> new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("reason"))));
             default -> throw new AssertionError(type);
         };

@@ -12,14 +12,19 @@ import dev.pumaplus.spi.HostSettings;
  * @param contentLengthLimit   largest request body in bytes; 0 or less means unlimited
  * @param firstDataTimeoutSecs seconds a new connection may take to send its first bytes; 0 or less: none
  * @param persistentTimeoutSecs seconds an idle keep-alive connection is kept open; 0 or less: none
+ * @param writeTimeoutSecs     seconds response bytes may wait in the channel without any of them reaching
+ *                             the socket before the connection is closed (puma's WRITE_TIMEOUT); 0 or
+ *                             less: none
  */
-record H1Config(long contentLengthLimit, long firstDataTimeoutSecs, long persistentTimeoutSecs) {
+record H1Config(long contentLengthLimit, long firstDataTimeoutSecs, long persistentTimeoutSecs,
+        long writeTimeoutSecs) {
 
     /** Defaults of docs/CONFIG.md for keys the host does not have. */
     static H1Config from(HostSettings settings) {
         return new H1Config(
                 settings.number("http_content_length_limit", -1),
                 settings.number("first_data_timeout", 30),
-                settings.number("persistent_timeout", 20));
+                settings.number("persistent_timeout", 20),
+                settings.number("write_timeout", 10));
     }
 }

@@ -1,7 +1,7 @@
 /*
  * One HTTP/1.1 client connection after parsing (parse → queue → ... → respond): turns each request into a
  * RequestHead, buffers or streams its body, submits it to the host's RequestQueue, keeps the responses in
- * request order, and applies keep-alive, the size limits and the idle timeouts.
+ * request order, and applies keep-alive, the size limits, the idle timeouts and the response write timeout.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -14,6 +14,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelProgressiveFutureListener;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpContent;
@@ -48,6 +50,15 @@ import java.util.concurrent.ScheduledFuture;
  * worker. A response that ends the connection is followed by a shut output and a short linger, so a client
  * still sending (an upload answered with 413) reads the answer instead of a reset.
  *
+ * <p>Write timeout (puma's WRITE_TIMEOUT): while response bytes wait in the channel because the client does
+ * not take them, the connection is closed once none of them has reached the socket for
+ * {@link H1Config#writeTimeoutSecs()} seconds; closing cancels its exchanges, so a worker paused on a client
+ * that never reads gets its slot back. Every body byte the socket takes, even part of a chunk, and the
+ * channel turning writable again count as progress and restart the period (framing bytes, a few per chunk
+ * or response, are not followed). The timer is armed only when the channel becomes unwritable, a response
+ * pauses its worker, or a closing connection has bytes left, and only if bytes wait in the channel: a
+ * client that keeps up never schedules one.
+ *
  * <p>Threading: all methods run on the connection's event loop, including the hops made by
  * {@link PendingResponse}; {@link #drain()} must be called there too.
  */
@@ -79,6 +90,10 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** The last response is out (or going out); the connection is closing. */
     private boolean closing;
     private ScheduledFuture<?> idleTimer;
+    /** The write timeout's next check; non-null while it is armed (see {@link #armWriteTimer()}). */
+    private ScheduledFuture<?> writeTimer;
+    /** {@link System#nanoTime()} of the last write progress seen while {@link #writeTimer} is armed. */
+    private long lastWriteProgressNanos;
 
     H1ConnectionHandler(RequestQueue queue, H1Config config, H1RequestDecoder decoder) {
         this.queue = queue;
@@ -103,12 +118,27 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         inactive = true;
         disarmIdleTimer();
+        disarmWriteTimer();
         cancelReading();
         PendingResponse r;
         while ((r = responses.poll()) != null) {
             r.cancel();
         }
         super.channelInactive(ctx);
+    }
+
+    /**
+     * Unwritable: response bytes pile up because the client does not take them; arms the write timeout.
+     * Writable again: the client took some, which is progress.
+     */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.channel().isWritable()) {
+            writeProgressed();
+        } else {
+            armWriteTimer();
+        }
+        super.channelWritabilityChanged(ctx);
     }
 
     @Override
@@ -364,10 +394,19 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * Writes {@code buf} and calls {@code written} on the event loop once it has left for the socket or
-     * failed (then it was released): how a response counts its unwritten body bytes.
+     * failed (then it was released): how a response counts its unwritten body bytes. The promise is a
+     * progressive one so that {@code written} also hears of each part the socket takes (write progress).
      */
-    void write(ByteBuf buf, ChannelFutureListener written) {
-        ctx.write(buf, ctx.newPromise().addListener(written));
+    void write(ByteBuf buf, ChannelProgressiveFutureListener written) {
+        ctx.write(buf, ctx.newProgressivePromise().addListener(written));
+    }
+
+    /**
+     * Writes an empty buffer behind everything written so far; {@code sent} runs on the event loop once all
+     * of it has reached the socket (or the write failed). How a response learns its last byte left (T6).
+     */
+    void writeEnd(ChannelFutureListener sent) {
+        ctx.write(Unpooled.EMPTY_BUFFER, ctx.newPromise().addListener(sent));
     }
 
     void flush() {
@@ -447,6 +486,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
                 ctx.close();
             }
         });
+        // The linger starts only once the last bytes are out and the idle timer is off: bytes still stuck
+        // here (too few to make the channel unwritable) would otherwise keep the connection open forever.
+        armWriteTimer();
     }
 
     // ---- timeouts ----
@@ -459,10 +501,15 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
         long readsAtArm = decoder.reads();
         idleTimer = ctx.executor().schedule(() -> {
             idleTimer = null;
-            if (decoder.reads() == readsAtArm && responses.isEmpty() && reading == null) {
+            if (!responses.isEmpty() || reading != null) {
+                return;
+            }
+            if (decoder.reads() == readsAtArm && pendingWriteBytes() == 0) {
                 ctx.close(); // no byte in time: close without a response, as puma does
-            } else if (responses.isEmpty() && reading == null) {
-                armIdleTimer(seconds); // bytes of a request are trickling in: give it another period
+            } else {
+                // Bytes of a request are trickling in, or the last response is still on its way to a slow
+                // reader (the write timeout watches that one): the connection is not idle yet.
+                armIdleTimer(seconds);
             }
         }, seconds, TimeUnit.SECONDS);
     }
@@ -472,5 +519,73 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
             idleTimer.cancel(false);
             idleTimer = null;
         }
+    }
+
+    /**
+     * A response paused its worker because too much of its body waits (called through
+     * {@link PendingResponse}, after the writes that made it pause). Arms the write timeout if bytes wait in
+     * the channel; if none do, the response is paused only behind an earlier, unfinished one, whose app it
+     * waits for rather than the client, and nothing is armed. Event loop.
+     */
+    void responsePaused() {
+        armWriteTimer();
+    }
+
+    /**
+     * Some response bytes reached the socket. Only a field test unless the write timeout is armed, since
+     * it runs for every body write. Event loop.
+     */
+    void writeProgressed() {
+        if (writeTimer != null) {
+            lastWriteProgressNanos = System.nanoTime();
+        }
+    }
+
+    /** Starts the write timeout if it is configured, not armed yet and bytes wait in the channel. */
+    private void armWriteTimer() {
+        long seconds = config.writeTimeoutSecs();
+        if (writeTimer != null || seconds <= 0 || inactive || pendingWriteBytes() == 0) {
+            return;
+        }
+        lastWriteProgressNanos = System.nanoTime();
+        writeTimer = ctx.executor().schedule(this::checkWriteProgress, seconds, TimeUnit.SECONDS);
+    }
+
+    /**
+     * The write timeout's check. Progress only moves {@link #lastWriteProgressNanos} (cheaper than
+     * rescheduling on every write), so this re-arms for the rest of the period after the last progress;
+     * once nothing waits in the channel it ends, and the next stall arms it again.
+     */
+    private void checkWriteProgress() {
+        writeTimer = null;
+        if (inactive || pendingWriteBytes() == 0) {
+            return;
+        }
+        long timeoutNanos = TimeUnit.SECONDS.toNanos(config.writeTimeoutSecs());
+        long stalledNanos = System.nanoTime() - lastWriteProgressNanos;
+        if (stalledNanos < timeoutNanos) {
+            writeTimer = ctx.executor().schedule(this::checkWriteProgress, timeoutNanos - stalledNanos,
+                    TimeUnit.NANOSECONDS);
+            return;
+        }
+        // Not one byte taken for the whole period: the client is not reading. Closing cancels the
+        // exchanges (channelInactive), which frees any worker paused on this connection.
+        ctx.close();
+    }
+
+    private void disarmWriteTimer() {
+        if (writeTimer != null) {
+            writeTimer.cancel(false);
+            writeTimer = null;
+        }
+    }
+
+    /**
+     * Bytes written to the channel and not yet taken by the socket (Netty's outbound buffer, with a small
+     * per-write overhead); 0 once the channel is closed. What IdleStateHandler's output observation reads too.
+     */
+    private long pendingWriteBytes() {
+        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+        return out == null ? 0 : out.totalPendingWriteBytes();
     }
 }

@@ -2,14 +2,19 @@
  * One request's response on an HTTP/1.1 connection (the respond step of ... → app → respond): receives the
  * head and body from the host, frames them (Content-Length, chunked or close-delimited) and writes them in
  * request order, buffering while an earlier pipelined response is still being written, and asks the host to
- * pause the worker while too much of the body waits to reach the client.
+ * pause the worker while too much of the body waits to reach the client; reports the body bytes that reach
+ * the socket to the connection's write timeout, and tells the host when the response's last byte left (T6).
  */
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelProgressiveFuture;
+import io.netty.channel.ChannelProgressiveFutureListener;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +38,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * earlier response, or in the channel's outbound buffer because the client reads slowly). {@code body}
  * returns false once it exceeds {@link #HIGH_WATER_BYTES}; the write completions that bring it down to
  * {@link #LOW_WATER_BYTES} call {@link Exchange#resumeResponse()}. Framing bytes (head, chunk sizes) are
- * not counted: they are small and bounded per chunk.
+ * not counted: they are small and bounded per chunk. A pause means a worker now waits on this client, so
+ * its start is reported to the connection ({@link H1ConnectionHandler#responsePaused()}), whose write
+ * timeout closes the connection if the bytes stop moving altogether.
+ *
+ * <p>T6: a finished response writes an empty end marker behind its last part (in order, also when it is
+ * still buffered behind an earlier response); Netty completes that write once every byte before it has
+ * been written to the socket, and its listener calls {@link Exchange#responseSent(long)} with
+ * {@link System#nanoTime()} then. Nothing is reported for a cancelled response or a failed write.
  *
  * <p>After {@link #cancel()} (the client went away) or once complete, late calls from the host only
  * release their buffers.
@@ -113,7 +125,13 @@ final class PendingResponse implements ResponseSink {
         // Re-check after publishing the pause: writes that completed meanwhile saw paused still false and
         // sent no resume. If they brought the count down, take the pause back (unless a completion already
         // claimed it, in which case its resume is on its way and false is the right answer).
-        return unwritten.get() <= LOW_WATER_BYTES && paused.compareAndSet(true, false);
+        if (unwritten.get() <= LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
+            return true;
+        }
+        // The worker now blocks until this client reads: a client that never does must not hold it forever.
+        // Queued behind the writes above, so the connection sees them in the channel.
+        onEventLoop(connection::responsePaused, null);
+        return false;
     }
 
     /**
@@ -196,7 +214,11 @@ final class PendingResponse implements ResponseSink {
         if (!parts.isEmpty()) {
             Part part;
             while ((part = parts.poll()) != null) {
-                write(part.buf(), part.bodyBytes());
+                if (part.end()) {
+                    writeEnd();
+                } else {
+                    write(part.buf(), part.bodyBytes());
+                }
             }
             connection.flush();
         }
@@ -364,8 +386,28 @@ final class PendingResponse implements ResponseSink {
 
     private void finish() {
         complete = true;
+        if (!cancelled && exchange != null) {
+            if (headOfLine) {
+                writeEnd();
+            } else {
+                parts.add(new Part(Unpooled.EMPTY_BUFFER, 0, true));
+            }
+        }
         flush();
         connection.responseComplete(this);
+    }
+
+    /**
+     * The end marker: an empty write whose completion means every byte of this response before it reached
+     * the socket. Reports T6 to the host then. Event loop.
+     */
+    private void writeEnd() {
+        Exchange ex = exchange;
+        connection.writeEnd((ChannelFutureListener) future -> {
+            if (future.isSuccess() && !cancelled) {
+                ex.responseSent(System.nanoTime());
+            }
+        });
     }
 
     private void emit(ByteBuf buf) {
@@ -380,7 +422,7 @@ final class PendingResponse implements ResponseSink {
         } else if (headOfLine) {
             write(buf, bodyBytes);
         } else {
-            parts.add(new Part(buf, bodyBytes));
+            parts.add(new Part(buf, bodyBytes, false));
         }
     }
 
@@ -388,8 +430,7 @@ final class PendingResponse implements ResponseSink {
         if (bodyBytes == 0) {
             connection.write(buf);
         } else {
-            // Success or failure alike: a failed write has released the bytes (the connection is closing).
-            connection.write(buf, future -> written(bodyBytes));
+            connection.write(buf, new BodyWrite(bodyBytes));
         }
     }
 
@@ -457,7 +498,34 @@ final class PendingResponse implements ResponseSink {
                 + parts.size() + ", unwritten body bytes=" + unwritten.get() + "]";
     }
 
-    /** Output held while not head of line, with the counted body bytes it carries (0 for framing). */
-    private record Part(ByteBuf buf, long bodyBytes) {
+    /**
+     * Follows one body write to the socket: each part of it the socket takes is progress for the
+     * connection's write timeout (a large chunk reaching a slow client counts even before it is whole), and
+     * its completion uncounts its body bytes. Event loop.
+     */
+    private final class BodyWrite implements ChannelProgressiveFutureListener {
+        private final long bodyBytes;
+
+        BodyWrite(long bodyBytes) {
+            this.bodyBytes = bodyBytes;
+        }
+
+        @Override
+        public void operationProgressed(ChannelProgressiveFuture future, long progress, long total) {
+            connection.writeProgressed();
+        }
+
+        @Override
+        public void operationComplete(ChannelProgressiveFuture future) {
+            // Success or failure alike: a failed write has released the bytes (the connection is closing).
+            written(bodyBytes);
+        }
+    }
+
+    /**
+     * Output held while not head of line, with the counted body bytes it carries (0 for framing); {@code end}
+     * marks the empty end marker whose write reports T6.
+     */
+    private record Part(ByteBuf buf, long bodyBytes, boolean end) {
     }
 }

@@ -42,7 +42,7 @@ class H1ConnectionHandlerTest {
     }
 
     private void open() {
-        open(new H1Config(-1, 30, 20));
+        open(new H1Config(-1, 30, 20, 10));
     }
 
     @AfterEach
@@ -93,7 +93,7 @@ class H1ConnectionHandlerTest {
     }
 
     private void assertRejected(String request, String status) {
-        open(new H1Config(100, 30, 20));
+        open(new H1Config(100, 30, 20, 10));
         send(request);
         String out = output();
         assertTrue(out.startsWith("HTTP/1.1 " + status), out);
@@ -563,7 +563,7 @@ class H1ConnectionHandlerTest {
 
     @Test
     void idleKeepAliveConnectionClosesAfterPersistentTimeout() {
-        open(new H1Config(-1, 30, 5));
+        open(new H1Config(-1, 30, 5, 10));
         send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         answer(queue.submitted.get(0), "ok");
         output();
@@ -578,7 +578,7 @@ class H1ConnectionHandlerTest {
 
     @Test
     void silentNewConnectionClosesAfterFirstDataTimeout() {
-        open(new H1Config(-1, 3, 20));
+        open(new H1Config(-1, 3, 20, 10));
         channel.advanceTimeBy(4, TimeUnit.SECONDS);
         channel.runScheduledPendingTasks();
         assertFalse(channel.isOpen());
@@ -587,7 +587,7 @@ class H1ConnectionHandlerTest {
 
     @Test
     void busyConnectionIsNotClosedByTheIdleTimer() {
-        open(new H1Config(-1, 30, 5));
+        open(new H1Config(-1, 30, 5, 10));
         send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         channel.advanceTimeBy(60, TimeUnit.SECONDS);
         channel.runScheduledPendingTasks();
@@ -669,7 +669,7 @@ class H1ConnectionHandlerTest {
         H1RequestDecoder decoder = new H1RequestDecoder();
         HeldWrites held = new HeldWrites();
         channel = new EmbeddedChannel(held, decoder,
-                new H1ConnectionHandler(queue, new H1Config(-1, 30, 20), decoder));
+                new H1ConnectionHandler(queue, new H1Config(-1, 30, 20, 10), decoder));
         return held;
     }
 
@@ -749,9 +749,11 @@ class H1ConnectionHandlerTest {
         }
         s.sink.body(piece(), true);
         channel.runPendingTasks();
-        assertEquals(1, held.held(), "only the head is written");
-        held.release(1);
+        assertEquals(2, held.held(), "only the head is written (and the empty end marker behind it)");
+        assertEquals(0, s.sentCalls.get(), "not reported sent while its bytes wait for the socket");
+        held.release(2);
         assertEquals(0, s.resumes.get());
+        assertEquals(1, s.sentCalls.get(), "reported sent once the socket took the last byte");
     }
 
     @Test
@@ -768,5 +770,34 @@ class H1ConnectionHandlerTest {
             assertTrue(b.sink.body(piece(), false), "late pieces are dropped at once, never counted as waiting");
             channel.runPendingTasks();
         }
+    }
+
+    @Test
+    void responseSentIsReportedOnceAfterTheLastByteEvenForAResponseBufferedBehindAnEarlierOne() {
+        open();
+        send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+        RecordingQueue.Submitted a = queue.submitted.get(0);
+        RecordingQueue.Submitted b = queue.submitted.get(1);
+        long before = System.nanoTime();
+        answer(b, "bb");
+        assertEquals(0, b.sentCalls.get(), "b is buffered behind a: none of its bytes reached the socket");
+        answer(a, "aa");
+        String out = output();
+        assertTrue(out.endsWith("bb"), out);
+        assertEquals(1, a.sentCalls.get());
+        assertEquals(1, b.sentCalls.get());
+        assertTrue(a.sentNanos >= before, "T6 is read when the write completes");
+        assertTrue(b.sentNanos >= a.sentNanos, "b's last byte follows a's");
+    }
+
+    @Test
+    void responseOfAClientThatWentAwayIsNeverReportedSent() {
+        open();
+        send("GET /gone HTTP/1.1\r\nHost: x\r\n\r\n");
+        RecordingQueue.Submitted gone = queue.submitted.get(0);
+        channel.close();
+        answer(gone, "late");
+        assertTrue(gone.cancelled);
+        assertEquals(0, gone.sentCalls.get());
     }
 }

@@ -71,6 +71,10 @@ class H1CurlTest {
                 @Override
                 public void cancel() {
                 }
+
+                @Override
+                public void responseSent(long flushedNanos) {
+                }
             };
         }
     }

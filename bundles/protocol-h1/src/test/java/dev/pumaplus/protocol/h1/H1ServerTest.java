@@ -1,7 +1,7 @@
 /*
  * Claims about the HTTP/1.1 listener on a real loopback socket (accept → parse → queue → respond): binding
- * port 0, announcing the real port, serving a pipelined client, a graceful stop, and response backpressure
- * against a client that does not read.
+ * port 0, announcing the real port, serving a pipelined client, a graceful stop, response backpressure
+ * against a client that does not read, and the write timeout that drops a client that stops reading for good.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -94,6 +96,10 @@ class H1ServerTest {
 
                 @Override
                 public void cancel() {
+                }
+
+                @Override
+                public void responseSent(long flushedNanos) {
                 }
             };
         }
@@ -271,6 +277,10 @@ class H1ServerTest {
                 @Override
                 public void cancel() {
                 }
+
+                @Override
+                public void responseSent(long flushedNanos) {
+                }
             };
         }
     }
@@ -312,5 +322,216 @@ class H1ServerTest {
             assertTrue(total > accepted, "everything accepted reached the client: " + total);
             assertFalse(socket.isInputShutdown());
         }
+    }
+
+    /**
+     * Streams {@code total} bytes of chunked body in pieces of {@code piece} bytes from a thread of its own, as
+     * a worker link would: whenever {@code body} asks for a pause it waits for {@code resumeResponse}, and it
+     * stops once the exchange is cancelled (the host then drains the worker and frees the slot). The
+     * connection's kernel send buffer is pinned small, so that what the client does not read waits in the
+     * channel, where the write timeout looks, instead of in a send buffer Linux may grow to several MiB.
+     */
+    static final class PacedQueue implements RequestQueue {
+        final int piece;
+        final long total;
+        final Semaphore resumes = new Semaphore(0);
+        final AtomicInteger pauses = new AtomicInteger();
+        final CountDownLatch cancelled = new CountDownLatch(1);
+        volatile long cancelledNanos;
+        final CountDownLatch finished = new CountDownLatch(1);
+
+        PacedQueue(int piece, long total) {
+            this.piece = piece;
+            this.total = total;
+        }
+
+        @Override
+        public dev.pumaplus.spi.Exchange submit(Object connection, dev.pumaplus.spi.RequestHead head,
+                io.netty.buffer.ByteBuf body, boolean bodyComplete, dev.pumaplus.spi.ResponseSink sink) {
+            body.release();
+            ((io.netty.channel.Channel) connection).config().setOption(io.netty.channel.ChannelOption.SO_SNDBUF,
+                    16 * 1024);
+            Thread.ofVirtual().start(() -> {
+                sink.head(200, List.of(), false);
+                long sent = 0;
+                try {
+                    while (sent < total && cancelled.getCount() > 0) {
+                        int n = (int) Math.min(piece, total - sent);
+                        sent += n;
+                        boolean last = sent == total;
+                        if (sink.body(Unpooled.wrappedBuffer(new byte[n]), last) || last) {
+                            continue;
+                        }
+                        pauses.incrementAndGet();
+                        while (!resumes.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                            if (cancelled.getCount() == 0) {
+                                return;
+                            }
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (sent == total) {
+                    finished.countDown();
+                }
+            });
+            return new dev.pumaplus.spi.Exchange() {
+                @Override
+                public boolean writeBody(io.netty.buffer.ByteBuf chunk, boolean last) {
+                    chunk.release();
+                    return true;
+                }
+
+                @Override
+                public void resumeResponse() {
+                    resumes.release();
+                }
+
+                @Override
+                public void cancel() {
+                    cancelledNanos = System.nanoTime();
+                    cancelled.countDown();
+                }
+
+                @Override
+                public void responseSent(long flushedNanos) {
+                }
+            };
+        }
+    }
+
+    /** Reads {@code n} bytes (or to the end of the stream); returns how many it got. */
+    private static long skip(InputStream in, long n) throws IOException {
+        byte[] buf = new byte[8192];
+        long got = 0;
+        while (got < n) {
+            int r = in.read(buf, 0, (int) Math.min(buf.length, n - got));
+            if (r < 0) {
+                break;
+            }
+            got += r;
+        }
+        return got;
+    }
+
+    @Test
+    void clientThatStopsReadingIsDisconnectedAfterTheWriteTimeoutAndTheExchangeIsCancelled() throws Exception {
+        PacedQueue queue = new PacedQueue(64 * 1024, 1L << 40); // a response that never ends by itself
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"),
+                "write_timeout", 1L)), queue);
+        server.start();
+        InetSocketAddress address = server.boundAddresses().get(0);
+        try (Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(16 * 1024);
+            socket.setSoTimeout(15_000);
+            socket.connect(address);
+            socket.getOutputStream()
+                    .write("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            assertEquals(512 * 1024, skip(in, 512 * 1024), "the client reads the start of the response");
+            long stoppedNanos = System.nanoTime(); // ... and then never reads again, nor hangs up
+
+            assertTrue(queue.cancelled.await(10, TimeUnit.SECONDS), "the exchange is cancelled");
+            long afterStop = TimeUnit.NANOSECONDS.toMillis(queue.cancelledNanos - stoppedNanos);
+            assertTrue(queue.pauses.get() > 0, "the worker was paused on the client");
+            assertTrue(afterStop >= 800, "not before the 1 s write timeout: " + afterStop + " ms");
+            assertTrue(afterStop < 5_000, "about the 1 s write timeout: " + afterStop + " ms");
+            // What the kernel already holds is still readable; then the stream ends, the response cut short.
+            byte[] buf = new byte[64 * 1024];
+            while (true) {
+                int n;
+                try {
+                    n = in.read(buf);
+                } catch (java.net.SocketException reset) {
+                    break;
+                }
+                if (n < 0) {
+                    break;
+                }
+            }
+            assertEquals(1, queue.finished.getCount(), "the response never finished");
+        }
+    }
+
+    @Test
+    void clientThatReadsSlowlyButSteadilyReceivesTheWholeResponsePastBothTimeouts() throws Exception {
+        // 1 MiB writes to a client taking ~640 KiB/s: each write takes longer than the 1 s write timeout to
+        // reach the socket, but bytes of it move all the time, which is progress. The keep-alive timeout
+        // (1 s) must not cut off the end of the last response while it is still on its way.
+        int piece = 1024 * 1024;
+        long total = 3L * piece;
+        PacedQueue queue = new PacedQueue(piece, total);
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"),
+                "write_timeout", 1L, "persistent_timeout", 1L)), queue);
+        server.start();
+        InetSocketAddress address = server.boundAddresses().get(0);
+        try (Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(16 * 1024);
+            socket.setSoTimeout(15_000);
+            socket.connect(address);
+            socket.getOutputStream()
+                    .write("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            long started = System.nanoTime();
+            InputStream in = new java.io.FilterInputStream(socket.getInputStream()) {
+                @Override
+                public int read(byte[] b, int off, int len) throws IOException {
+                    try {
+                        Thread.sleep(25);
+                    } catch (InterruptedException e) {
+                        throw new java.io.InterruptedIOException();
+                    }
+                    return super.read(b, off, Math.min(len, 16 * 1024));
+                }
+
+                @Override
+                public int read() throws IOException {
+                    return super.read();
+                }
+            };
+            String head = readUntil(in, "\r\n\r\n", 1);
+            assertTrue(head.startsWith("HTTP/1.1 200 OK\r\n"), head);
+            // readUntil may have read past the head: count those body bytes too.
+            byte[] early = head.substring(head.indexOf("\r\n\r\n") + 4).getBytes(StandardCharsets.ISO_8859_1);
+            java.io.DataInputStream body = new java.io.DataInputStream(
+                    new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(early), in));
+            long received = 0;
+            byte[] buf = new byte[64 * 1024];
+            while (true) {
+                String sizeLine = line(body);
+                long size = Long.parseLong(sizeLine.trim(), 16);
+                for (long left = size; left > 0; ) {
+                    int n = (int) Math.min(buf.length, left);
+                    body.readFully(buf, 0, n);
+                    left -= n;
+                }
+                assertEquals("", line(body), "CRLF after each chunk");
+                if (size == 0) {
+                    break;
+                }
+                received += size;
+            }
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertEquals(total, received, "the whole body arrived");
+            assertTrue(queue.pauses.get() > 0, "the worker was paused on the slow client");
+            assertTrue(tookMillis > 2_000, "slower than the write timeout, several times over: " + tookMillis);
+            assertEquals(1, queue.cancelled.getCount(), "never cancelled");
+            assertFalse(socket.isInputShutdown());
+        }
+    }
+
+    /** One CRLF-terminated line, without the CRLF. */
+    private static String line(InputStream in) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        int c;
+        while ((c = in.read()) != '\n') {
+            if (c < 0) {
+                throw new IOException("the stream ended inside a line: " + sb);
+            }
+            if (c != '\r') {
+                sb.append((char) c);
+            }
+        }
+        return sb.toString();
     }
 }

@@ -63,6 +63,17 @@ final class RecordingQueue implements RequestQueue {
             cancelled = true;
         }
 
+        /** T6 as the protocol reported it; 0 until then. */
+        volatile long sentNanos;
+        /** Calls of {@link #responseSent}: the protocol promises exactly one per sent response. */
+        final java.util.concurrent.atomic.AtomicInteger sentCalls = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void responseSent(long flushedNanos) {
+            sentNanos = flushedNanos;
+            sentCalls.incrementAndGet();
+        }
+
         String body() {
             return new String(initialBody, java.nio.charset.StandardCharsets.ISO_8859_1);
         }

@@ -1,0 +1,55 @@
+# frozen_string_literal: true
+
+# RESPONSE_HEAD (version 2): status, reserved, the worker's T4, T5 and body-read ns, then the header pair
+# list; exact bytes, round trips, and refusal of a payload shorter than its 28 fixed bytes.
+
+require "test_helper"
+require "socket"
+
+class PumaPlus::Wire::ResponseHeadTest < PumaPlus::TestCase
+  Wire = PumaPlus::Wire
+  ResponseHead = Wire::ResponseHead
+
+  def test_payload_is_status_reserved_t4_t5_body_read_then_the_pair_list
+    payload = ResponseHead.payload(204, 0x0102030405060708, 2**64 - 1, 3, [["k", "v"]])
+    expected = "\x00\xcc\x00\x00".b + [1, 2, 3, 4, 5, 6, 7, 8].pack("C*") + ("\xff".b * 8) +
+               "\x00\x00\x00\x00\x00\x00\x00\x03".b + "\x00\x01k\x00\x00\x00\x01v".b
+    assert_equal expected, payload
+    assert_equal Encoding::BINARY, payload.encoding
+  end
+
+  def test_response_head_round_trips_over_a_socket_pair_with_its_timing_fields
+    a, b = UNIXSocket.pair
+    head = ResponseHead.new(status: 599, app_called_ns: 1_003_100_000, app_returned_ns: 1_103_100_000,
+                            body_read_ns: 2_500_000, pairs: [["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x", ""]])
+    a.write(head.encode)
+    decoded = Wire.decode(Wire::Frame.read(b))
+    assert_equal head.to_h, decoded.to_h
+  ensure
+    a&.close
+    b&.close
+  end
+
+  def test_reserved_field_is_ignored_on_decode
+    payload = ResponseHead.payload(200, 1, 2, 0, []).dup
+    payload.setbyte(2, 0xab)
+    assert_equal({ status: 200, app_called_ns: 1, app_returned_ns: 2, body_read_ns: 0, pairs: [] },
+                 ResponseHead.decode(payload).to_h)
+  end
+
+  def test_payload_shorter_than_28_bytes_is_a_protocol_error
+    whole = ResponseHead.payload(200, 1, 2, 3, [])
+    assert_equal 28, whole.bytesize
+    (0...28).each do |size|
+      error = assert_raises(Wire::ProtocolError, "#{size} bytes") { ResponseHead.decode(whole.byteslice(0, size)) }
+      assert_equal "RESPONSE_HEAD payload of #{size} bytes, at least 28 required", error.message
+    end
+  end
+
+  def test_truncated_header_pair_list_is_a_protocol_error
+    whole = ResponseHead.payload(200, 1, 2, 3, [["content-type", "text/plain"]])
+    (29...whole.bytesize).each do |size|
+      assert_raises(Wire::ProtocolError, "#{size} bytes") { ResponseHead.decode(whole.byteslice(0, size)) }
+    end
+  end
+end

@@ -1,0 +1,264 @@
+/*
+ * The request timing aggregate of the host (docs/METRICS.md): every duration built from the timing points
+ * T1..T6 is recorded here by the queue, the worker links and the protocols, and read by the control app's
+ * /stats and /metrics. The measure step beside the request path (accept → ... → respond).
+ */
+package dev.pumaplus.host;
+
+import java.time.Instant;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.AbstractHistogram;
+import org.HdrHistogram.Histogram;
+import io.netty.util.concurrent.EventExecutor;
+
+/**
+ * Durations, each a {@link TimingHistogram} in ns (definitions are exact; nothing else is called queue
+ * time):
+ * <ul>
+ *   <li>{@link #queue}: T3 − T2b, runnable to dispatched, recorded at dispatch;</li>
+ *   <li>{@link #service}: T5 − T4 − body read, the app's time, for responses the worker completed;</li>
+ *   <li>{@link #total}: T6 − T1, first byte to last byte sent, for responses completed and sent;</li>
+ *   <li>{@link #bodyWait}: T2b − T2, headers parsed to runnable (the client sending its body);</li>
+ *   <li>{@link #upstream}: wall clock at T2 − {@code X-Request-Start}, the load balancer's queue, when the
+ *       header is present and the difference is between 0 and 1 hour;</li>
+ *   <li>{@link #slot}: T3 → the link idle again, how long a request occupies a slot (any outcome).</li>
+ * </ul>
+ * Requests failed by the host (502, 503) or cancelled by their client are counted
+ * ({@link #countStatus}, the dispatcher's {@code dropped}) but recorded as neither service nor total.
+ *
+ * <p>Windows: once a second {@link #tick} moves what was recorded into slot {@code n mod 60} of a ring; a
+ * window of w seconds is the last w completed slots (fewer right after start), so the 1 s, 10 s and 60 s
+ * windows slide by a second and data older than 60 s rolls off. The same tick adds each second to the
+ * cumulative histograms Prometheus reads. Arrival rate λ is the number of submits in the window divided by
+ * the window's measured length.
+ *
+ * <p>Prediction (Little's law, see {@link #predictedWaitNanos}): the wait of a request arriving now is 0 when
+ * a slot is idle, else (L + 1) · S_slot / c with L the queue depth, c the live slots and S_slot the mean slot
+ * time of the last 10 s (else 60 s, else since start).
+ *
+ * <p>Threading: the recording methods ({@code record} on the histograms, {@link #countStatus},
+ * {@link #epochOffsetNanos}) are wait-free and allocation-free, for any thread. {@link #tick} and the
+ * readers synchronize on this object; they allocate little and run once a second or per scrape.
+ */
+final class QueueMetrics {
+
+    /** Slots in the ring: the longest window, in seconds. */
+    static final int SLOTS = 60;
+    /** The window /stats reports at the top of {@code queue}, and that the prediction uses first. */
+    static final int MAIN_WINDOW_SECONDS = 10;
+
+    final TimingHistogram queue = new TimingHistogram(SLOTS);
+    final TimingHistogram service = new TimingHistogram(SLOTS);
+    final TimingHistogram total = new TimingHistogram(SLOTS);
+    final TimingHistogram bodyWait = new TimingHistogram(SLOTS);
+    final TimingHistogram upstream = new TimingHistogram(SLOTS);
+    final TimingHistogram slot = new TimingHistogram(SLOTS);
+
+    /** Responses by status class: index 0 = 1xx ... 4 = 5xx. */
+    private final LongAdder[] statusClasses = new LongAdder[5];
+
+    /** Wall clock (epoch ns) minus {@link System#nanoTime()}, refreshed every tick: wall time of a T. */
+    private volatile long epochOffsetNanos;
+
+    // guarded by this
+    private long ticks;
+    private long lastTickNanos;
+    private long lastSubmitted;
+    private final long[] slotNanos = new long[SLOTS];
+    private final long[] slotArrivals = new long[SLOTS];
+    private final Histogram scratch = TimingHistogram.scratch();
+    private ScheduledFuture<?> ticker;
+
+    QueueMetrics() {
+        for (int i = 0; i < statusClasses.length; i++) {
+            statusClasses[i] = new LongAdder();
+        }
+        lastTickNanos = System.nanoTime();
+        refreshEpochOffset();
+    }
+
+    /** Counts one response sent (or to be sent) with {@code status}; below 200 is 1xx, 500 and up 5xx. */
+    void countStatus(int status) {
+        int index = Math.max(0, Math.min(4, status / 100 - 1));
+        statusClasses[index].increment();
+    }
+
+    /** Responses counted for status class {@code digit}xx (1..5). */
+    long statusCount(int digit) {
+        return statusClasses[digit - 1].sum();
+    }
+
+    /** Wall-clock epoch ns of a {@link System#nanoTime()} reading {@code t}: {@code t + offset}. */
+    long epochNanosAt(long t) {
+        return t + epochOffsetNanos;
+    }
+
+    /**
+     * Calls {@link #tick} every second on {@code executor} (a host event loop), reading the dispatcher's
+     * submit count for λ, until {@link #stop()}.
+     */
+    synchronized void start(EventExecutor executor, java.util.function.LongSupplier submitted) {
+        lastSubmitted = submitted.getAsLong();
+        lastTickNanos = System.nanoTime();
+        ticker = executor.scheduleAtFixedRate(() -> tick(System.nanoTime(), submitted.getAsLong()),
+                1, 1, TimeUnit.SECONDS);
+    }
+
+    synchronized void stop() {
+        if (ticker != null) {
+            ticker.cancel(false);
+            ticker = null;
+        }
+    }
+
+    /**
+     * Closes the current one-second slot: everything recorded since the last tick goes into it.
+     *
+     * @param nowNanos  {@link System#nanoTime()} now (the slot's end)
+     * @param submitted requests submitted since start (the dispatcher's counter)
+     */
+    synchronized void tick(long nowNanos, long submitted) {
+        int index = (int) (ticks % SLOTS);
+        queue.roll(index);
+        service.roll(index);
+        total.roll(index);
+        bodyWait.roll(index);
+        upstream.roll(index);
+        slot.roll(index);
+        slotNanos[index] = Math.max(1, nowNanos - lastTickNanos);
+        slotArrivals[index] = submitted - lastSubmitted;
+        lastTickNanos = nowNanos;
+        lastSubmitted = submitted;
+        ticks++;
+        refreshEpochOffset();
+    }
+
+    private void refreshEpochOffset() {
+        // Instant.now() has µs resolution here (currentTimeMillis only ms); once a second follows NTP steps.
+        Instant now = Instant.now();
+        long nano = System.nanoTime();
+        epochOffsetNanos = now.getEpochSecond() * 1_000_000_000L + now.getNano() - nano;
+    }
+
+    /**
+     * The last {@code seconds} completed slots (fewer when the host has not run that long).
+     *
+     * @return the window's percentiles; all zero when nothing was recorded
+     */
+    synchronized Window window(int seconds) {
+        int count = (int) Math.min(seconds, Math.min(ticks, SLOTS));
+        int newest = (int) ((ticks - 1) % SLOTS);
+        long nanos = 0;
+        long arrivals = 0;
+        for (int i = 0; i < count; i++) {
+            int index = Math.floorMod(newest - i, SLOTS);
+            nanos += slotNanos[index];
+            arrivals += slotArrivals[index];
+        }
+        double arrivalsPerSecond = nanos == 0 ? 0 : arrivals * 1e9 / nanos;
+        return new Window(seconds, count, arrivalsPerSecond,
+                percentiles(queue, newest, count), percentiles(service, newest, count),
+                percentiles(total, newest, count), meanOf(slot, newest, count));
+    }
+
+    private Percentiles percentiles(TimingHistogram metric, int newest, int count) {
+        metric.window(newest, count, scratch);
+        return Percentiles.of(scratch);
+    }
+
+    private double meanOf(TimingHistogram metric, int newest, int count) {
+        metric.window(newest, count, scratch);
+        return scratch.getTotalCount() == 0 ? Double.NaN : scratch.getMean();
+    }
+
+    /**
+     * S_slot for the prediction, in ns: the mean slot time over the last 10 s, else over 60 s, else since
+     * start; NaN when no request ever finished on a link.
+     */
+    synchronized double meanSlotNanos() {
+        double mean = window(MAIN_WINDOW_SECONDS).slotMeanNanos();
+        if (Double.isNaN(mean)) {
+            mean = window(SLOTS).slotMeanNanos();
+        }
+        if (Double.isNaN(mean)) {
+            Histogram all = slot.cumulative();
+            mean = all.getTotalCount() == 0 ? Double.NaN : all.getMean();
+        }
+        return mean;
+    }
+
+    /**
+     * W_pred, the predicted queue time of a request arriving now, in ns. 0 when a slot is idle
+     * ({@code busy < live} and {@code depth == 0}); else (depth + 1) · S_slot / live, with S_slot from
+     * {@link #meanSlotNanos()}. {@code +Infinity} with no live slot at all (nothing will serve it); 0 while
+     * S_slot is unknown (no request has finished yet).
+     *
+     * @param depth requests waiting or held (L)
+     * @param busy  links running a request
+     * @param live  live links (c)
+     */
+    static double predictedWaitNanos(int depth, int busy, int live, double meanSlotNanos) {
+        if (busy < live && depth == 0) {
+            return 0;
+        }
+        if (live <= 0) {
+            return Double.POSITIVE_INFINITY;
+        }
+        if (Double.isNaN(meanSlotNanos)) {
+            return 0;
+        }
+        return (depth + 1) * meanSlotNanos / live;
+    }
+
+    /**
+     * ρ = λ · S_slot / c over the main window: the share of slot capacity the arrivals need. NaN with no
+     * live slot; 0 while S_slot is unknown.
+     */
+    static double utilization(double arrivalsPerSecond, double meanSlotNanos, int live) {
+        if (live <= 0) {
+            return Double.NaN;
+        }
+        if (Double.isNaN(meanSlotNanos)) {
+            return 0;
+        }
+        return arrivalsPerSecond * meanSlotNanos / 1e9 / live;
+    }
+
+    /**
+     * Runs {@code reader} on the cumulative histograms under the monitor (the ticker adds to them), for
+     * /metrics.
+     */
+    synchronized <T> T readCumulative(java.util.function.Supplier<T> reader) {
+        return reader.get();
+    }
+
+    /**
+     * Percentiles of one metric over one window, in ns.
+     *
+     * @param count the number of values
+     */
+    record Percentiles(long count, long p50, long p90, long p95, long p99, long max) {
+
+        static Percentiles of(AbstractHistogram h) {
+            if (h.getTotalCount() == 0) {
+                return new Percentiles(0, 0, 0, 0, 0, 0);
+            }
+            return new Percentiles(h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
+                    h.getValueAtPercentile(95), h.getValueAtPercentile(99), h.getMaxValue());
+        }
+    }
+
+    /**
+     * One sliding window.
+     *
+     * @param seconds           the window asked for
+     * @param slots             completed one-second slots it covers (less than {@code seconds} after start)
+     * @param arrivalsPerSecond λ: submits in the window per second of its measured length
+     * @param slotMeanNanos     mean slot time in ns, NaN when no request finished on a link in the window
+     */
+    record Window(int seconds, int slots, double arrivalsPerSecond, Percentiles queue, Percentiles service,
+                  Percentiles total, double slotMeanNanos) {
+    }
+}

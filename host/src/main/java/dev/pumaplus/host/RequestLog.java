@@ -1,0 +1,84 @@
+/*
+ * The opt-in per-request timing line (config `log_requests`): after a response's last byte was sent (T6),
+ * one line on stdout with every timing point of that request, for operators and the integration tests that
+ * reconcile the host's numbers with what a client measured.
+ */
+package dev.pumaplus.host;
+
+import java.io.PrintStream;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * The line, exactly (ns values are {@link System#nanoTime()} readings, {@code body_read} a duration; a
+ * point the request never reached, e.g. T4 of a 502, is 0):
+ * <pre>
+ * puma-plus: request id=ID METHOD PATH STATUS t1=NS t2=NS t2b=NS t3=NS t4=NS t5=NS t6=NS body_read=NS
+ * </pre>
+ * PATH is the request target without its query string.
+ *
+ * <p>Threading: {@link #log} is called on a protocol's event loop, after the request's metrics are
+ * recorded; it formats the line there (opt-in, so allocating is fine) and hands it to one daemon thread
+ * that prints it, so a slow stdout reader never stalls an event loop. Lines leave in the order they were
+ * logged.
+ */
+final class RequestLog {
+
+    private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final PrintStream out;
+
+    /** Starts the printing thread; lines go to {@code out}, each flushed once the queue is empty. */
+    RequestLog(PrintStream out) {
+        this.out = out;
+        Thread printer = new Thread(this::print, "puma-plus-request-log");
+        printer.setDaemon(true);
+        printer.start();
+    }
+
+    /** The line for {@code ex}, which was sent at {@code t6}. Any thread. */
+    void log(QueuedExchange ex, long t6) {
+        lines.add(line(ex, t6));
+    }
+
+    static String line(QueuedExchange ex, long t6) {
+        String target = EnvEncoder.pathAndQuery(ex.head.target());
+        int q = target.indexOf('?');
+        String path = q < 0 ? target : target.substring(0, q);
+        return "puma-plus: request id=" + ex.requestId + " " + ex.head.method() + " " + path + " " + ex.status
+                + " t1=" + ex.head.firstByteNanos() + " t2=" + ex.head.headersParsedNanos()
+                + " t2b=" + ex.runnableNanos + " t3=" + ex.dispatchedNanos + " t4=" + ex.appCalledNanos
+                + " t5=" + ex.appReturnedNanos + " t6=" + t6 + " body_read=" + ex.bodyReadNanos;
+    }
+
+    private void print() {
+        try {
+            while (true) {
+                String line = lines.take();
+                synchronized (out) { // the launcher's lines take the same monitor: no interleaving
+                    out.println(line);
+                    for (String more; (more = lines.poll()) != null; ) {
+                        out.println(more);
+                    }
+                    out.flush();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits up to {@code millis} for the queued lines to be printed (shutdown). */
+    void drain(long millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        while (!lines.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        synchronized (out) {
+            out.flush();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/*
+ * One duration metric of the request timing (queue, service, total, body wait, upstream, slot): recorded
+ * per request on the hot path by the queue and the worker links, rolled once a second by QueueMetrics into
+ * sliding windows and a cumulative histogram that /stats and /metrics read.
+ */
+package dev.pumaplus.host;
+
+import org.HdrHistogram.AbstractHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.IntCountsHistogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * An HdrHistogram {@link Recorder} (values in ns, 1 ns to 1 hour, two significant digits: every value is
+ * kept within 1%) plus a ring of one-second slots and a cumulative histogram.
+ *
+ * <p>Why two digits: a window is up to 60 slot histograms, six metrics have one each; at two digits a slot
+ * is ~18 KB (int counts), at three it would be ~135 KB, 50 MB in all, for precision no reader of a
+ * millisecond percentile needs.
+ *
+ * <p>Threading: {@link #record} is wait-free and allocation-free, callable from any thread at any time.
+ * Every other method is called by {@link QueueMetrics} under its monitor (the ticker and the readers).
+ */
+final class TimingHistogram {
+
+    /** The largest value kept, in ns (1 hour); larger values are recorded as this. */
+    static final long MAX_NANOS = 3_600_000_000_000L;
+    /** Significant decimal digits kept: values are exact within 1%. */
+    static final int DIGITS = 2;
+
+    private final Recorder recorder = new Recorder(1, MAX_NANOS, DIGITS);
+    private final IntCountsHistogram[] slots;
+    private final Histogram cumulative = new Histogram(1, MAX_NANOS, DIGITS);
+    /** The interval histogram handed back to the recorder at the next swap, so rolling does not allocate. */
+    private Histogram spare;
+
+    TimingHistogram(int slotCount) {
+        slots = new IntCountsHistogram[slotCount];
+        for (int i = 0; i < slotCount; i++) {
+            slots[i] = new IntCountsHistogram(1, MAX_NANOS, DIGITS);
+        }
+    }
+
+    /**
+     * Records one duration. Negative values (a worker clock reading out of order) count as 0, values above
+     * {@link #MAX_NANOS} as the maximum: a sample is never lost, and never throws.
+     *
+     * @param nanos the duration in ns
+     */
+    void record(long nanos) {
+        recorder.recordValue(nanos < 0 ? 0 : Math.min(nanos, MAX_NANOS));
+    }
+
+    /** Moves everything recorded since the last roll into slot {@code index} and the cumulative histogram. */
+    void roll(int index) {
+        Histogram interval = recorder.getIntervalHistogram(spare);
+        IntCountsHistogram slot = slots[index];
+        slot.reset();
+        slot.add(interval);
+        cumulative.add(interval);
+        spare = interval;
+    }
+
+    /**
+     * Fills {@code into} (reset first) with the slots {@code newest}, {@code newest − 1}, ... ({@code count}
+     * of them, wrapping around the ring).
+     */
+    void window(int newest, int count, AbstractHistogram into) {
+        into.reset();
+        for (int i = 0; i < count; i++) {
+            into.add(slots[Math.floorMod(newest - i, slots.length)]);
+        }
+    }
+
+    /** Everything rolled since start. Read under the QueueMetrics monitor; do not keep it. */
+    Histogram cumulative() {
+        return cumulative;
+    }
+
+    /** A histogram of the same shape, for windows. */
+    static Histogram scratch() {
+        return new Histogram(1, MAX_NANOS, DIGITS);
+    }
+}

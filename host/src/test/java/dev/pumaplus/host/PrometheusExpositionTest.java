@@ -1,0 +1,143 @@
+/*
+ * Claims about GET /metrics of the control app: the Prometheus text format's structure (HELP and TYPE per
+ * family, cumulative buckets, +Inf equal to _count), the content type, and promtool's verdict when promtool
+ * is installed.
+ */
+package dev.pumaplus.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBufAllocator;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(20)
+class PrometheusExpositionTest {
+
+    private static final List<String> HISTOGRAMS = List.of("puma_plus_queue_seconds", "puma_plus_service_seconds",
+            "puma_plus_total_seconds", "puma_plus_body_wait_seconds", "puma_plus_upstream_seconds");
+    private static final Pattern BUCKET = Pattern.compile("^(\\w+)_bucket\\{le=\"([^\"]+)\"} (\\d+)$");
+
+    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+
+    @AfterEach
+    void releaseBuffers() {
+        EmbeddedWorker.releaseAll(dispatcher);
+    }
+
+    private String renderWithData() {
+        QueueMetrics metrics = dispatcher.metrics();
+        long[] samples = {50_000, 100_000, 150_000, 700_000, 3_000_000, 40_000_000, 900_000_000, 45_000_000_000L};
+        for (long v : samples) {
+            metrics.queue.record(v);
+            metrics.service.record(v * 2);
+            metrics.total.record(v * 3);
+        }
+        metrics.countStatus(200);
+        metrics.countStatus(404);
+        metrics.countStatus(502);
+        metrics.tick(System.nanoTime(), 8);
+        return PrometheusExposition.render(metrics, dispatcher.snapshot());
+    }
+
+    @Test
+    void histogramBucketsAreCumulativeNonDecreasingAndInfEqualsCount() {
+        String text = renderWithData();
+        Map<String, List<Long>> buckets = new HashMap<>();
+        Map<String, Long> inf = new HashMap<>();
+        Map<String, Long> counts = new HashMap<>();
+        for (String line : text.split("\n")) {
+            Matcher m = BUCKET.matcher(line);
+            if (m.matches()) {
+                if (m.group(2).equals("+Inf")) {
+                    inf.put(m.group(1), Long.parseLong(m.group(3)));
+                } else {
+                    buckets.computeIfAbsent(m.group(1), k -> new ArrayList<>()).add(Long.parseLong(m.group(3)));
+                }
+            } else if (line.matches("^\\w+_count \\d+$")) {
+                String[] parts = line.split(" ");
+                counts.put(parts[0].substring(0, parts[0].length() - "_count".length()), Long.parseLong(parts[1]));
+            }
+        }
+        for (String name : HISTOGRAMS) {
+            assertTrue(text.contains("# HELP " + name + " "), name + " HELP");
+            assertTrue(text.contains("# TYPE " + name + " histogram\n"), name + " TYPE");
+            List<Long> b = buckets.get(name);
+            assertEquals(PrometheusExposition.BUCKETS.length, b.size(), name);
+            for (int i = 1; i < b.size(); i++) {
+                assertTrue(b.get(i) >= b.get(i - 1), name + " buckets non-decreasing: " + b);
+            }
+            assertTrue(inf.get(name) >= b.get(b.size() - 1), name);
+            assertEquals(counts.get(name), inf.get(name), name + ": +Inf equals _count");
+        }
+        // queue: 50 µs and exactly 100 µs at or below 0.0001 s; 45 s only in +Inf
+        assertTrue(text.contains("puma_plus_queue_seconds_bucket{le=\"0.0001\"} 2\n"), text);
+        assertTrue(text.contains("puma_plus_queue_seconds_bucket{le=\"30\"} 7\n"), text);
+        assertTrue(text.contains("puma_plus_queue_seconds_count 8\n"), text);
+        assertTrue(text.contains("puma_plus_requests_total{status_class=\"4xx\"} 1\n"), text);
+        assertTrue(text.contains("puma_plus_requests_total{status_class=\"5xx\"} 1\n"), text);
+        assertTrue(text.contains("# TYPE puma_plus_requests_dropped_total counter\npuma_plus_requests_dropped_total 0\n"));
+        for (String gauge : List.of("puma_plus_queue_depth", "puma_plus_live_slots", "puma_plus_busy_slots",
+                "puma_plus_predicted_wait_seconds", "puma_plus_utilization")) {
+            assertTrue(text.contains("# TYPE " + gauge + " gauge\n" + gauge + " "), gauge);
+        }
+    }
+
+    @Test
+    void sampleValuesAreWrittenTheWayTheFormatSpellsThem() {
+        assertEquals("0", PrometheusExposition.number(0));
+        assertEquals("12", PrometheusExposition.number(12));
+        assertEquals("0.00025", PrometheusExposition.number(0.00025));
+        assertEquals("+Inf", PrometheusExposition.number(Double.POSITIVE_INFINITY));
+        assertEquals("NaN", PrometheusExposition.number(Double.NaN));
+    }
+
+    @Test
+    void metricsEndpointServesTheTextFormatThatPromtoolAccepts() throws Exception {
+        renderWithData();
+        HostTransport transport = HostTransport.select(1);
+        ControlApp app = new ControlApp(dispatcher, null, 1, 1, Instant.now());
+        try {
+            InetSocketAddress bound = app.bind(transport, "tcp://127.0.0.1:0");
+            HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + bound.getPort() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode());
+            assertEquals("text/plain; version=0.0.4; charset=utf-8",
+                    response.headers().firstValue("content-type").orElse(""));
+            assertTrue(response.body().contains("puma_plus_queue_seconds_count 8\n"));
+
+            Path promtool = Path.of("/usr/bin/promtool");
+            Assumptions.assumeTrue(Files.isExecutable(promtool), "promtool not installed (apt-get install prometheus)");
+            Process check = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectErrorStream(true).start();
+            check.getOutputStream().write(response.body().getBytes(StandardCharsets.UTF_8));
+            check.getOutputStream().close();
+            String verdict = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(check.waitFor(10, TimeUnit.SECONDS));
+            assertEquals(0, check.exitValue(), "promtool check metrics: " + verdict);
+            assertEquals("", verdict.trim(), "no lint findings");
+        } finally {
+            app.close();
+            transport.shutdown();
+        }
+    }
+}

@@ -1,0 +1,247 @@
+/*
+ * Claims about the request timing aggregate (the measure step beside the request path): queue time is
+ * exactly T3 − T2b, sliding windows roll off old data, λ is submits per second, the Little's-law
+ * prediction follows its formula, and failed requests are counted but not timed.
+ */
+package dev.pumaplus.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.wire.Frame;
+import dev.pumaplus.wire.FrameType;
+import dev.pumaplus.wire.Request;
+import dev.pumaplus.wire.ResponseHead;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class QueueMetricsTest {
+
+    private static final long MS = 1_000_000L;
+    private static final long SECOND = 1_000_000_000L;
+
+    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+
+    @AfterEach
+    void releaseBuffers() {
+        EmbeddedWorker.releaseAll(dispatcher);
+    }
+
+    /** Ticks {@code metrics} {@code n} times, one second apart, with no new submits. */
+    private static long tick(QueueMetrics metrics, long now, int n) {
+        for (int i = 0; i < n; i++) {
+            now += SECOND;
+            metrics.tick(now, 0);
+        }
+        return now;
+    }
+
+    @Test
+    void queueTimeIsDispatchMinusRunnableExactlyAndTheWorkerIsToldTheSameTimes() throws Exception {
+        Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/waits"), Unpooled.EMPTY_BUFFER, true,
+                new RecordingSink());
+        Thread.sleep(30);
+        long beforeDispatch = System.nanoTime();
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        long afterDispatch = System.nanoTime();
+        QueuedExchange q = (QueuedExchange) ex;
+        List<Frame> frames = worker.sent();
+        Request request = Request.decode(frames.get(0).payload());
+        frames.forEach(Frame::release);
+
+        assertEquals(q.runnableNanos, request.runnableNanos(), "T2b on the wire");
+        assertEquals(q.dispatchedNanos, request.dispatchedNanos(), "T3 on the wire");
+        assertEquals(2, request.headersParsedNanos(), "T2 from the RequestHead");
+        assertTrue(q.dispatchedNanos >= beforeDispatch && q.dispatchedNanos <= afterDispatch,
+                "T3 is read when a slot takes the request");
+        long queueNanos = q.dispatchedNanos - q.runnableNanos;
+        assertTrue(queueNanos >= 30 * MS, "queue time covers the 30 ms wait: " + queueNanos);
+
+        QueueMetrics metrics = dispatcher.metrics();
+        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        QueueMetrics.Percentiles p = metrics.window(1).queue();
+        assertEquals(1, p.count());
+        assertEquals(queueNanos, p.max(), queueNanos / 100.0, "recorded within the histogram's 1%");
+    }
+
+    @Test
+    void serviceIsAppTimeLessBodyReadAndTotalIsFirstByteToLastByteSent() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/svc"),
+                Unpooled.EMPTY_BUFFER, true, sink);
+        worker.discardSent();
+        long t4 = 1_000 * MS;
+        worker.channel.writeInbound(new ResponseHead(200, t4, t4 + 50 * MS, 20 * MS, List.of())
+                .toFrame(ByteBufAllocator.DEFAULT, true));
+        worker.channel.runPendingTasks();
+        ex.responseSent(1 + 80 * MS); // T1 of DispatcherTest.get is 1
+        QueueMetrics metrics = dispatcher.metrics();
+        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        QueueMetrics.Window w = metrics.window(1);
+        assertEquals(30 * MS, w.service().max(), 0.3 * MS, "T5 − T4 − body read");
+        assertEquals(80 * MS, w.total().max(), 0.8 * MS, "T6 − T1");
+        assertEquals(1, metrics.statusCount(2));
+    }
+
+    @Test
+    void failedRequestIsCountedButNotRecordedAsServiceOrTotal() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/dies"),
+                Unpooled.EMPTY_BUFFER, true, sink);
+        worker.discardSent();
+        worker.channel.writeInbound(Frame.of(FrameType.RESPONSE_ABORT, false,
+                Unpooled.copiedBuffer("boom", java.nio.charset.StandardCharsets.US_ASCII)));
+        worker.channel.runPendingTasks();
+        ex.responseSent(System.nanoTime());
+        QueueMetrics metrics = dispatcher.metrics();
+        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        QueueMetrics.Window w = metrics.window(1);
+        assertEquals(1, w.queue().count(), "it did wait and was dispatched");
+        assertEquals(0, w.service().count());
+        assertEquals(0, w.total().count());
+        assertEquals(1, metrics.statusCount(5), "the 502 is counted");
+        assertTrue(ex.failed);
+    }
+
+    @Test
+    void slidingWindowsRollOffDataOlderThanTheirLength() {
+        QueueMetrics metrics = new QueueMetrics();
+        metrics.queue.record(5 * MS);
+        long now = tick(metrics, 0, 1);
+        assertEquals(1, metrics.window(1).queue().count());
+        assertEquals(5 * MS, metrics.window(1).queue().p50(), 0.05 * MS);
+
+        now = tick(metrics, now, 1);
+        assertEquals(0, metrics.window(1).queue().count(), "the 1 s window moved past it");
+        assertEquals(1, metrics.window(10).queue().count());
+
+        now = tick(metrics, now, 9); // its slot is now 11 s old
+        assertEquals(0, metrics.window(10).queue().count(), "rolled off the 10 s window");
+        assertEquals(1, metrics.window(60).queue().count());
+
+        tick(metrics, now, 50); // 61 s old: its slot was reused
+        assertEquals(0, metrics.window(60).queue().count(), "rolled off the 60 s window");
+        assertEquals(1, metrics.queue.cumulative().getTotalCount(), "Prometheus' cumulative keeps it");
+    }
+
+    @Test
+    void windowPercentilesCombineItsSlots() {
+        QueueMetrics metrics = new QueueMetrics();
+        long now = 0;
+        for (int second = 1; second <= 10; second++) {
+            for (int i = 0; i < 10; i++) {
+                metrics.queue.record(second * MS); // second s: ten samples of s ms
+            }
+            now = tick(metrics, now, 1);
+        }
+        QueueMetrics.Percentiles p = metrics.window(10).queue();
+        assertEquals(100, p.count());
+        assertEquals(5 * MS, p.p50(), 0.05 * MS);
+        assertEquals(9 * MS, p.p90(), 0.09 * MS);
+        assertEquals(10 * MS, p.max(), 0.1 * MS);
+        assertEquals(10 * MS, metrics.window(1).queue().p50(), 0.1 * MS, "the newest second only");
+    }
+
+    @Test
+    void arrivalRateIsSubmitsPerSecondOverTheWindowsMeasuredLength() {
+        QueueMetrics metrics = new QueueMetrics();
+        long start = System.nanoTime(); // the first slot runs from construction, a moment before
+        metrics.tick(start + SECOND, 0);
+        metrics.tick(start + 2 * SECOND, 50); // 50 submits in one second
+        metrics.tick(start + 4 * SECOND, 90); // 40 more in two seconds (a late tick)
+        assertEquals(20.0, metrics.window(1).arrivalsPerSecond(), 1e-9);
+        assertEquals(90 / 4.0, metrics.window(10).arrivalsPerSecond(), 0.01,
+                "a young window divides by the time it covers, not by 10 s");
+    }
+
+    @Test
+    void predictedWaitIsZeroWithAnIdleSlotAndOtherwiseLPlusOneTimesSlotTimeOverLiveSlots() {
+        double s = 100 * MS;
+        assertEquals(0, QueueMetrics.predictedWaitNanos(0, 3, 4, s), "an idle slot takes it at once");
+        assertEquals(s / 4, QueueMetrics.predictedWaitNanos(0, 4, 4, s), 1e-6, "all busy, nobody waiting");
+        assertEquals(6 * s / 4, QueueMetrics.predictedWaitNanos(5, 4, 4, s), 1e-6, "(L+1)·S/c with L = 5");
+        assertEquals(Double.POSITIVE_INFINITY, QueueMetrics.predictedWaitNanos(3, 0, 0, s), "no slot at all");
+        assertEquals(0.5, QueueMetrics.utilization(20, 100 * MS, 4), 1e-9, "ρ = λ·S/c = 20·0.1/4");
+    }
+
+    @Test
+    void slotTimeForThePredictionFallsBackFromTenSecondsToSixtyToSinceStart() {
+        QueueMetrics metrics = new QueueMetrics();
+        assertTrue(Double.isNaN(metrics.meanSlotNanos()), "unknown before any request finished");
+        metrics.slot.record(200 * MS);
+        long now = tick(metrics, 0, 1);
+        metrics.slot.record(100 * MS);
+        now = tick(metrics, now, 1);
+        assertEquals(150 * MS, metrics.meanSlotNanos(), 1.5 * MS, "mean over the last 10 s");
+        now = tick(metrics, now, 10);
+        assertEquals(150 * MS, metrics.meanSlotNanos(), 1.5 * MS, "10 s empty: the 60 s window");
+        tick(metrics, now, 60);
+        assertEquals(150 * MS, metrics.meanSlotNanos(), 1.5 * MS, "60 s empty: everything since start");
+        assertFalse(Double.isNaN(metrics.meanSlotNanos()));
+    }
+
+    @Test
+    void slotTimeRunsFromDispatchUntilTheLinkIsIdleAgain() throws Exception {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        dispatcher.submit(new Object(), DispatcherTest.get("/slot"), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+        worker.discardSent();
+        Thread.sleep(20);
+        worker.respond("done");
+        QueueMetrics metrics = dispatcher.metrics();
+        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        double mean = metrics.meanSlotNanos();
+        assertTrue(mean >= 19.8 * MS && mean < 2_000 * MS, "slot held ≥ 20 ms: " + mean);
+        assertTrue(metrics.window(1).arrivalsPerSecond() > 0, "the submit was counted as an arrival");
+    }
+
+    @Test
+    void serverTimingHeaderIsAddedOnlyWhenSwitchedOn() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        RecordingSink off = new RecordingSink();
+        dispatcher.submit(new Object(), DispatcherTest.get("/off"), Unpooled.EMPTY_BUFFER, true, off);
+        worker.discardSent();
+        worker.respond("x");
+        assertFalse(off.events.get(0).contains("Server-Timing"), off.events.get(0));
+
+        dispatcher.serverTiming(true);
+        RecordingSink on = new RecordingSink();
+        dispatcher.submit(new Object(), DispatcherTest.get("/on"), Unpooled.EMPTY_BUFFER, true, on);
+        worker.discardSent();
+        worker.channel.writeInbound(new ResponseHead(200, 10 * MS, 10 * MS + 1_234_567, 0, List.of())
+                .toFrame(ByteBufAllocator.DEFAULT, true));
+        worker.channel.runPendingTasks();
+        String head = on.events.get(0);
+        assertTrue(head.matches(".*Server-Timing=queue;dur=\\d+\\.\\d{3}, app;dur=1\\.235.*"), head);
+    }
+
+    @Test
+    void serverTimingValueIsMillisecondsWithThreeDecimals() {
+        assertEquals("queue;dur=0.012, app;dur=100.000", WorkerLink.serverTiming(12_345, 100 * MS));
+        assertEquals("queue;dur=0.000, app;dur=0.001", WorkerLink.serverTiming(-5, 600));
+        assertEquals("queue;dur=1500.250, app;dur=0.100", WorkerLink.serverTiming(1_500_250_000L, 100_000));
+    }
+
+    @Test
+    void requestLogLineHasEveryTimingPointInTheDocumentedShape() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/log?q=1"),
+                Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+        worker.discardSent();
+        worker.channel.writeInbound(new ResponseHead(201, 40, 50, 7, List.of(Map.entry("a", "b")))
+                .toFrame(ByteBufAllocator.DEFAULT, true));
+        worker.channel.runPendingTasks();
+        String line = RequestLog.line(ex, 99);
+        assertEquals("puma-plus: request id=" + ex.requestId + " GET /log 201 t1=1 t2=2 t2b=" + ex.runnableNanos
+                + " t3=" + ex.dispatchedNanos + " t4=40 t5=50 t6=99 body_read=7", line);
+    }
+}
