@@ -1,8 +1,9 @@
 # The integration tests' probe app: each path exposes one server behaviour (echoing the body's length and
 # digest, two Set-Cookie headers, sleeping, reporting the worker's pid) so a test can assert it over raw
 # HTTP. With `?log=PATH` every call appends "PATH_INFO id pid" to PATH when the app starts it, which lets
-# a test prove what the app did (or never) see.
+# a test prove what the app did (or never) see. `/timing/TAG` reports the request's timing as the app saw it.
 require "digest"
+require "json"
 require "rack"
 
 def text(body, status: 200, headers: {})
@@ -29,6 +30,12 @@ run lambda { |env|
     text("#{query['id']} #{Process.pid}\n")
   when "/pid"
     text("#{Process.pid}\n")
+  when %r{\A/timing/[^/]+\z} # reads the whole body, sleeps ?ms=, answers the puma_plus.* timing env as JSON
+    body = env["rack.input"].read
+    sleep Integer(query.fetch("ms", "0")) / 1000.0
+    timing = %w[queue_time_ns body_wait_ns runnable_at_ns].to_h { |key| [key, env["puma_plus.#{key}"]] }
+    text(JSON.generate(timing.merge("body_bytes" => body.bytesize, "pid" => Process.pid)) + "\n",
+         headers: { "Content-Type" => "application/json" })
   else
     text("not found: #{env['PATH_INFO']}\n", status: 404)
   end

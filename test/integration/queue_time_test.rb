@@ -1,0 +1,203 @@
+# Exact queue time (issue 3, docs/METRICS.md): the host's seven timing points per request, read from its
+# `log_requests` lines, reconcile with what a client measures on the same clock, add up to the total,
+# charge a slow upload to body wait and never to queue, and read as (almost) zero on an idle server.
+require "timing_helper"
+
+class QueueTimeTest < TimingTest
+  TEST_TIMEOUT = 60
+  MS = Timing::MS
+  US = Timing::US
+
+  # 40 requests to 4 slots at once, 100 ms each: 10 waves of 4. Per request the host's total T6 − T1 is the
+  # client's own stopwatch (first byte written → last byte received) within 2 ms; every part is ≥ 0 and the
+  # parts add up to the total; the app's env agrees with the log line; and the queue times are those of a
+  # FIFO of 4 slots fed the measured service times (p50 and p95 within 10%).
+  #
+  # The client runs in its own process (Timing.in_child) on connections opened beforehand, and writes the
+  # 40 requests 1 ms apart: all 40 are in flight together (the first response comes after 100 ms), but
+  # their first bytes do not all land in one instant. Time that bytes wait in the kernel before the host's
+  # event loop reads them is before T1, and no server can see it; 40 at once on a 2-core machine, while
+  # the first wave's workers start, make it several ms, which would measure the machine, not T1..T6.
+  def test_host_total_reconciles_with_client_time_and_waves_predict_queue_time
+    server = start_logging_server(workers: 2, threads: 2)
+    assert_equal 4, server.slots
+    client = Timing::ConcurrentClient.new(server.port)
+    Timing.in_child do # warm the JIT on the same path: 10 bursts of 40, then one 100 ms wave of 8
+      10.times { |b| client.run(40.times.map { |i| exchange("warm#{b}x#{i}", 0) }, timeout: 10) }
+      client.run(8.times.map { |i| exchange("warmwave#{i}", 100) }, timeout: 10, connect_first: true)
+      nil
+    end
+
+    exchanges, records = wave_round(server, client, "r")
+
+    exchanges.each do |e|
+      r = records.fetch(e.tag)
+      assert_nil e.error, with_log(server, "#{e.tag}: #{e.error}")
+      assert_equal 200, e.status, with_log(server, "#{e.tag}: #{e.status} #{e.body}")
+      r.parts.each { |part, ns| assert_operator ns, :>=, 0, with_log(server, "#{e.tag}: #{part} = #{ns} ns < 0 in #{r.line}") }
+      assert_equal r.total, r.parts.values.sum, "#{e.tag}: parts #{r.parts} do not add up to the total #{r.total}"
+      assert_operator e.sent_at, :<=, r.t1, "#{e.tag}: T1 #{r.t1} precedes the client's first write at #{e.sent_at}"
+      seen = JSON.parse(e.body)
+      assert_equal [r.queue, r.body_wait, r.t2b], seen.values_at("queue_time_ns", "body_wait_ns", "runnable_at_ns"),
+                   "#{e.tag}: the app's env disagrees with #{r.line}"
+    end
+
+    ordered = records.values.sort_by(&:t2b)
+    predicted = fifo_queue_times(ordered.map(&:t2b), ordered.map(&:service), slots: 4)
+    actual = ordered.map(&:queue)
+    worst = exchanges.max_by { |e| (e.elapsed - records.fetch(e.tag).total).abs }
+    w = records.fetch(worst.tag)
+    diag "client vs host total: worst #{Timing.ms((worst.elapsed - w.total).abs)} ms (#{worst.tag}: first write → T1 " \
+         "#{Timing.ms(w.t1 - worst.sent_at)} ms, T6 → last byte received #{Timing.ms(worst.done_at - w.t6)} ms); " \
+         "queue p50 #{Timing.ms(Timing.percentile(actual, 50))} ms (predicted #{Timing.ms(Timing.percentile(predicted, 50))}), " \
+         "p95 #{Timing.ms(Timing.percentile(actual, 95))} ms (predicted #{Timing.ms(Timing.percentile(predicted, 95))}); " \
+         "service median #{Timing.ms(Timing.median(ordered.map(&:service)))} ms"
+    [50, 95].each do |p|
+      want = Timing.percentile(predicted, p)
+      got = Timing.percentile(actual, p)
+      assert_in_delta want, got, 0.10 * want,
+                      with_log(server, "queue p#{p}: #{Timing.ms(got)} ms, 10 waves of 4 predict #{Timing.ms(want)} ms " \
+                                       "(actual #{actual.map { |q| Timing.ms(q) }}, predicted #{predicted.map { |q| Timing.ms(q) }})")
+    end
+
+    # One more round when a request disagreed: this 2-vCPU machine now and then leaves the host's event
+    # loop without a CPU for 1–3 ms (measured: no GC or safepoint then, and some hypervisor steal), which
+    # shows up before T1 or after T6 of whichever request it hits. A wrong timing point fails both rounds.
+    first = disagreements(exchanges, records)
+    unless first.empty?
+      diag "round 1 beyond 2 ms, running round 2:\n#{first.join("\n")}"
+      second = disagreements(*wave_round(server, client, "again"))
+      assert_empty second, with_log(server, "host total vs client time beyond 2 ms in two rounds:\n" \
+                                            "round 1:\n#{first.join("\n")}\nround 2:\n#{second.join("\n")}")
+    end
+  end
+
+  # Uploads dribbled over 2 s while slots are free: none of it is queue time. A body of at most 1 MiB is
+  # buffered before the request is runnable, so the whole upload is body wait (T2b − T2). A larger body
+  # becomes runnable at its first MiB and streams the rest to the app: body wait covers the first MiB, the
+  # worker's body_read the rest, and neither is in queue or service time.
+  def test_slow_upload_is_not_charged_to_queue_time
+    server = start_logging_server(workers: 1, threads: 2)
+    warm_up(server, 10)
+    small = Thread.new { dribble(server, "upsmall", 512 * 1024, 2.0) }
+    large = Thread.new { dribble(server, "uplarge", 2 * 1024 * 1024, 2.0) }
+    uploads = { "upsmall" => small.value, "uplarge" => large.value }
+    records = records_for(server, uploads.keys)
+
+    uploads.each do |tag, upload|
+      r = records.fetch(tag)
+      assert_equal 200, upload[:response].status, with_log(server, "#{tag}: #{upload[:response].status} #{upload[:response].body}")
+      seen = JSON.parse(upload[:response].body)
+      assert_equal upload[:bytes], seen["body_bytes"], "#{tag}: the app read #{seen['body_bytes']} of #{upload[:bytes]} bytes"
+      assert_operator r.queue, :<, 1 * MS, with_log(server, "#{tag}: queue #{Timing.ms(r.queue)} ms for an upload to a free slot (#{r.line})")
+      r.parts.each { |part, ns| assert_operator ns, :>=, 0, with_log(server, "#{tag}: #{part} = #{ns} ns < 0 in #{r.line}") }
+      assert_equal [r.queue, r.body_wait, r.t2b], seen.values_at("queue_time_ns", "body_wait_ns", "runnable_at_ns"),
+                   "#{tag}: the app's env disagrees with #{r.line}"
+      assert_operator r.service, :<, 300 * MS, with_log(server, "#{tag}: service #{Timing.ms(r.service)} ms includes the upload (#{r.line})")
+      diag "#{tag}: body wait #{Timing.ms(r.body_wait)} ms, body_read #{Timing.ms(r.body_read)} ms, queue #{Timing.ms(r.queue)} ms, " \
+           "service #{Timing.ms(r.service)} ms; client: upload #{Timing.ms(upload[:last_byte] - upload[:head_sent])} ms, " \
+           "first MiB #{upload[:first_mib] && Timing.ms(upload[:first_mib] - upload[:head_sent])} ms"
+    end
+
+    small_r = records.fetch("upsmall")
+    assert_in_delta 2000 * MS, small_r.body_wait, 300 * MS,
+                    with_log(server, "upsmall (512 KiB over 2 s): body wait #{Timing.ms(small_r.body_wait)} ms (#{small_r.line})")
+
+    large_r = records.fetch("uplarge")
+    large = uploads.fetch("uplarge")
+    assert_in_delta large[:first_mib] - large[:head_sent], large_r.body_wait, 300 * MS,
+                    with_log(server, "uplarge: body wait #{Timing.ms(large_r.body_wait)} ms, but its first MiB took " \
+                                     "#{Timing.ms(large[:first_mib] - large[:head_sent])} ms to send (#{large_r.line})")
+    assert_in_delta 2000 * MS, large_r.body_wait + large_r.body_read, 300 * MS,
+                    with_log(server, "uplarge (2 MiB over 2 s): body wait + body_read = " \
+                                     "#{Timing.ms(large_r.body_wait + large_r.body_read)} ms (#{large_r.line})")
+  end
+
+  # Sequential requests always find a free slot: the queue time is the dispatcher's own overhead, which
+  # must stay under 100 µs at p99, both in the log lines and in /stats' 10 s window. The warm-up (a cold
+  # JVM's first requests run interpreted code) is left to roll out of that window first, so /stats judges
+  # exactly the 200 requests the log lines do.
+  def test_idle_server_queue_time_p99_is_under_100_microseconds
+    server = start_logging_server(workers: 1, threads: 2)
+    warm_up(server, 20)
+    sleep 11
+    tags = 200.times.map do |i|
+      response = server.request("GET", "/timing/idle#{i}")
+      assert_equal 200, response.status, with_log(server, "idle#{i}: #{response.status} #{response.body}")
+      "idle#{i}"
+    end
+    queues = records_for(server, tags).values.map(&:queue)
+    p99 = Timing.percentile(queues, 99)
+    window = settled_queue_stats(server) { |q| q.dig("windows", "10s", "count").to_i >= 200 }.fetch("windows").fetch("10s")
+    diag "idle queue: p50 #{Timing.percentile(queues, 50) / 1000.0} µs, p99 #{p99 / 1000.0} µs, max #{queues.max / 1000.0} µs; " \
+         "/stats 10s: #{window.slice('count', 'queue_p50_ms', 'queue_p99_ms', 'queue_max_ms')}"
+
+    assert_operator p99, :<, 100 * US, with_log(server, "log lines: queue p99 #{p99 / 1000.0} µs on an idle server")
+    assert_equal 200, window.fetch("count"), "/stats 10s window should count exactly the 200 sequential requests"
+    assert_operator window.fetch("queue_p99_ms"), :<, 0.1, "/stats 10s queue_p99_ms = #{window['queue_p99_ms']} on an idle server"
+  end
+
+  private
+
+  # 40 requests of 100 ms, one per connection (opened beforehand), written 1 ms apart from a child process;
+  # returns the exchanges and the host's records by tag.
+  def wave_round(server, client, prefix)
+    exchanges = Timing.in_child do
+      start = Timing.now_ns + 150 * MS # after connect_first's 100 ms
+      client.run(40.times.map { |i| exchange("#{prefix}#{i}", 100, send_at: start + i * MS) }, timeout: 20, connect_first: true)
+    end
+    [exchanges, records_for(server, exchanges.map(&:tag))]
+  end
+
+  # The requests whose host total (T6 − T1) differs from the client's time by more than 2 ms, saying where:
+  # before T1 (first write → T1: the bytes waited for the host to read them) or after T6 (T6 → the last
+  # byte reached the client: T6 was taken late, or early).
+  def disagreements(exchanges, records)
+    exchanges.filter_map do |e|
+      r = records.fetch(e.tag)
+      next if (e.elapsed - r.total).abs <= 2 * MS
+
+      "#{e.tag}: client #{Timing.ms(e.elapsed)} ms, host #{Timing.ms(r.total)} ms " \
+        "(first write → T1 #{Timing.ms(r.t1 - e.sent_at)} ms, T6 → last byte received #{Timing.ms(e.done_at - r.t6)} ms)"
+    end
+  end
+
+  def exchange(tag, ms, send_at: nil)
+    Timing::Exchange.new(tag: tag, send_at: send_at, bytes: RawHttp.request("GET", "/timing/#{tag}?ms=#{ms}"))
+  end
+
+  # Queue times of a FIFO with `slots` servers, all free at first, fed requests arriving at `arrivals` (ns,
+  # ascending) that each hold a slot for their `holds` (ns).
+  def fifo_queue_times(arrivals, holds, slots:)
+    free = Array.new(slots, 0)
+    arrivals.zip(holds).map do |arrival, hold|
+      slot = free.each_index.min_by { |i| free[i] }
+      start = [arrival, free[slot]].max
+      free[slot] = start + hold
+      start - arrival
+    end
+  end
+
+  # POSTs `bytes` of body to /timing/TAG, the head at once and the body in 16 KiB pieces spread evenly over
+  # `seconds`. Returns the response and client times (ns): head sent, first MiB sent, last byte sent.
+  def dribble(server, tag, bytes, seconds)
+    piece = 16 * 1024
+    pieces = bytes / piece
+    connection = server.connect(timeout: 5)
+    head_sent = Timing.now_ns
+    connection.write(RawHttp.request("POST", "/timing/#{tag}", { "Content-Length" => bytes.to_s,
+                                                                 "Content-Type" => "application/octet-stream" }))
+    first_mib = nil
+    (1..pieces).each do |i|
+      due = head_sent + (i * seconds * 1e9 / pieces).round
+      pause = (due - Timing.now_ns) / 1e9
+      sleep pause if pause.positive?
+      connection.write("x" * piece)
+      first_mib ||= Timing.now_ns if i * piece >= 1024 * 1024
+    end
+    last_byte = Timing.now_ns
+    { response: connection.read_response(timeout: 10), bytes: bytes, head_sent: head_sent, first_mib: first_mib, last_byte: last_byte }
+  ensure
+    connection&.close
+  end
+end
