@@ -18,14 +18,15 @@ module Timing
   # One `puma-plus: request ...` line (docs/METRICS.md "Per-request log"). All times are ns.
   Record = Struct.new(:id, :method, :path, :status, :t1, :t2, :t2b, :t3, :t4, :t5, :t6, :body_read, keyword_init: true) do
     def header_parse = t2 - t1
-    def body_wait = t2b - t2
+    def body_wait = t2b - t2 + body_read
     def queue = t3 - t2b
     def dispatch_to_call = t4 - t3
     def service = t5 - t4 - body_read
     def respond = t6 - t5
     def total = t6 - t1
-    # The parts of the total, in request order; body_read is the part of T4..T5 spent reading the body.
-    def parts = { header_parse:, body_wait:, queue:, dispatch_to_call:, body_read:, service:, respond: }
+    # The parts of the total, in request order. body_read lies inside T4..T5 and counts as body wait, so
+    # body wait and service each take their share and the parts still add up to T6 - T1 exactly.
+    def parts = { header_parse:, body_wait:, queue:, dispatch_to_call:, service:, respond: }
     def line = "request id=#{id} #{method} #{path} #{status} t1=#{t1} t2=#{t2} t2b=#{t2b} t3=#{t3} t4=#{t4} t5=#{t5} t6=#{t6} body_read=#{body_read}"
   end
 

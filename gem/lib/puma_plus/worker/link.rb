@@ -180,6 +180,8 @@ module PumaPlus
         else
           input, failure = read_body
           body_read_ns = Process.clock_gettime(CLOCK, :nanosecond) - app_called
+          # The request waited for its body until the worker had all of it (docs/METRICS.md).
+          env[RackEnv::BODY_WAIT_NS] += body_read_ns
         end
         env["rack.input"] = input
         if failure

@@ -148,7 +148,6 @@ final class Dispatcher implements RequestQueue {
             ex.discard();
             refuse.execute(() -> ex.fail(503, "server shutting down", false));
         }
-        metrics.bodyWait.record(runnableNanos - head.headersParsedNanos());
         recordUpstream(head);
         return ex;
     }

@@ -51,7 +51,7 @@ final class PrometheusExposition {
                     "Total time: first request byte (T1) to last response byte sent (T6).",
                     metrics.total.cumulative());
             histogram(out, "puma_plus_body_wait_seconds",
-                    "Body wait: request headers parsed (T2) to runnable (T2b).",
+                    "Body wait: request headers parsed (T2) to runnable (T2b), plus the worker's read of a body streamed past 1 MiB.",
                     metrics.bodyWait.cumulative());
             histogram(out, "puma_plus_upstream_seconds",
                     "Upstream queue time: X-Request-Start of a load balancer to headers parsed (T2), wall clock.",

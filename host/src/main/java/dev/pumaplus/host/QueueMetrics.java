@@ -20,7 +20,8 @@ import io.netty.util.concurrent.EventExecutor;
  *   <li>{@link #queue}: T3 − T2b, runnable to dispatched, recorded at dispatch;</li>
  *   <li>{@link #service}: T5 − T4 − body read, the app's time, for responses the worker completed;</li>
  *   <li>{@link #total}: T6 − T1, first byte to last byte sent, for responses completed and sent;</li>
- *   <li>{@link #bodyWait}: T2b − T2, headers parsed to runnable (the client sending its body);</li>
+ *   <li>{@link #bodyWait}: T2b − T2 + body read, headers parsed until the worker has the whole body (the
+ *       client sending it), recorded when the worker's head arrives;</li>
  *   <li>{@link #upstream}: wall clock at T2 − {@code X-Request-Start}, the load balancer's queue, when the
  *       header is present and the difference is between 0 and 1 hour;</li>
  *   <li>{@link #slot}: T3 → the link idle again, how long a request occupies a slot (any outcome).</li>

@@ -169,6 +169,9 @@ final class QueuedExchange implements Exchange {
         bodyReadNanos = bodyRead;
         status = headStatus;
         dispatcher.metrics().countStatus(headStatus);
+        // Body wait ends when the worker has the whole body: T2b for a buffered body, plus the worker's
+        // read of the rest for a body that streamed past 1 MiB.
+        dispatcher.metrics().bodyWait.record(runnableNanos - head.headersParsedNanos() + bodyRead);
     }
 
     /**
