@@ -10,12 +10,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Request;
 import dev.pumaplus.wire.ResponseHead;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -90,6 +92,29 @@ class QueueMetricsTest {
         assertEquals(30 * MS, w.service().max(), 0.3 * MS, "T5 − T4 − body read");
         assertEquals(80 * MS, w.total().max(), 0.8 * MS, "T6 − T1");
         assertEquals(1, metrics.statusCount(2));
+    }
+
+    @Test
+    void bodyWaitIsRunnableMinusHeadersParsedPlusTheWorkersBodyRead() {
+        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        long t2 = System.nanoTime() - 5 * MS;
+        RequestHead head = new RequestHead("POST", "/upload", "HTTP/1.1", "http",
+                new InetSocketAddress("127.0.0.1", 9292), new InetSocketAddress("127.0.0.1", 50000), List.of(),
+                t2 - MS, t2);
+        QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), head, Unpooled.EMPTY_BUFFER, true,
+                new RecordingSink());
+        QueueMetrics metrics = dispatcher.metrics();
+        assertEquals(0, metrics.bodyWait.cumulative().getTotalCount(), "not before the worker has the body");
+        worker.discardSent();
+        long t4 = System.nanoTime();
+        worker.channel.writeInbound(new ResponseHead(200, t4, t4 + 30 * MS, 20 * MS, List.of())
+                .toFrame(ByteBufAllocator.DEFAULT, true));
+        worker.channel.runPendingTasks();
+        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        long expected = ex.runnableNanos - t2 + 20 * MS;
+        assertEquals(1, metrics.bodyWait.cumulative().getTotalCount());
+        assertEquals(expected, metrics.bodyWait.cumulative().getMaxValue(), 0.01 * expected,
+                "T2b − T2 + body read");
     }
 
     @Test
