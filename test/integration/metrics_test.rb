@@ -13,7 +13,7 @@ class MetricsTest < TimingTest
   COUNTERS = %w[puma_plus_requests_total puma_plus_requests_dropped_total].freeze
 
   def test_metrics_pass_promtool_check_metrics
-    promtool = find_executable("promtool") or return skip_or_fail("promtool (Debian's prometheus package) is not installed")
+    promtool = IntegrationTest.find_executable("promtool") or return skip_or_fail("promtool (Debian's prometheus package) is not installed")
     server = start_server(app("probe.ru"), workers: 1, threads: 2)
     3.times { server.request("GET", "/timing/ok") }
     server.request("GET", "/missing")
@@ -106,16 +106,5 @@ class MetricsTest < TimingTest
     grown = after["puma_plus_queue_seconds_sum"] - before["puma_plus_queue_seconds_sum"]
     assert_operator grown, :<, 0.1, "the 4 stamped requests added #{grown} s of queue time (upstream leaked in?)"
     diag "upstream sum #{upstream.round(4)} s for 4 requests; their queue time #{records.transform_values { |r| Timing.ms(r.queue) }} ms"
-  end
-
-  private
-
-  def find_executable(name)
-    ENV.fetch("PATH", "").split(":").map { |dir| File.join(dir, name) }.find { |f| File.executable?(f) }
-  end
-
-  def skip_or_fail(why)
-    flunk("#{why}; CI must run this check (script/setup installs it)") if ENV["CI"] == "true"
-    skip(why)
   end
 end

@@ -90,10 +90,6 @@ class QueueStatsTest < TimingTest
     end
   end
 
-  def skip_or_fail(why)
-    flunk("#{why}; CI must run this comparison (script/setup installs it)") if ENV["CI"] == "true"
-    skip(why)
-  end
 
   # Debian's puma, run in cluster mode on an app with a control app, to read its /stats once every worker
   # has checked in.
@@ -101,7 +97,7 @@ class QueueStatsTest < TimingTest
     TOKEN = "puma-peer"
 
     def self.find
-      path = ENV.fetch("PATH", "").split(":").map { |dir| File.join(dir, "puma") }.find { |f| File.executable?(f) }
+      path = IntegrationTest.find_executable("puma")
       path && new(path)
     end
 

@@ -8,7 +8,7 @@ class RunScriptTest < IntegrationTest
   TEST_TIMEOUT = 240 # includes an incremental Maven build
 
   def test_script_run_serves_hello_to_curl_on_port_9292
-    skip "port 9292 is taken by another process" if port_taken?(9292)
+    return skip_or_fail("port 9292 is taken by another process") if port_taken?(9292)
 
     server = start_server(command: [File.join(PumaPlusServer::ROOT, "script/run")])
     assert_equal 9292, server.port

@@ -288,6 +288,18 @@ class IntegrationTest < Minitest::Test
     end
   end
 
+  # The full path of command +name+ on PATH, or nil.
+  def self.find_executable(name)
+    ENV.fetch("PATH", "").split(":").map { |dir| File.join(dir, name) }.find { |f| File.executable?(f) }
+  end
+
+  # Skips a test whose prerequisite is missing on a developer's machine; under CI (CI=true), where
+  # script/setup installs everything, a missing prerequisite is a failure, never a silent skip.
+  def skip_or_fail(why)
+    flunk("#{why}; CI must run this test (script/setup provides what it needs)") if ENV["CI"] == "true"
+    skip(why)
+  end
+
   # A measurement worth seeing when the suite runs with VERBOSE=1 (latencies behind timing claims).
   def diag(message)
     $stderr.puts("  [#{self.class}##{name}] #{message}") if ENV["VERBOSE"]

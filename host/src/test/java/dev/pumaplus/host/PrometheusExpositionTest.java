@@ -127,7 +127,11 @@ class PrometheusExpositionTest {
             assertTrue(response.body().contains("puma_plus_queue_seconds_count 8\n"));
 
             Path promtool = Path.of("/usr/bin/promtool");
-            Assumptions.assumeTrue(Files.isExecutable(promtool), "promtool not installed (apt-get install prometheus)");
+            String missing = "promtool not installed (script/setup installs Debian's prometheus)";
+            if ("true".equals(System.getenv("CI"))) {
+                assertTrue(Files.isExecutable(promtool), missing); // CI must run the check, never skip it
+            }
+            Assumptions.assumeTrue(Files.isExecutable(promtool), missing);
             Process check = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectErrorStream(true).start();
             check.getOutputStream().write(response.body().getBytes(StandardCharsets.UTF_8));
             check.getOutputStream().close();

@@ -52,7 +52,7 @@ class H1CurlTest {
             if (bodyComplete) {
                 respond.run();
             }
-            return new Exchange() {
+            return new StubExchange() {
                 @Override
                 public boolean writeBody(ByteBuf chunk, boolean last) {
                     bytes.addAndGet(chunk.readableBytes());
@@ -61,19 +61,6 @@ class H1CurlTest {
                         respond.run();
                     }
                     return true;
-                }
-
-                @Override
-                public void resumeResponse() {
-                    // the answers are a line each: never paused
-                }
-
-                @Override
-                public void cancel() {
-                }
-
-                @Override
-                public void responseSent(long flushedNanos) {
                 }
             };
         }

@@ -82,26 +82,7 @@ class H1ServerTest {
                 sink.head(200, List.of(Map.entry("Content-Length", Integer.toString(text.length()))), false);
                 sink.body(Unpooled.copiedBuffer(text, StandardCharsets.US_ASCII), true);
             });
-            return new dev.pumaplus.spi.Exchange() {
-                @Override
-                public boolean writeBody(io.netty.buffer.ByteBuf chunk, boolean last) {
-                    chunk.release();
-                    return true;
-                }
-
-                @Override
-                public void resumeResponse() {
-                    // the answer is short: never paused
-                }
-
-                @Override
-                public void cancel() {
-                }
-
-                @Override
-                public void responseSent(long flushedNanos) {
-                }
-            };
+            return new StubExchange(); // the answer is short: never paused
         }
     }
 
@@ -262,24 +243,10 @@ class H1ServerTest {
                 }
                 sink.body(Unpooled.copiedBuffer("END", StandardCharsets.US_ASCII), true);
             });
-            return new dev.pumaplus.spi.Exchange() {
-                @Override
-                public boolean writeBody(io.netty.buffer.ByteBuf chunk, boolean last) {
-                    chunk.release();
-                    return true;
-                }
-
+            return new StubExchange() {
                 @Override
                 public void resumeResponse() {
                     resumes.release();
-                }
-
-                @Override
-                public void cancel() {
-                }
-
-                @Override
-                public void responseSent(long flushedNanos) {
                 }
             };
         }
@@ -376,13 +343,7 @@ class H1ServerTest {
                     finished.countDown();
                 }
             });
-            return new dev.pumaplus.spi.Exchange() {
-                @Override
-                public boolean writeBody(io.netty.buffer.ByteBuf chunk, boolean last) {
-                    chunk.release();
-                    return true;
-                }
-
+            return new StubExchange() {
                 @Override
                 public void resumeResponse() {
                     resumes.release();
@@ -392,10 +353,6 @@ class H1ServerTest {
                 public void cancel() {
                     cancelledNanos = System.nanoTime();
                     cancelled.countDown();
-                }
-
-                @Override
-                public void responseSent(long flushedNanos) {
                 }
             };
         }

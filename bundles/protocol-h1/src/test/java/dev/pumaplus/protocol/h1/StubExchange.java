@@ -1,0 +1,31 @@
+/*
+ * A test double of the host's Exchange for h1 tests that answer requests themselves (the submit step of
+ * accept → parse → queue, with no real queue behind it): every method does nothing; tests override what
+ * they observe.
+ */
+package dev.pumaplus.protocol.h1;
+
+import dev.pumaplus.spi.Exchange;
+import io.netty.buffer.ByteBuf;
+
+/** Accepts and drops request body, never pauses, ignores cancel and T6. Subclass to observe any of them. */
+class StubExchange implements Exchange {
+
+    @Override
+    public boolean writeBody(ByteBuf chunk, boolean last) {
+        chunk.release();
+        return true;
+    }
+
+    @Override
+    public void resumeResponse() {
+    }
+
+    @Override
+    public void cancel() {
+    }
+
+    @Override
+    public void responseSent(long flushedNanos) {
+    }
+}
