@@ -1,0 +1,168 @@
+/*
+ * The JSONL decision log: one self-contained line per tick (policy id and parameters, observation, state,
+ * decision, reason, next state), written by the driver and read by replay. The record of why the backend
+ * had the size it had.
+ */
+package dev.pumaplus.controller;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Line format (docs/CONTROL.md, "Decision log"):
+ * <pre>
+ * {"at":"2026-…Z","tick":7,"policy":"tiered/1","params":{…},"obs":{…},"state":{…},
+ *  "decision":{"action":"add","delta":3,"tier":"hot","reason":"…"},"next":{…}}
+ * </pre>
+ * Observation and state fields carry their record component names. An unknown number (NaN) is written as
+ * {@code null}, an infinite one as the string {@code "Infinity"}; {@code at} is informational (replay
+ * ignores it). Not thread-safe: one writer per log.
+ */
+public final class DecisionLog {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private DecisionLog() {
+    }
+
+    /** One log entry as read back. */
+    public record Entry(String at, String policyId, Map<String, Object> params, Observation observation,
+                        State state, Decision decision) {
+    }
+
+    /** The JSON line (without newline) for one tick. {@code at} may be null. */
+    public static String line(String at, Policy policy, State state, Observation o, Decision d) {
+        ObjectNode root = JSON.createObjectNode();
+        if (at != null) {
+            root.put("at", at);
+        }
+        root.put("tick", o.tick());
+        root.put("policy", policy.id());
+        root.set("params", JSON.valueToTree(policy.params()));
+        ObjectNode obs = root.putObject("obs");
+        for (var c : Observation.class.getRecordComponents()) {
+            putValue(obs, c.getName(), read(c, o));
+        }
+        putState(root.putObject("state"), state);
+        ObjectNode decision = root.putObject("decision");
+        decision.put("action", d.action());
+        decision.put("delta", d.delta());
+        decision.put("tier", d.tier());
+        decision.put("reason", d.reason());
+        putState(root.putObject("next"), d.next());
+        try {
+            return JSON.writeValueAsString(root);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Writes {@link #line} and a newline, then flushes (a crash loses at most the current tick). */
+    public static void append(Writer out, String at, Policy policy, State state, Observation o, Decision d)
+            throws IOException {
+        out.write(line(at, policy, state, o, d));
+        out.write('\n');
+        out.flush();
+    }
+
+    /** Parses one line. @throws IllegalArgumentException when it is not a decision log line */
+    public static Entry parse(String line) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(line);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not JSON: " + e.getMessage());
+        }
+        for (String key : new String[] {"policy", "obs", "state", "decision", "next"}) {
+            if (root == null || !root.has(key)) {
+                throw new IllegalArgumentException("missing \"" + key + "\"");
+            }
+        }
+        JsonNode obs = root.get("obs");
+        var components = Observation.class.getRecordComponents();
+        Object[] args = new Object[components.length];
+        Class<?>[] types = new Class<?>[components.length];
+        for (int i = 0; i < components.length; i++) {
+            types[i] = components[i].getType();
+            JsonNode v = obs.get(components[i].getName());
+            if (v == null) {
+                throw new IllegalArgumentException("obs lacks \"" + components[i].getName() + "\"");
+            }
+            args[i] = types[i] == long.class ? (Object) v.asLong()
+                    : types[i] == int.class ? (Object) v.asInt()
+                    : types[i] == boolean.class ? (Object) v.asBoolean()
+                    : (Object) number(v);
+        }
+        Observation o;
+        try {
+            o = Observation.class.getDeclaredConstructor(types).newInstance(args);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+        JsonNode d = root.get("decision");
+        Decision decision = new Decision(d.get("delta").asInt(), d.get("tier").asText(), d.get("reason").asText(),
+                state(root.get("next")));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> params = root.has("params") ? JSON.convertValue(root.get("params"), LinkedHashMap.class)
+                : Map.of();
+        return new Entry(root.has("at") ? root.get("at").asText() : null, root.get("policy").asText(), params, o,
+                state(root.get("state")), decision);
+    }
+
+    private static double number(JsonNode v) {
+        if (v.isNull()) {
+            return Double.NaN;
+        }
+        if (v.isTextual()) {
+            return Double.parseDouble(v.asText());
+        }
+        return v.asDouble();
+    }
+
+    private static State state(JsonNode n) {
+        return new State(n.get("tier").asText(), n.get("breachTicks").asInt(), n.get("idleTicks").asInt(),
+                n.get("lastUpTick").asLong(), n.get("lastDownTick").asLong());
+    }
+
+    private static void putState(ObjectNode node, State s) {
+        node.put("tier", s.tier());
+        node.put("breachTicks", s.breachTicks());
+        node.put("idleTicks", s.idleTicks());
+        node.put("lastUpTick", s.lastUpTick());
+        node.put("lastDownTick", s.lastDownTick());
+    }
+
+    private static Object read(java.lang.reflect.RecordComponent c, Object record) {
+        try {
+            return c.getAccessor().invoke(record);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void putValue(ObjectNode node, String name, Object v) {
+        if (v instanceof Double d) {
+            if (d.isNaN()) {
+                node.putNull(name);
+            } else if (d.isInfinite()) {
+                node.put(name, d > 0 ? "Infinity" : "-Infinity");
+            } else {
+                node.put(name, d);
+            }
+        } else if (v instanceof Long l) {
+            node.put(name, l);
+        } else if (v instanceof Integer i) {
+            node.put(name, i);
+        } else if (v instanceof Boolean b) {
+            node.put(name, b);
+        } else {
+            node.put(name, String.valueOf(v));
+        }
+    }
+}

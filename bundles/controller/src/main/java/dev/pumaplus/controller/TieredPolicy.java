@@ -1,0 +1,338 @@
+/*
+ * The default autoscaling policy (docs/CONTROL.md): tiers with hysteresis on queue time, the whole
+ * Little's-law shortfall added in one decision, a settled gate on capacity still dialling in, CPU, memory
+ * and gain guards, and scale-down only after sustained idle.
+ */
+package dev.pumaplus.controller;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Tiered thresholds on r = max(queue p95, W_pred) / target:
+ * <ul>
+ *   <li><b>hot</b> r ≥ {@code hotRatio}: act on the first tick, cooldown {@code hotCooldownTicks};</li>
+ *   <li><b>warm</b> r &gt; 1: act once the breach has lasted {@code warmTicks}, cooldown
+ *       {@code warmCooldownTicks};</li>
+ *   <li>hysteresis: a breach tier is kept while r ≥ {@code exitRatio} (below 1), so a signal hovering at
+ *       the target neither resets nor restarts the streak;</li>
+ *   <li><b>idle</b>: ρ = λ·S/c &lt; {@code idleUtilization}, p95 ≤ {@code idleP95Ratio}·target and nothing
+ *       waiting; after {@code idleTicks} such ticks in a row the excess over the need at
+ *       {@code downUtilization} is removed (cooldown {@code downCooldownTicks}), never below min;</li>
+ *   <li><b>steady</b>: otherwise; nothing changes.</li>
+ * </ul>
+ *
+ * <p>Step size (Little's law): the backlog expected once new units could be ready is
+ * B = L + max(0, λ − μ)·D (μ = c/S the ready capacity, D the dead time); the slots needed to carry λ and
+ * drain B within {@code drainHorizonMs} at utilization u are ⌈(λ + B/H)·S / u⌉. The whole shortfall between
+ * those and the expected units (ready + booting) is added in one decision, bounded by max.
+ *
+ * <p>Settled gate: capacity on its way is expected units − dialled-in units. The shortfall is measured
+ * against expected units, so units still booting count as already added, and while any boot the need is
+ * λ's alone (the backlog was sized by the decision that started them): a breach whose need they cover is
+ * declined ("settled gate"); only a λ that outgrew them adds more. No timer is involved.
+ *
+ * <p>Guards, applied to every addition: CPU busy ≥ {@code cpuSaturation} declines (more processes would
+ * compete for the same cores and raise queue time: shed instead); the number added is capped by what
+ * fits in MemAvailable − {@code memReserveMb}; an unknown gain ({@link Observation#gainKnown()}) declines.
+ */
+public final class TieredPolicy implements Policy {
+
+    /** The policy id in the decision log. */
+    public static final String ID = "tiered/1";
+
+    private final Params p;
+
+    public TieredPolicy(Params params) {
+        this.p = params.validated();
+    }
+
+    /** The policy with every default (docs/CONTROL.md). */
+    public static TieredPolicy defaults() {
+        return new TieredPolicy(Params.DEFAULTS);
+    }
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public Map<String, Object> params() {
+        return p.toMap();
+    }
+
+    /** This policy's parameters. */
+    public Params parameters() {
+        return p;
+    }
+
+    @Override
+    public Decision decide(State s, Observation o) {
+        double signal = Math.max(o.queueP95Ms(), o.predictedWaitMs());
+        double r = signal / p.targetP95Ms;
+        boolean wasBreach = State.Tier.WARM.equals(s.tier()) || State.Tier.HOT.equals(s.tier());
+        String tier;
+        if (r >= p.hotRatio) {
+            tier = State.Tier.HOT;
+        } else if (r > 1 || (wasBreach && r >= p.exitRatio)) {
+            tier = State.Tier.WARM;
+        } else if (isIdle(o)) {
+            tier = State.Tier.IDLE;
+        } else {
+            tier = State.Tier.STEADY;
+        }
+        boolean breach = tier.equals(State.Tier.HOT) || tier.equals(State.Tier.WARM);
+        int breachTicks = breach ? s.breachTicks() + 1 : 0;
+        int idleTicks = tier.equals(State.Tier.IDLE) ? s.idleTicks() + 1 : 0;
+        State held = new State(tier, breachTicks, idleTicks, s.lastUpTick(), s.lastDownTick());
+        String signals = String.format(Locale.ROOT, "queue p95 %s ms, W_pred %s ms, target %s ms",
+                fmt(o.queueP95Ms()), fmt(o.predictedWaitMs()), fmt(p.targetP95Ms));
+        if (breach) {
+            return scaleUp(o, held, tier, signals);
+        }
+        if (tier.equals(State.Tier.IDLE)) {
+            return scaleDown(o, held, signals);
+        }
+        if (o.units() < p.minUnits) {
+            return add(o, held, tier, p.minUnits - o.units(), "below min " + p.minUnits);
+        }
+        return none(held, tier, signals + ": within target");
+    }
+
+    private boolean isIdle(Observation o) {
+        if (o.liveSlots() <= 0 || o.depth() > 0 || Double.isNaN(o.slotMs())) {
+            return o.liveSlots() > 0 && o.depth() == 0 && o.arrivalsPerSec() == 0 && o.queueP95Ms() == 0;
+        }
+        double rho = o.arrivalsPerSec() * o.slotMs() / 1000.0 / o.liveSlots();
+        return rho < p.idleUtilization && o.queueP95Ms() <= p.idleP95Ratio * p.targetP95Ms;
+    }
+
+    private Decision scaleUp(Observation o, State held, String tier, String signals) {
+        boolean hot = tier.equals(State.Tier.HOT);
+        if (!hot && held.breachTicks() < p.warmTicks) {
+            return none(held, tier, signals + ": breach for " + held.breachTicks() + " of " + p.warmTicks
+                    + " ticks");
+        }
+        int cooldown = hot ? p.hotCooldownTicks : p.warmCooldownTicks;
+        if (held.lastUpTick() != State.NEVER && o.tick() - held.lastUpTick() < cooldown) {
+            return none(held, tier, signals + ": cooldown, " + (cooldown - (o.tick() - held.lastUpTick()))
+                    + " ticks left");
+        }
+        int needed = neededUnits(o);
+        String need;
+        int shortfall;
+        if (needed < 0) {
+            // S or λ unknown (nothing has finished yet): Little's law cannot size the step; one unit.
+            shortfall = o.bootingUnits() > 0 ? 0 : 1;
+            need = "service time unknown";
+        } else {
+            shortfall = needed - o.units();
+            need = String.format(Locale.ROOT, "need %d units (λ %s rps, S %s ms, L %d)", needed,
+                    fmt(o.arrivalsPerSec()), fmt(o.slotMs()), o.depth());
+        }
+        if (shortfall <= 0) {
+            if (o.bootingUnits() > 0) {
+                return none(held, tier, signals + ": settled gate, " + o.bootingUnits()
+                        + " units booting cover the " + need);
+            }
+            if (o.predictedWaitMs() <= p.targetP95Ms) {
+                // The percentile covers the last second; W_pred is now. A drained queue needs nothing more.
+                return none(held, tier, signals + ": " + need + ", queue already drained (the p95 lags)");
+            }
+            // Little's law says the ready units suffice, yet requests wait now (burstier than Poisson, or
+            // S is rising): one more unit, the smallest step that tests it.
+            shortfall = 1;
+            need = need + " but the queue breaches";
+        }
+        if (o.units() >= p.maxUnits) {
+            return none(held, tier, signals + ": " + need + ", at max " + p.maxUnits);
+        }
+        int delta = Math.min(shortfall, p.maxUnits - o.units());
+        if (!o.gainKnown()) {
+            return none(held, tier, signals + ": " + need + ", but the gain of a unit is unknown");
+        }
+        if (!Double.isNaN(o.cpuBusy()) && o.cpuBusy() >= p.cpuSaturation) {
+            return none(held, tier, signals + ": " + need + ", but CPU is saturated ("
+                    + fmt(o.cpuBusy() * 100) + "% busy): more units would add queue time, shed instead");
+        }
+        if (!Double.isNaN(o.memPerUnitMb()) && !Double.isNaN(o.memAvailableMb()) && o.memPerUnitMb() > 0) {
+            int fit = (int) Math.floor((o.memAvailableMb() - p.memReserveMb) / o.memPerUnitMb());
+            if (fit <= 0) {
+                return none(held, tier, signals + ": " + need + ", but the memory guard allows none ("
+                        + fmt(o.memAvailableMb()) + " MiB available, " + fmt(o.memPerUnitMb()) + " MiB per unit)");
+            }
+            if (fit < delta) {
+                delta = fit;
+                need = need + ", memory guard allows " + fit;
+            }
+        }
+        return add(o, held, tier, delta, signals + ": " + need);
+    }
+
+    /**
+     * Units needed to carry λ and drain the backlog within the horizon at the target utilization, bounded
+     * below by min; -1 when S or λ is unknown.
+     */
+    int neededUnits(Observation o) {
+        if (Double.isNaN(o.slotMs()) || o.slotMs() <= 0 || Double.isNaN(o.arrivalsPerSec())) {
+            return -1;
+        }
+        double s = o.slotMs() / 1000.0;
+        int readySlots = Math.max(0, o.readyUnits() * o.slotsPerUnit());
+        double mu = Math.max(readySlots, o.liveSlots()) / s;
+        double load = o.arrivalsPerSec();
+        if (o.bootingUnits() == 0) {
+            // The backlog is sized once, by the decision that starts units; while they boot the queue grows
+            // as that decision foresaw, and counting it again would add the same backlog twice.
+            double backlog = o.depth() + Math.max(0, o.arrivalsPerSec() - mu) * o.deadTimeMs() / 1000.0;
+            load += backlog / (p.drainHorizonMs / 1000.0);
+        }
+        double slots = Math.ceil(load * s / p.targetUtilization - 1e-9);
+        int units = (int) Math.ceil(slots / Math.max(1, o.slotsPerUnit()) - 1e-9);
+        return Math.max(p.minUnits, units);
+    }
+
+    private Decision scaleDown(Observation o, State held, String signals) {
+        String rho = Double.isNaN(o.slotMs()) ? "ρ 0" : "ρ " + fmt(o.arrivalsPerSec() * o.slotMs() / 1000.0
+                / Math.max(1, o.liveSlots()));
+        if (held.idleTicks() < p.idleTicks) {
+            return none(held, State.Tier.IDLE, rho + ": idle for " + held.idleTicks() + " of " + p.idleTicks
+                    + " ticks");
+        }
+        if (o.units() <= p.minUnits) {
+            return none(held, State.Tier.IDLE, rho + ": idle, at min " + p.minUnits);
+        }
+        if (o.bootingUnits() > 0) {
+            return none(held, State.Tier.IDLE, rho + ": idle, but " + o.bootingUnits() + " units still booting");
+        }
+        long last = Math.max(held.lastDownTick(), held.lastUpTick());
+        if (last != State.NEVER && o.tick() - last < p.downCooldownTicks) {
+            return none(held, State.Tier.IDLE, rho + ": idle, cooldown " + (p.downCooldownTicks - (o.tick() - last))
+                    + " ticks left");
+        }
+        double s = Double.isNaN(o.slotMs()) ? 0 : o.slotMs() / 1000.0;
+        int slots = (int) Math.ceil(o.arrivalsPerSec() * s / p.downUtilization - 1e-9);
+        int keep = Math.max(p.minUnits, (int) Math.ceil((double) slots / Math.max(1, o.slotsPerUnit()) - 1e-9));
+        if (keep >= o.units()) {
+            return none(held, State.Tier.IDLE, rho + ": idle, but the need at utilization "
+                    + fmt(p.downUtilization) + " is " + keep + " units");
+        }
+        int delta = keep - o.units();
+        State next = new State(held.tier(), held.breachTicks(), 0, held.lastUpTick(), o.tick());
+        return new Decision(delta, State.Tier.IDLE, rho + ": idle for " + held.idleTicks()
+                + " ticks, " + keep + " units carry λ " + fmt(o.arrivalsPerSec()) + " rps at utilization "
+                + fmt(p.downUtilization), next);
+    }
+
+    private Decision add(Observation o, State held, String tier, int delta, String reason) {
+        State next = new State(tier, held.breachTicks(), held.idleTicks(), o.tick(), held.lastDownTick());
+        return new Decision(delta, tier, reason + ": add " + delta, next);
+    }
+
+    private static Decision none(State held, String tier, String reason) {
+        return new Decision(0, tier, reason, held);
+    }
+
+    /** A number as the log shows it: integers without a fraction, else 3 significant decimals at most. */
+    static String fmt(double v) {
+        if (Double.isNaN(v)) {
+            return "unknown";
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "inf" : "-inf";
+        }
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+            return Long.toString((long) v);
+        }
+        return String.format(Locale.ROOT, "%.3f", v).replaceAll("0+$", "").replaceAll("\\.$", "");
+    }
+
+    /**
+     * The policy's parameters with their defaults (docs/CONTROL.md explains each). Build with
+     * {@link #DEFAULTS} and the {@code with*} copies, or {@link #fromMap} (the log's {@code params}).
+     */
+    public record Params(
+            double targetP95Ms,
+            int minUnits,
+            int maxUnits,
+            double targetUtilization,
+            double drainHorizonMs,
+            double hotRatio,
+            double exitRatio,
+            int warmTicks,
+            int warmCooldownTicks,
+            int hotCooldownTicks,
+            double idleUtilization,
+            double idleP95Ratio,
+            int idleTicks,
+            int downCooldownTicks,
+            double downUtilization,
+            double cpuSaturation,
+            double memReserveMb) {
+
+        public static final Params DEFAULTS = new Params(50, 1, 8, 0.7, 2000, 4, 0.8, 2, 2, 0, 0.3, 0.5, 10,
+                5, 0.5, 0.95, 256);
+
+        /** The same parameters with the operator's three (autoscale min:, max:, target_queue_p95:). */
+        public Params withBounds(int min, int max, double targetMs) {
+            return new Params(targetMs, min, max, targetUtilization, drainHorizonMs, hotRatio, exitRatio,
+                    warmTicks, warmCooldownTicks, hotCooldownTicks, idleUtilization, idleP95Ratio, idleTicks,
+                    downCooldownTicks, downUtilization, cpuSaturation, memReserveMb);
+        }
+
+        Params validated() {
+            require(targetP95Ms > 0, "targetP95Ms must be > 0");
+            require(minUnits >= 1 && maxUnits >= minUnits, "need 1 <= minUnits <= maxUnits");
+            require(targetUtilization > 0 && targetUtilization <= 1, "targetUtilization in (0, 1]");
+            require(drainHorizonMs > 0, "drainHorizonMs must be > 0");
+            require(hotRatio > 1 && exitRatio > 0 && exitRatio <= 1, "need hotRatio > 1 >= exitRatio > 0");
+            require(warmTicks >= 1 && warmCooldownTicks >= 0 && hotCooldownTicks >= 0, "tick counts >= 0");
+            require(idleUtilization < downUtilization && downUtilization < targetUtilization + 1e-9,
+                    "need idleUtilization < downUtilization <= targetUtilization (hysteresis)");
+            require(idleTicks >= 1 && downCooldownTicks >= 0, "idleTicks >= 1");
+            require(cpuSaturation > 0 && memReserveMb >= 0, "cpuSaturation > 0, memReserveMb >= 0");
+            return this;
+        }
+
+        private static void require(boolean ok, String what) {
+            if (!ok) {
+                throw new IllegalArgumentException("tiered policy: " + what);
+            }
+        }
+
+        /** Name → value, in declaration order (the log's {@code params} object). */
+        public Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            for (var c : Params.class.getRecordComponents()) {
+                try {
+                    m.put(c.getName(), c.getAccessor().invoke(this));
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            return m;
+        }
+
+        /** The inverse of {@link #toMap}; a missing name takes its default. */
+        public static Params fromMap(Map<String, ?> m) {
+            var components = Params.class.getRecordComponents();
+            Object[] args = new Object[components.length];
+            Class<?>[] types = new Class<?>[components.length];
+            Map<String, Object> defaults = DEFAULTS.toMap();
+            for (int i = 0; i < components.length; i++) {
+                var c = components[i];
+                types[i] = c.getType();
+                Object v = m.containsKey(c.getName()) ? m.get(c.getName()) : defaults.get(c.getName());
+                Number n = (Number) v;
+                args[i] = c.getType() == int.class ? (Object) n.intValue() : (Object) n.doubleValue();
+            }
+            try {
+                return Params.class.getDeclaredConstructor(types).newInstance(args);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalArgumentException("tiered policy params: " + e, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+/*
+ * The simulator's comparison table: runs each scenario under each policy (and a static peak-provisioned
+ * pool) with the same seed and prints queue-time percentiles, recovery time, units and shed requests side
+ * by side. `mvn -pl bundles/controller exec` is not needed: run it from the built jar (docs/CONTROL.md).
+ */
+package dev.pumaplus.controller.sim;
+
+import dev.pumaplus.controller.Decision;
+import dev.pumaplus.controller.OneUnitPolicy;
+import dev.pumaplus.controller.Observation;
+import dev.pumaplus.controller.Policy;
+import dev.pumaplus.controller.State;
+import dev.pumaplus.controller.TieredPolicy;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code java -cp <host lib>/*:controller.jar dev.pumaplus.controller.sim.Compare [--logs DIR] [SEED]}: the
+ * table on stdout; with {@code --logs}, each run's decision log as {@code DIR/<scenario>-<policy>.jsonl}.
+ */
+public final class Compare {
+
+    private Compare() {
+    }
+
+    public static void main(String[] args) throws java.io.IOException {
+        long seed = 1;
+        java.nio.file.Path logs = null;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--logs") && i + 1 < args.length) {
+                logs = java.nio.file.Path.of(args[++i]);
+            } else {
+                seed = Long.parseLong(args[i]);
+            }
+        }
+        print(System.out, seed, logs);
+    }
+
+    /** The policies compared: the default tiered policy (max 32), the one-unit baseline, static peak. */
+    static List<Policy> policies(int peakUnits) {
+        TieredPolicy.Params p = TieredPolicy.Params.DEFAULTS.withBounds(1, 32, 50);
+        return List.of(new TieredPolicy(p), new OneUnitPolicy(50, 1, 32, 3, 10), staticPolicy(peakUnits));
+    }
+
+    /** Never changes the unit count: a pool provisioned for the peak from the start. */
+    static Policy staticPolicy(int units) {
+        return new Policy() {
+            @Override
+            public String id() {
+                return "static/" + units;
+            }
+
+            @Override
+            public Map<String, Object> params() {
+                return Map.of("units", units);
+            }
+
+            @Override
+            public Decision decide(State state, Observation o) {
+                return new Decision(0, State.Tier.STEADY, "static", state);
+            }
+        };
+    }
+
+    static void print(PrintStream out, long seed, java.nio.file.Path logs) throws java.io.IOException {
+        List<Scenario> scenarios = List.of(Scenario.step12x(), Scenario.step12xThreads5());
+        out.printf(Locale.ROOT, "%-32s %-12s %9s %9s %12s %10s %6s %6s %6s%n", "scenario", "policy",
+                "q p50 ms", "q p99 ms", "step p99 ms", "recover s", "adds", "max u", "mean u");
+        for (Scenario sc : scenarios) {
+            int peak = (int) Math.ceil(360 * 0.025 / 0.7 / sc.slotsPerUnit());
+            for (Policy policy : policies(peak)) {
+                Scenario run = policy.id().startsWith("static/")
+                        ? new Scenario(sc.name(), sc.phases(), sc.service(), sc.slotsPerUnit(), peak, sc.deadTimeS(),
+                        sc.memPerUnitMb(), sc.shedLimitMs())
+                        : sc;
+                List<String> lines = logs == null ? null : new java.util.ArrayList<>();
+                SimResult r = new Simulator(run, policy, seed, lines).run();
+                if (logs != null) {
+                    String file = (sc.name() + "-" + policy.id()).replaceAll("[^A-Za-z0-9]+", "-") + ".jsonl";
+                    java.nio.file.Files.createDirectories(logs);
+                    java.nio.file.Files.write(logs.resolve(file), lines);
+                }
+                double end = sc.seconds();
+                out.printf(Locale.ROOT, "%-32s %-12s %9.1f %9.1f %12.1f %10s %6d %6d %6.2f%n", sc.name(), policy.id(),
+                        r.queueQuantileMs(0.50, 0, end), r.queueQuantileMs(0.99, 0, end),
+                        r.queueQuantileMs(0.99, 20, 60), fmt(r.recoverySeconds(20, 60, 50)), r.adds(),
+                        r.maxUnits(), r.meanUnits());
+            }
+        }
+    }
+
+    private static String fmt(double s) {
+        return Double.isInfinite(s) ? "never" : String.format(Locale.ROOT, "%.0f", s);
+    }
+}

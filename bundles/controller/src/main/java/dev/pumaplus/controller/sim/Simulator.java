@@ -1,0 +1,280 @@
+/*
+ * A discrete-event simulator of the host's one queue in front of a scaled pool of slots: Poisson arrivals,
+ * sampled slot times, units that become live a dead time after the policy adds them, optional shedding.
+ * Runs any Policy exactly as the live driver does (one decide() per simulated second), on a virtual clock
+ * with one seeded RNG, so every run is reproducible.
+ */
+package dev.pumaplus.controller.sim;
+
+import dev.pumaplus.controller.Decision;
+import dev.pumaplus.controller.DecisionLog;
+import dev.pumaplus.controller.Observation;
+import dev.pumaplus.controller.Policy;
+import dev.pumaplus.controller.State;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+
+/**
+ * The model: FIFO queue, c live slots, a request waits until a slot is free (queue time = dispatch −
+ * arrival, as the host measures T3 − T2b). An added unit's slots go live {@code deadTimeS} later; a
+ * removed unit's idle slots leave at once and its busy ones when their request finishes. Arrivals whose
+ * W_pred exceeds the scenario's shed limit are refused (counted, never queued). Observations are built
+ * like the host's: λ, queue p95/p99 over the last second, S as the mean slot time over the last 10 s,
+ * W_pred = (L + 1)·S/c. CPU is not modelled (NaN, so the CPU guard never fires here).
+ *
+ * <p>Not thread-safe; one run per instance ({@link #run()}).
+ */
+public final class Simulator {
+
+    private static final int ARRIVAL = 0;
+    private static final int RATE_CHANGE = 1;
+    private static final int COMPLETE = 2;
+    private static final int UNIT_READY = 3;
+    private static final int TICK = 4;
+
+    private final Scenario scenario;
+    private final Policy policy;
+    private final SplittableRandom rng;
+    private final List<String> log;
+
+    private final PriorityQueue<Event> events = new PriorityQueue<>();
+    private final ArrayDeque<double[]> queue = new ArrayDeque<>(); // {arrival time, request index}
+    private long seq;
+    private double now;
+    private int live;
+    private int busy;
+    private int retiring;
+    private int units;
+    private int readyUnits;
+    private int cancelBoots;
+    private int arrivalsThisTick;
+    private final List<Double> waitsThisTick = new ArrayList<>();
+    private final ArrayDeque<double[]> completions = new ArrayDeque<>(); // {time, slot seconds}
+    private State state = State.initial();
+
+    // results
+    private double[] arrivalAt = new double[1 << 14];
+    private double[] waited = new double[1 << 14]; // -1 = shed, NaN = never dispatched
+    private int requests;
+    private int shed;
+    private int adds;
+    private int maxUnits;
+    private double unitSeconds;
+    private final List<Integer> unitsBySecond = new ArrayList<>();
+
+    /**
+     * @param seed the RNG seed: the same seed, scenario and policy give the same run
+     * @param log  receives each tick's decision log line, or null
+     */
+    public Simulator(Scenario scenario, Policy policy, long seed, List<String> log) {
+        this.scenario = scenario;
+        this.policy = policy;
+        this.rng = new SplittableRandom(seed);
+        this.log = log;
+    }
+
+    /** Runs the scenario to its end, then lets the queue drain (no more arrivals, no more decisions). */
+    public SimResult run() {
+        units = scenario.initialUnits();
+        readyUnits = units;
+        live = units * scenario.slotsPerUnit();
+        maxUnits = units;
+        scheduleArrival();
+        schedule(1.0, TICK, 0);
+        double end = scenario.seconds();
+        while (!events.isEmpty()) {
+            Event e = events.poll();
+            if (e.time > end + 120) {
+                break;
+            }
+            now = e.time;
+            switch (e.kind) {
+                case ARRIVAL -> arrive();
+                case RATE_CHANGE -> scheduleArrival();
+                case COMPLETE -> complete(e.data);
+                case UNIT_READY -> unitReady();
+                case TICK -> {
+                    if (now <= end + 1e-9) {
+                        tick((long) Math.round(now));
+                    }
+                }
+                default -> throw new IllegalStateException();
+            }
+        }
+        return new SimResult(scenario, policy.id(), Arrays.copyOf(arrivalAt, requests),
+                Arrays.copyOf(waited, requests), shed, adds, maxUnits, unitSeconds / end,
+                List.copyOf(unitsBySecond));
+    }
+
+    private void schedule(double at, int kind, double data) {
+        events.add(new Event(at, seq++, kind, data));
+    }
+
+    private void scheduleArrival() {
+        double rate = scenario.rateAt(now);
+        double boundary = scenario.phaseEnd(now);
+        if (rate <= 0) {
+            if (!Double.isInfinite(boundary)) {
+                schedule(boundary, RATE_CHANGE, 0);
+            }
+            return;
+        }
+        double next = now - Math.log(1 - rng.nextDouble()) / rate;
+        // Poisson is memoryless: at a rate change, drop the pending draw and draw again at the new rate.
+        if (next >= boundary) {
+            schedule(boundary, RATE_CHANGE, 0);
+        } else {
+            schedule(next, ARRIVAL, 0);
+        }
+    }
+
+    private void arrive() {
+        scheduleArrival();
+        arrivalsThisTick++;
+        int index = record(now);
+        if (scenario.shedLimitMs() > 0 && predictedWaitMs() > scenario.shedLimitMs()) {
+            waited[index] = -1;
+            shed++;
+            return;
+        }
+        if (live - busy > 0) {
+            dispatch(now, index);
+        } else {
+            queue.add(new double[] {now, index});
+        }
+    }
+
+    private int record(double t) {
+        if (requests == arrivalAt.length) {
+            arrivalAt = Arrays.copyOf(arrivalAt, requests * 2);
+            waited = Arrays.copyOf(waited, requests * 2);
+        }
+        arrivalAt[requests] = t;
+        waited[requests] = Double.NaN;
+        return requests++;
+    }
+
+    private void dispatch(double arrival, int index) {
+        busy++;
+        double wait = now - arrival;
+        waited[index] = wait;
+        waitsThisTick.add(wait);
+        double slot = scenario.service().sample(rng);
+        schedule(now + slot, COMPLETE, slot);
+    }
+
+    private void complete(double slot) {
+        busy--;
+        completions.add(new double[] {now, slot});
+        if (retiring > 0) {
+            retiring--;
+            live--;
+            return;
+        }
+        drainQueue();
+    }
+
+    private void drainQueue() {
+        while (live - busy > 0 && !queue.isEmpty()) {
+            double[] q = queue.poll();
+            dispatch(q[0], (int) q[1]);
+        }
+    }
+
+    private void unitReady() {
+        if (cancelBoots > 0) {
+            cancelBoots--;
+            return;
+        }
+        readyUnits++;
+        live += scenario.slotsPerUnit();
+        drainQueue();
+    }
+
+    private double meanSlotMs() {
+        while (!completions.isEmpty() && completions.peekFirst()[0] < now - 10) {
+            completions.pollFirst();
+        }
+        if (completions.isEmpty()) {
+            return Double.NaN;
+        }
+        double sum = 0;
+        for (double[] c : completions) {
+            sum += c[1];
+        }
+        return sum / completions.size() * 1000;
+    }
+
+    private double predictedWaitMs() {
+        if (busy < live && queue.isEmpty()) {
+            return 0;
+        }
+        if (live <= 0) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double s = meanSlotMs();
+        return Double.isNaN(s) ? 0 : (queue.size() + 1) * s / live;
+    }
+
+    private void tick(long tick) {
+        double[] w = waitsThisTick.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        Observation o = new Observation(tick, arrivalsThisTick, percentileMs(w, 0.95), percentileMs(w, 0.99),
+                meanSlotMs(), queue.size(), busy, live, predictedWaitMs(), units, readyUnits,
+                scenario.slotsPerUnit(), scenario.deadTimeS() * 1000, scenario.memPerUnitMb(), Double.NaN,
+                Double.NaN, true);
+        Decision d = policy.decide(state, o);
+        if (log != null) {
+            log.add(DecisionLog.line(null, policy, state, o, d));
+        }
+        state = d.next();
+        apply(d.delta());
+        unitSeconds += units;
+        unitsBySecond.add(units);
+        arrivalsThisTick = 0;
+        waitsThisTick.clear();
+        schedule(now + 1.0, TICK, 0);
+    }
+
+    private void apply(int delta) {
+        if (delta > 0) {
+            adds++;
+            units += delta;
+            maxUnits = Math.max(maxUnits, units);
+            for (int i = 0; i < delta; i++) {
+                schedule(now + scenario.deadTimeS(), UNIT_READY, 0);
+            }
+        }
+        for (int i = 0; i < -delta && units > 0; i++) {
+            units--;
+            if (units >= readyUnits) {
+                cancelBoots++; // a unit still booting is the cheapest to give up
+                continue;
+            }
+            readyUnits--;
+            int idle = Math.min(scenario.slotsPerUnit(), live - busy - 0);
+            live -= idle;
+            retiring += scenario.slotsPerUnit() - idle;
+        }
+    }
+
+    /** The p-quantile (nearest rank) of sorted seconds, in ms; 0 for none. */
+    static double percentileMs(double[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int rank = (int) Math.ceil(p * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, rank))] * 1000;
+    }
+
+    private record Event(double time, long seq, int kind, double data) implements Comparable<Event> {
+        @Override
+        public int compareTo(Event o) {
+            int c = Double.compare(time, o.time);
+            return c != 0 ? c : Long.compare(seq, o.seq);
+        }
+    }
+}

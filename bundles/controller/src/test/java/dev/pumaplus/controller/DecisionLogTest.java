@@ -1,0 +1,101 @@
+/*
+ * Claims about the JSONL decision log and replay: a line holds everything replay needs, golden logs
+ * replay to the same decisions, and a changed policy is reported line by line.
+ */
+package dev.pumaplus.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.Reader;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 20, unit = TimeUnit.SECONDS)
+class DecisionLogTest {
+
+    /** Golden logs: produced by the simulator's 12× step (tiered and one-unit) and checked in. */
+    static final List<String> GOLDEN = List.of("12x-step-fork-1-s-tiered-1.jsonl",
+            "12x-step-fork-1-s-one-unit-1.jsonl", "12x-step-fork-1-s-5-threads-tiered-1.jsonl");
+
+    @Test
+    void aLineRoundTripsUnknownAndInfiniteNumbers() {
+        Observation o = new Observation(3, 12.5, 0, 0, Double.NaN, 4, 0, 0, Double.POSITIVE_INFINITY, 1, 0, 5,
+                1000, Double.NaN, 2048, Double.NaN, false);
+        Policy p = TieredPolicy.defaults();
+        Decision d = p.decide(State.initial(), o);
+        String line = DecisionLog.line("2026-11-30T00:00:00Z", p, State.initial(), o, d);
+        assertFalse(line.contains("\n"));
+        assertTrue(line.contains("\"slotMs\":null"), line);
+        assertTrue(line.contains("\"predictedWaitMs\":\"Infinity\""), line);
+        DecisionLog.Entry e = DecisionLog.parse(line);
+        assertEquals(o, e.observation());
+        assertEquals(d, e.decision());
+        assertEquals(TieredPolicy.ID, e.policyId());
+        assertEquals(State.initial(), e.state());
+    }
+
+    @Test
+    void goldenLogsReplayToEveryLoggedDecision() throws Exception {
+        for (String name : GOLDEN) {
+            try (Reader r = new InputStreamReader(getClass().getResourceAsStream("/golden/" + name),
+                    StandardCharsets.UTF_8)) {
+                Replay.Result result = Replay.replay(r, null);
+                assertTrue(result.lines() >= 100, name + ": " + result.lines());
+                assertEquals(List.of(), result.differences(), name);
+            }
+        }
+    }
+
+    @Test
+    void replayReportsEveryDecisionAnotherPolicyWouldTakeDifferently() throws Exception {
+        try (Reader r = new InputStreamReader(getClass().getResourceAsStream("/golden/" + GOLDEN.get(0)),
+                StandardCharsets.UTF_8)) {
+            Replay.Result result = Replay.replay(r, OneUnitPolicy.ID);
+            assertFalse(result.differences().isEmpty());
+            assertTrue(result.differences().get(0).toString().contains("replayed"));
+        }
+    }
+
+    @Test
+    void aTamperedDecisionIsReportedWithItsLine(@TempDir Path dir) throws Exception {
+        List<String> lines = new java.util.ArrayList<>(Files.readAllLines(Path.of(getClass()
+                .getResource("/golden/" + GOLDEN.get(0)).toURI())));
+        int index = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains("\"action\":\"add\"")) {
+                index = i;
+                break;
+            }
+        }
+        assertTrue(index >= 0);
+        lines.set(index, lines.get(index).replaceFirst("\"delta\":(\\d+)", "\"delta\":1$1"));
+        Path log = dir.resolve("tampered.jsonl");
+        Files.write(log, lines);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = Replay.run(new String[] {log.toString()}, new PrintStream(out), new PrintStream(out));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(1, status, text);
+        assertTrue(text.contains("line " + (index + 1) + " "), text);
+        assertTrue(text.contains("1 differ"), text);
+    }
+
+    @Test
+    void aLineThatIsNotADecisionIsRefusedWithItsNumber() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> Replay.replay(new StringReader("\n{\"tick\":1}\n"), null));
+        assertTrue(e.getMessage().startsWith("line 2: missing"), e.getMessage());
+    }
+}

@@ -1,0 +1,303 @@
+/*
+ * Claims about the default policy's control law (docs/CONTROL.md): one test per tier, cooldown, gate,
+ * guard and the Little's-law step size, each on hand-built observations.
+ */
+package dev.pumaplus.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class TieredPolicyTest {
+
+    private final TieredPolicy policy = new TieredPolicy(TieredPolicy.Params.DEFAULTS.withBounds(1, 32, 50));
+
+    /** A mutable builder over Observation, defaults: 1 ready one-slot unit, S 25 ms, light load. */
+    static final class Obs {
+        long tick = 10;
+        double lambda = 20;
+        double p95 = 5;
+        double slotMs = 25;
+        int depth;
+        int busy;
+        int live = 1;
+        double wpred;
+        int units = 1;
+        int ready = 1;
+        int spu = 1;
+        double deadMs = 1000;
+        double memPerUnit = Double.NaN;
+        double memAvail = Double.NaN;
+        double cpu = Double.NaN;
+        boolean gain = true;
+
+        Observation build() {
+            return new Observation(tick, lambda, p95, p95, slotMs, depth, busy, live, wpred, units, ready, spu,
+                    deadMs, memPerUnit, memAvail, cpu, gain);
+        }
+
+        /** An overload: λ rps against the current units, queue p95 and W_pred at {@code ms}. */
+        Obs overloaded(double lambdaRps, double ms, int queued) {
+            lambda = lambdaRps;
+            p95 = ms;
+            wpred = ms;
+            depth = queued;
+            busy = live;
+            return this;
+        }
+    }
+
+    @Test
+    void hotTierAddsTheWholeLittlesLawShortfallInOneDecision() {
+        Obs o = new Obs();
+        o.overloaded(360, 500, 300);
+        Decision d = policy.decide(State.initial(), o.build());
+        // B = 300 + (360 - 40)·1 s = 620; (360 + 620/2)·0.025/0.7 = 23.9 → 24 slots → 24 units; 23 to add
+        assertEquals(23, d.delta(), d.reason());
+        assertEquals(State.Tier.HOT, d.tier());
+        assertTrue(d.reason().contains("need 24 units"), d.reason());
+        assertEquals(10, d.next().lastUpTick());
+    }
+
+    @Test
+    void stepSizeCountsSlotsPerUnit() {
+        Obs o = new Obs();
+        o.spu = 5;
+        o.live = 5;
+        o.overloaded(360, 500, 0);
+        // B = (360 - 200)·1 = 160; (360 + 80)·0.025/0.7 = 15.7 → 16 slots → 4 units of 5; 3 to add
+        assertEquals(3, policy.decide(State.initial(), o.build()).delta());
+    }
+
+    @Test
+    void warmTierWaitsForASustainedBreach() {
+        Obs o = new Obs();
+        o.overloaded(60, 80, 2);
+        Decision first = policy.decide(State.initial(), o.build());
+        assertEquals(0, first.delta());
+        assertEquals(State.Tier.WARM, first.tier());
+        assertTrue(first.reason().contains("breach for 1 of 2 ticks"), first.reason());
+        o.tick++;
+        Decision second = policy.decide(first.next(), o.build());
+        assertTrue(second.delta() > 0, second.reason());
+    }
+
+    @Test
+    void hysteresisKeepsTheBreachStreakJustUnderTheTarget() {
+        Obs o = new Obs();
+        o.overloaded(60, 80, 2);
+        Decision first = policy.decide(State.initial(), o.build());
+        o.tick++;
+        o.p95 = 45; // under the 50 ms target, above the 40 ms exit
+        o.wpred = 45;
+        Decision band = policy.decide(first.next(), o.build());
+        assertEquals(State.Tier.WARM, band.tier());
+        assertEquals(2, band.next().breachTicks());
+        o.tick++;
+        o.p95 = 30;
+        o.wpred = 30;
+        o.depth = 0;
+        Decision out = policy.decide(band.next(), o.build());
+        assertEquals(0, out.next().breachTicks());
+        assertFalse(out.tier().equals(State.Tier.WARM));
+    }
+
+    @Test
+    void aJustBelowTargetSignalNeverStartsABreach() {
+        Obs o = new Obs();
+        o.overloaded(30, 45, 0);
+        Decision d = policy.decide(State.initial(), o.build());
+        assertEquals(State.Tier.STEADY, d.tier());
+        assertEquals(0, d.delta());
+    }
+
+    @Test
+    void warmCooldownDeclinesUntilItHasPassed() {
+        Obs o = new Obs();
+        o.overloaded(60, 80, 2);
+        State afterAdd = new State(State.Tier.WARM, 5, 0, 9, State.NEVER);
+        Decision d = policy.decide(afterAdd, o.build());
+        assertEquals(0, d.delta());
+        assertTrue(d.reason().contains("cooldown, 1 ticks left"), d.reason());
+        o.tick = 11;
+        assertTrue(policy.decide(afterAdd, o.build()).delta() > 0);
+    }
+
+    @Test
+    void settledGateDeclinesWhileBootingUnitsCoverTheNeed() {
+        Obs o = new Obs();
+        o.units = 24;
+        o.ready = 1;
+        o.overloaded(360, 900, 600);
+        Decision d = policy.decide(new State(State.Tier.HOT, 1, 0, 9, State.NEVER), o.build());
+        assertEquals(0, d.delta(), d.reason());
+        assertTrue(d.reason().contains("settled gate, 23 units booting"), d.reason());
+    }
+
+    @Test
+    void settledGateLetsThroughTheShortfallBootingUnitsDoNotCover() {
+        Obs o = new Obs();
+        o.units = 10;
+        o.ready = 1;
+        o.overloaded(360, 900, 300);
+        Decision d = policy.decide(new State(State.Tier.HOT, 1, 0, 9, State.NEVER), o.build());
+        // while units boot the need is λ's alone: 360 · 0.025 / 0.7 = 12.9 → 13 units, 10 expected
+        assertEquals(3, d.delta(), d.reason());
+    }
+
+    @Test
+    void cpuSaturationGuardDeclinesAndSaysShed() {
+        Obs o = new Obs();
+        o.overloaded(360, 500, 300);
+        o.cpu = 0.97;
+        Decision d = policy.decide(State.initial(), o.build());
+        assertEquals(0, d.delta());
+        assertTrue(d.reason().contains("CPU is saturated (97% busy)"), d.reason());
+        assertTrue(d.reason().contains("shed instead"), d.reason());
+    }
+
+    @Test
+    void memoryGuardCapsTheStepToWhatFits() {
+        Obs o = new Obs();
+        o.overloaded(360, 500, 300);
+        o.memPerUnit = 100;
+        o.memAvail = 756; // (756 - 256) / 100 = 5
+        Decision d = policy.decide(State.initial(), o.build());
+        assertEquals(5, d.delta(), d.reason());
+        o.memAvail = 300;
+        Decision none = policy.decide(State.initial(), o.build());
+        assertEquals(0, none.delta());
+        assertTrue(none.reason().contains("memory guard allows none"), none.reason());
+    }
+
+    @Test
+    void unknownGainNeverAddsAUnit() {
+        Obs o = new Obs();
+        o.overloaded(360, 500, 300);
+        o.gain = false;
+        Decision d = policy.decide(State.initial(), o.build());
+        assertEquals(0, d.delta());
+        assertTrue(d.reason().contains("gain of a unit is unknown"), d.reason());
+    }
+
+    @Test
+    void maxBoundsTheStep() {
+        TieredPolicy small = new TieredPolicy(TieredPolicy.Params.DEFAULTS.withBounds(1, 6, 50));
+        Obs o = new Obs();
+        o.overloaded(360, 500, 300);
+        assertEquals(5, small.decide(State.initial(), o.build()).delta());
+        o.units = 6;
+        o.ready = 6;
+        o.live = 6;
+        Decision d = small.decide(State.initial(), o.build());
+        assertEquals(0, d.delta());
+        assertTrue(d.reason().contains("at max 6"), d.reason());
+    }
+
+    @Test
+    void minIsRestoredWithoutABreach() {
+        TieredPolicy two = new TieredPolicy(TieredPolicy.Params.DEFAULTS.withBounds(2, 8, 50));
+        Decision d = two.decide(State.initial(), new Obs().build());
+        assertEquals(1, d.delta(), d.reason());
+        assertTrue(d.reason().contains("below min 2"), d.reason());
+    }
+
+    @Test
+    void unknownServiceTimeAddsOneUnit() {
+        Obs o = new Obs();
+        o.slotMs = Double.NaN;
+        o.overloaded(100, 500, 50);
+        Decision d = policy.decide(State.initial(), o.build());
+        assertEquals(1, d.delta(), d.reason());
+        assertTrue(d.reason().contains("service time unknown"), d.reason());
+    }
+
+    @Test
+    void scaleDownOnlyAfterSustainedIdleAndThenToTheNeed() {
+        Obs o = new Obs();
+        o.units = 20;
+        o.ready = 20;
+        o.live = 20;
+        o.lambda = 30;
+        o.p95 = 0;
+        State s = State.initial();
+        for (int i = 1; i < 10; i++) {
+            Decision d = policy.decide(s, o.build());
+            assertEquals(0, d.delta(), d.reason());
+            assertEquals(State.Tier.IDLE, d.tier());
+            s = d.next();
+            o.tick++;
+        }
+        Decision d = policy.decide(s, o.build());
+        // 30 rps · 25 ms / 0.5 = 1.5 → 2 slots → 2 units kept
+        assertEquals(-18, d.delta(), d.reason());
+        assertEquals(0, d.next().idleTicks());
+    }
+
+    @Test
+    void oneBusyTickResetsTheIdleStreak() {
+        Obs o = new Obs();
+        o.units = 4;
+        o.ready = 4;
+        o.live = 4;
+        o.lambda = 10;
+        o.p95 = 0;
+        State s = new State(State.Tier.IDLE, 0, 9, State.NEVER, State.NEVER);
+        o.lambda = 80; // ρ = 80 · 0.025 / 4 = 0.5: not idle
+        Decision d = policy.decide(s, o.build());
+        assertEquals(0, d.next().idleTicks());
+        assertEquals(0, d.delta());
+    }
+
+    @Test
+    void downCooldownSpacesRemovals() {
+        Obs o = new Obs();
+        o.units = 6;
+        o.ready = 6;
+        o.live = 6;
+        o.lambda = 10;
+        o.p95 = 0;
+        State justRemoved = new State(State.Tier.IDLE, 0, 20, State.NEVER, 8);
+        Decision d = policy.decide(justRemoved, o.build());
+        assertEquals(0, d.delta());
+        assertTrue(d.reason().contains("cooldown 3 ticks left"), d.reason());
+    }
+
+    @Test
+    void aDrainedQueueWithALaggingPercentileAddsNothing() {
+        Obs o = new Obs();
+        o.units = 24;
+        o.ready = 24;
+        o.live = 24;
+        o.lambda = 360;
+        o.p95 = 1400; // last second's dispatches waited; nothing waits now
+        o.wpred = 0;
+        Decision d = policy.decide(new State(State.Tier.HOT, 2, 0, 5, State.NEVER), o.build());
+        assertEquals(0, d.delta(), d.reason());
+        assertTrue(d.reason().contains("queue already drained"), d.reason());
+    }
+
+    @Test
+    void everyDecisionHasAReason() {
+        Obs o = new Obs();
+        for (double ms : new double[] {0, 10, 45, 60, 300}) {
+            o.p95 = ms;
+            o.wpred = ms;
+            assertFalse(policy.decide(State.initial(), o.build()).reason().isBlank());
+        }
+    }
+
+    @Test
+    void parametersThatBreakHysteresisAreRefused() {
+        TieredPolicy.Params p = TieredPolicy.Params.DEFAULTS;
+        assertThrows(IllegalArgumentException.class, () -> new TieredPolicy(new TieredPolicy.Params(50, 1, 8, 0.7,
+                2000, 4, 0.8, 2, 2, 0, 0.6, 0.5, 10, 5, 0.5, 0.95, 256)));
+        assertEquals(p, TieredPolicy.Params.fromMap(p.toMap()));
+    }
+}
