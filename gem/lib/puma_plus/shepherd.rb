@@ -242,6 +242,8 @@ module PumaPlus
           @exit_status = 1
         end
         begin_stop(nil)
+      elsif frame.type == Wire::FrameType::DESIRED_WORKERS
+        resize_workers(Wire.decode(frame).count) unless @stopping
       else
         raise Wire::ProtocolError, "unexpected #{frame.type_name} on the shepherd link"
       end
@@ -250,6 +252,23 @@ module PumaPlus
       @link.close unless @link.closed?
       @exit_status = 1 if e.is_a?(Wire::ProtocolError)
       begin_stop(nil)
+    end
+
+    # Autoscaling (DESIRED_WORKERS, docs/CONTROL.md): forks workers under the lowest free indexes, or
+    # retires the highest-indexed ones, until +count+ (at least 1) are wanted. A retired worker gets TERM
+    # (it finishes the requests it is serving, then exits) and leaves @slots at once, so it is reaped
+    # without a replacement.
+    def resize_workers(count)
+      count = [count, 1].max
+      while @slots.size < count
+        index = (0..@slots.size).find { |i| !@slots.key?(i) }
+        start_worker(new_slot(index))
+      end
+      while @slots.size > count
+        slot = @slots.delete(@slots.keys.max)
+        slot.boot_pipe&.close
+        signal(slot.pid, "TERM") if slot.pid
+      end
     end
 
     def handle_boot_pipe(io)

@@ -9,6 +9,7 @@ module PumaPlus
       WELCOME        = 0x02
       GOAWAY         = 0x03
       CONFIG         = 0x04
+      DESIRED_WORKERS = 0x05
       REQUEST        = 0x10
       BODY           = 0x11
       RESPONSE_HEAD  = 0x20

@@ -17,14 +17,17 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 /**
  * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks version 2 only (the
  * timing fields of REQUEST and RESPONSE_HEAD): a peer whose highest version is below 2 gets GOAWAY(2) and
- * the link closes; a peer offering a higher version is answered WELCOME(2), the highest version the host
- * supports that is ≤ the peer's, as the handshake rule says. Any frame other than HELLO, or a role
+ * the link closes; a peer offering a higher version is answered WELCOME(3), the highest version the host
+ * supports that is ≤ the peer's, as the handshake rule says. A version 2 peer is welcomed with 2 (it only
+ * lacks DESIRED_WORKERS, which the host then never sends it). Any frame other than HELLO, or a role
  * other than 0/1, is a protocol error. Runs on the link's event loop; one instance per channel.
  */
 final class LinkHandshake extends ChannelInboundHandlerAdapter {
 
     /** The protocol version this host speaks. */
-    static final int VERSION = 2;
+    static final int VERSION = 3;
+    /** The oldest version it still speaks: 2 (version 1 has no timing fields). */
+    static final int MIN_VERSION = 2;
 
     private final LinkServer server;
 
@@ -40,7 +43,7 @@ final class LinkHandshake extends ChannelInboundHandlerAdapter {
                 throw new ProtocolException(FrameType.name(frame.type()) + " before HELLO");
             }
             Hello hello = Hello.decode(frame.payload());
-            if (hello.version() < VERSION) {
+            if (hello.version() < MIN_VERSION) {
                 ctx.writeAndFlush(new Goaway(Goaway.CODE_UNSUPPORTED_VERSION,
                                 "version " + hello.version() + " unsupported, this host speaks " + VERSION)
                                 .toFrame(ctx.alloc()))
@@ -51,7 +54,7 @@ final class LinkHandshake extends ChannelInboundHandlerAdapter {
                 throw new ProtocolException("unknown role " + hello.role());
             }
             long id = server.nextLinkId();
-            ctx.writeAndFlush(new Welcome(VERSION, id).toFrame(ctx.alloc()));
+            ctx.writeAndFlush(new Welcome(Math.min(VERSION, hello.version()), id).toFrame(ctx.alloc()));
             if (hello.role() == Hello.ROLE_WORKER) {
                 WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher());
                 ctx.pipeline().replace(this, "worker", link);

@@ -15,6 +15,8 @@ public final class FrameType {
     public static final int GOAWAY = 0x03;
     /** shepherd → host: the resolved configuration as JSON. */
     public static final int CONFIG = 0x04;
+    /** host → shepherd: the number of worker processes to run (version 3). */
+    public static final int DESIRED_WORKERS = 0x05;
     /** host → worker: timing points T2, T2b, T3 and the Rack env pair list. */
     public static final int REQUEST = 0x10;
     /** host → worker: request body bytes. */
@@ -29,7 +31,7 @@ public final class FrameType {
     private FrameType() {
     }
 
-    /** True if {@code type} is defined by the protocol (versions 1 and 2 define the same types). */
+    /** True if {@code type} is defined by the protocol (version 3 adds DESIRED_WORKERS). */
     public static boolean isKnown(int type) {
         return name(type) != null;
     }
@@ -41,6 +43,7 @@ public final class FrameType {
             case WELCOME -> "WELCOME";
             case GOAWAY -> "GOAWAY";
             case CONFIG -> "CONFIG";
+            case DESIRED_WORKERS -> "DESIRED_WORKERS";
             case REQUEST -> "REQUEST";
             case BODY -> "BODY";
             case RESPONSE_HEAD -> "RESPONSE_HEAD";
@@ -57,6 +60,7 @@ public final class FrameType {
             case "WELCOME" -> WELCOME;
             case "GOAWAY" -> GOAWAY;
             case "CONFIG" -> CONFIG;
+            case "DESIRED_WORKERS" -> DESIRED_WORKERS;
             case "REQUEST" -> REQUEST;
             case "BODY" -> BODY;
             case "RESPONSE_HEAD" -> RESPONSE_HEAD;

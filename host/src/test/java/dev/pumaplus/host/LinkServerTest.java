@@ -122,13 +122,13 @@ class LinkServerTest {
     }
 
     @Test
-    void peerOfferingALaterVersionIsWelcomedWithVersionTwo() throws Exception {
+    void peerOfferingALaterVersionIsWelcomedWithVersionThree() throws Exception {
         Path socket = start(false);
         try (LinkClient peer = new LinkClient(socket)) {
-            peer.write(new Hello(3, Hello.ROLE_WORKER, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
+            peer.write(new Hello(4, Hello.ROLE_WORKER, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = peer.read();
             assertEquals(FrameType.WELCOME, welcome.type());
-            assertEquals(2, Welcome.decode(welcome.payload()).version());
+            assertEquals(3, Welcome.decode(welcome.payload()).version());
             welcome.release();
         }
     }
