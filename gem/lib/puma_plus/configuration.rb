@@ -31,10 +31,24 @@ module PumaPlus
       worker_boot_timeout: 60,
       shutdown_timeout: 30,
       log_requests: false,
-      server_timing: false
+      server_timing: false,
+      autoscale: false,
+      autoscale_min: 1,
+      autoscale_max: 8,
+      autoscale_target_queue_p95: 0.05,
+      autoscale_actuator: "fork",
+      decision_log: nil,
+      client_timeout: 10,
+      shed_wait_limit: nil,
+      health_check_path: "/health",
+      health_check_answer: "app"
     }.freeze
+    # Shedding's default limit is this share of client_timeout (docs/CONTROL.md, "Shedding").
+    SHED_SHARE_OF_CLIENT_TIMEOUT = 0.25
     # Protocol bundles the host starts; only HTTP/1.1 for now.
     BUNDLES = ["protocol-h1"].freeze
+    # Bundles `autoscale` adds: the policy and the actuator it names.
+    AUTOSCALE_BUNDLES = { "fork" => %w[actuator-fork controller] }.freeze
 
     # Resolves the configuration from +argv+ (the user's flags), the environment +env+ and the config
     # file (-C, or config/puma-plus.rb under +cwd+ if it exists). Raises ConfigError.
@@ -80,6 +94,10 @@ module PumaPlus
       @values[:rackup] = File.expand_path(@values[:rackup], cwd)
       @hooks = hooks || { before_fork: [], on_worker_boot: [] }
       @config_file = config_file
+      @cwd = cwd
+      if autoscale && autoscale_min > autoscale_max
+        raise ConfigError, "autoscale: min #{autoscale_min} is greater than max #{autoscale_max}"
+      end
     end
 
     DEFAULTS.each_key do |key|
@@ -89,6 +107,15 @@ module PumaPlus
     alias preload_app? preload_app
     alias log_requests? log_requests
     alias server_timing? server_timing
+    alias autoscale? autoscale
+
+    # The predicted wait above which an arriving request is answered 503 at once, in seconds; nil when
+    # shedding is off (`shed_wait_limit false`).
+    def resolved_shed_wait_limit
+      return nil if shed_wait_limit == false
+
+      shed_wait_limit || client_timeout * SHED_SHARE_OF_CLIENT_TIMEOUT
+    end
 
     # Worker processes actually forked: at least one, since the app never runs in the shepherd.
     def worker_processes
@@ -130,7 +157,17 @@ module PumaPlus
         "shutdown_timeout" => shutdown_timeout,
         "log_requests" => log_requests,
         "server_timing" => server_timing,
-        "bundles" => BUNDLES
+        "autoscale" => autoscale,
+        "autoscale_min" => autoscale_min,
+        "autoscale_max" => autoscale_max,
+        "autoscale_target_queue_p95_ms" => (autoscale_target_queue_p95 * 1000).round(3),
+        "autoscale_actuator" => autoscale_actuator,
+        "decision_log" => decision_log && File.expand_path(decision_log, @cwd),
+        "client_timeout" => client_timeout,
+        "shed_wait_limit_ms" => resolved_shed_wait_limit && (resolved_shed_wait_limit * 1000).round(3),
+        "health_check_path" => health_check_path || nil,
+        "health_check_answer" => health_check_answer,
+        "bundles" => autoscale ? BUNDLES + AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : BUNDLES
       }
     end
 

@@ -26,6 +26,14 @@
 #                                     #                          (default false; alone means true, as in puma)
 #   server_timing                     # the host adds Server-Timing: queue;dur=…, app;dur=… to responses
 #                                     #                          (default false; alone means true)
+#   autoscale min: 1, max: 8, target_queue_p95: "50ms", actuator: :fork
+#                                     # size the workers from queue time (default off; docs/CONTROL.md)
+#   decision_log "log/decisions.jsonl"  # one JSON line per autoscaling tick (default none)
+#   client_timeout 10                 # seconds your clients (or load balancer) wait (default 10)
+#   shed_wait_limit 2.5               # seconds of predicted wait above which a request gets 503 at once
+#                                     #   (default client_timeout / 4; false = never shed)
+#   health_check_path "/up", answer: :host   # never shed, never queued behind app requests
+#                                     #   (default "/health", answer: :app; false = none)
 
 require_relative "setting"
 require_relative "config_error"
@@ -107,6 +115,50 @@ module PumaPlus
     # puma-plus's own: `server_timing` alone means true.
     def server_timing(answer = true)
       directive(:server_timing) { @settings[:server_timing] = Setting.boolean("server_timing", answer) }
+    end
+
+    # puma-plus's own: autoscaling on queue time (docs/CONTROL.md). Every keyword is optional.
+    def autoscale(answer = true, min: nil, max: nil, target_queue_p95: nil, actuator: nil)
+      directive(:autoscale) do
+        @settings[:autoscale] = Setting.boolean("autoscale", answer)
+        @settings[:autoscale_min] = Setting.integer("autoscale min", min, min: 1) unless min.nil?
+        @settings[:autoscale_max] = Setting.integer("autoscale max", max, min: 1) unless max.nil?
+        unless target_queue_p95.nil?
+          @settings[:autoscale_target_queue_p95] = Setting.duration("autoscale target_queue_p95", target_queue_p95)
+        end
+        unless actuator.nil?
+          name = Setting.string("autoscale actuator", actuator)
+          raise ConfigError, "autoscale actuator: expected :fork, got #{actuator.inspect}" unless name == "fork"
+
+          @settings[:autoscale_actuator] = name
+        end
+      end
+    end
+
+    def decision_log(path)
+      directive(:decision_log) { @settings[:decision_log] = Setting.string("decision_log", path) }
+    end
+
+    def client_timeout(seconds)
+      directive(:client_timeout) { @settings[:client_timeout] = Setting.duration("client_timeout", seconds) }
+    end
+
+    # `shed_wait_limit false` switches shedding off.
+    def shed_wait_limit(seconds)
+      directive(:shed_wait_limit) do
+        @settings[:shed_wait_limit] = seconds == false ? false : Setting.duration("shed_wait_limit", seconds)
+      end
+    end
+
+    # `health_check_path false` removes the health check path.
+    def health_check_path(path, answer: :app)
+      directive(:health_check_path) do
+        @settings[:health_check_path] = path == false ? false : Setting.path("health_check_path", path)
+        answer = Setting.string("health_check_path answer", answer)
+        raise ConfigError, "health_check_path answer: expected :app or :host, got #{answer.inspect}" unless %w[app host].include?(answer)
+
+        @settings[:health_check_answer] = answer
+      end
     end
 
     def before_fork(&block)

@@ -38,6 +38,22 @@ module PumaPlus
        "--ruby", @ruby, "--gem", @gem_dir, "--", *argv]
     end
 
+    # Java tools that run outside a server (docs/CONTROL.md): subcommand => main class in the controller
+    # bundle's jar.
+    TOOLS = { "replay" => "dev.pumaplus.controller.Replay",
+              "simulate" => "dev.pumaplus.controller.sim.Compare" }.freeze
+
+    # The argv to exec for `puma-plus TOOL ARGS` (a TOOLS key): the tool's main on the host's class path
+    # plus the controller bundle's jar.
+    def tool_command(tool, argv)
+      java = find_java
+      java_major(java)
+      check_host_built!
+      classpath = [File.join(@gem_dir, "vendor", "java", "lib", "*"),
+                   File.join(@gem_dir, "vendor", "java", "bundles", "controller.jar")].join(File::PATH_SEPARATOR)
+      [java, "-cp", classpath, TOOLS.fetch(tool), *argv]
+    end
+
     # The java to run: $JAVA_HOME/bin/java, else the bundled Temurin, else `java` on PATH.
     def find_java
       candidates = []

@@ -80,6 +80,28 @@ module PumaPlus
       value
     end
 
+    # A positive duration in seconds (Float) from a number of seconds or a String "250ms", "1.5s", "2":
+    # unlike #seconds, fractions are kept (queue-time targets are milliseconds).
+    def duration(what, value)
+      number = case value
+               when Integer, Float then value.to_f
+               when /\A\s*(\d+(?:\.\d+)?)\s*ms\s*\z/ then Float(Regexp.last_match(1)) / 1000
+               when /\A\s*(\d+(?:\.\d+)?)\s*s?\s*\z/ then Float(Regexp.last_match(1))
+               end
+      unless number.is_a?(Float) && number.positive? && number.finite?
+        raise ConfigError, "#{what}: expected a positive duration (seconds, or \"250ms\"), got #{value.inspect}"
+      end
+
+      number
+    end
+
+    # An absolute request path ("/health").
+    def path(what, value)
+      raise ConfigError, "#{what}: expected a path starting with /, got #{value.inspect}" unless value.is_a?(String) && value.start_with?("/") && !value.match?(/[\s?#]/)
+
+      value
+    end
+
     # [min, max] threads from "MIN:MAX" or "MAX" (flags) or two Integers (file).
     def threads(what, min, max)
       min = integer(what, min)

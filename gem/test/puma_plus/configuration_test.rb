@@ -32,7 +32,11 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                    "preload_app" => false, "control_url" => nil, "control_token" => nil,
                    "persistent_timeout" => 20, "first_data_timeout" => 30, "write_timeout" => 10,
                    "http_content_length_limit" => nil, "worker_boot_timeout" => 60, "shutdown_timeout" => 30,
-                   "log_requests" => false, "server_timing" => false, "bundles" => ["protocol-h1"] },
+                   "log_requests" => false, "server_timing" => false,
+                   "autoscale" => false, "autoscale_min" => 1, "autoscale_max" => 8,
+                   "autoscale_target_queue_p95_ms" => 50.0, "autoscale_actuator" => "fork", "decision_log" => nil,
+                   "client_timeout" => 10, "shed_wait_limit_ms" => 2500.0, "health_check_path" => "/health",
+                   "health_check_answer" => "app", "bundles" => ["protocol-h1"] },
                  config.to_h)
   end
 
@@ -40,7 +44,10 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
     keys = JSON.parse(resolve.to_json).keys
     assert_equal %w[binds workers threads rackup environment preload_app control_url control_token
                     persistent_timeout first_data_timeout write_timeout http_content_length_limit
-                    worker_boot_timeout shutdown_timeout log_requests server_timing bundles].sort, keys.sort
+                    worker_boot_timeout shutdown_timeout log_requests server_timing bundles
+                    autoscale autoscale_min autoscale_max autoscale_target_queue_p95_ms autoscale_actuator
+                    decision_log client_timeout shed_wait_limit_ms health_check_path health_check_answer].sort,
+                 keys.sort
   end
 
   def test_log_requests_and_server_timing_are_false_booleans_in_the_config_json_by_default
@@ -155,5 +162,35 @@ server_timing false
     assert_equal 10, resolve.write_timeout
     assert_equal 10, JSON.parse(resolve.to_json).fetch("write_timeout")
     assert_equal 30, JSON.parse(resolve(file: "write_timeout 30\n").to_json).fetch("write_timeout")
+  end
+
+  def test_autoscale_adds_the_controller_and_actuator_bundles_and_resolves_its_bounds
+    config = resolve(file: <<~RUBY)
+      autoscale min: 2, max: 12, target_queue_p95: "25ms"
+      decision_log "log/decisions.jsonl"
+    RUBY
+    h = config.to_h
+    assert_equal [true, 2, 12, 25.0], h.values_at("autoscale", "autoscale_min", "autoscale_max", "autoscale_target_queue_p95_ms")
+    assert_equal %w[protocol-h1 actuator-fork controller], h["bundles"]
+    assert_equal File.join(@dir, "log/decisions.jsonl"), h["decision_log"]
+  end
+
+  def test_autoscale_min_above_max_is_refused
+    error = assert_raises(PumaPlus::ConfigError) { resolve(file: "autoscale min: 5, max: 2\n") }
+    assert_match(/autoscale: min 5 is greater than max 2/, error.message)
+  end
+
+  def test_shed_limit_defaults_to_a_quarter_of_the_client_timeout_and_false_switches_it_off
+    assert_equal 7500.0, resolve(file: "client_timeout 30\n").to_h["shed_wait_limit_ms"]
+    assert_equal 400.0, resolve(file: "shed_wait_limit \"400ms\"\n").to_h["shed_wait_limit_ms"]
+    assert_nil resolve(file: "shed_wait_limit false\n").to_h["shed_wait_limit_ms"]
+  end
+
+  def test_health_check_path_can_be_answered_by_the_host_or_removed
+    h = resolve(file: "health_check_path \"/up\", answer: :host\n").to_h
+    assert_equal ["/up", "host"], h.values_at("health_check_path", "health_check_answer")
+    assert_nil resolve(file: "health_check_path false\n").to_h["health_check_path"]
+    error = assert_raises(PumaPlus::ConfigError) { resolve(file: "health_check_path \"up\"\n") }
+    assert_match(/health_check_path: expected a path starting with/, error.message)
   end
 end

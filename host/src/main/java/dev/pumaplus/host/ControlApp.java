@@ -51,7 +51,8 @@ import java.util.concurrent.TimeUnit;
  * {@code predicted_wait_ms} (W_pred, null with no live slot); {@code service_p50_ms},
  * {@code service_p95_ms}; {@code arrivals_per_s} (λ over 10 s); {@code slot_mean_ms} (S_slot, the mean time
  * a request holds a slot, null before any request finished); {@code utilization} (ρ = λ·S_slot/c, null with
- * no live slot); {@code dropped} (requests cancelled by their client before dispatch, since start); and
+ * no live slot); {@code dropped} (requests cancelled by their client before dispatch, since start);
+ * {@code shed} (requests answered 503 at once because their predicted wait exceeded the limit); and
  * {@code windows}: {@code "1s"}, {@code "10s"}, {@code "60s"}, each with {@code count} (requests dispatched
  * in the window), {@code arrivals_per_s} and p50/p90/p95/p99/max of queue, service and total time
  * ({@code queue_p50_ms} ... {@code total_max_ms}). Milliseconds are numbers with 3 decimals (µs).
@@ -76,6 +77,8 @@ final class ControlApp {
     private final int threads;
     private final Instant startedAt;
     private Channel server;
+    /** The OSGi runtime, for the autoscaler's /controller endpoint; null until {@link #felix} is called. */
+    private volatile EmbeddedFelix felix;
 
     ControlApp(Dispatcher dispatcher, String token, int workers, int threads, Instant startedAt) {
         this.dispatcher = dispatcher;
@@ -111,6 +114,11 @@ final class ControlApp {
         }
         server = bound.channel();
         return (InetSocketAddress) server.localAddress();
+    }
+
+    /** Gives the control app the OSGi runtime: {@code /controller} reports and swaps the controller bundle. */
+    void felix(EmbeddedFelix runtime) {
+        felix = runtime;
     }
 
     /** Closes the listener. */
@@ -181,6 +189,7 @@ final class ControlApp {
             queue.put("utilization", decimal(rho, 4));
         }
         queue.put("dropped", s.dropped());
+        queue.put("shed", s.shed());
         ObjectNode windows = queue.putObject("windows");
         for (int seconds : new int[] {1, 10, 60}) {
             QueueMetrics.Window w = seconds == QueueMetrics.MAIN_WINDOW_SECONDS ? main : metrics.window(seconds);
@@ -233,6 +242,14 @@ final class ControlApp {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) throws Exception {
             QueryStringDecoder query = new QueryStringDecoder(request.uri());
+            if (query.path().equals(ControllerEndpoint.PATH)) {
+                if (!authorized(query)) {
+                    send(ctx, request, text(HttpResponseStatus.FORBIDDEN, "forbidden\n"));
+                } else {
+                    ControllerEndpoint.handle(felix, request, query, response -> send(ctx, request, response));
+                }
+                return;
+            }
             FullHttpResponse response;
             boolean metrics = query.path().equals("/metrics");
             if (!query.path().equals("/stats") && !metrics) {
@@ -258,6 +275,11 @@ final class ControlApp {
                         Unpooled.wrappedBuffer(body));
                 response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
             }
+            send(ctx, request, response);
+        }
+
+        /** Writes {@code response} (Content-Length, keep-alive as the request asked). Any thread. */
+        private void send(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response) {
             response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
             if (request.method().equals(HttpMethod.HEAD)) {
                 response.content().clear();

@@ -45,6 +45,15 @@ import java.util.function.IntConsumer;
  * and slot time (T3 → the link idle again) when a link finishes. The event-loop hop from the dispatcher to
  * the link is therefore dispatch-to-call (T3 → T4), not queue time: the request already had its slot.
  *
+ * <p>Shedding (docs/CONTROL.md, "Shedding"): a request that would wait is refused at submit, answered
+ * 503 with {@code Retry-After} at once, when its predicted wait W_pred = (L + 1) · S_slot / c exceeds
+ * the configured limit ({@link #shedding}); never while no slot is live or S_slot is unknown (boot), and
+ * never a health check. Shed requests are counted ({@link Snapshot#shed()}).
+ *
+ * <p>Health checks ({@link #healthCheck}): a request for the configured path is either answered by the host
+ * itself from what it knows (live slots, depth, W_pred), never reaching a worker, or enters the FIFO at
+ * its head instead of its tail, so it waits for the next free slot and never behind app requests.
+ *
  * <p>Threading: every method is thread-safe. Work that touches a channel (starting a request on a link,
  * answering a sink) happens after the lock is released.
  */
@@ -65,6 +74,12 @@ final class Dispatcher implements RequestQueue {
     /** Config {@code log_requests}: the per-request timing line, or null when off. */
     private volatile RequestLog requestLog;
 
+    /** W_pred above which a request that would wait is shed, ns; +Infinity = never shed. */
+    private volatile double shedLimitNanos = Double.POSITIVE_INFINITY;
+    /** The health check path (no query), or null; and whether the host answers it itself. */
+    private volatile String healthPath;
+    private volatile boolean healthByHost;
+
     /** Set by {@link #drain}: later submits are answered 503 on this executor. Guarded by the lock. */
     private java.util.concurrent.Executor closedLoop;
     private int depth;
@@ -72,6 +87,7 @@ final class Dispatcher implements RequestQueue {
     private int live;
     private long dropped;
     private long completed;
+    private long shed;
 
     /** @param alloc allocator for the env payloads */
     Dispatcher(ByteBufAllocator alloc) {
@@ -106,6 +122,24 @@ final class Dispatcher implements RequestQueue {
         return requestLog;
     }
 
+    /**
+     * Config {@code shed_wait_limit}: requests whose predicted wait exceeds {@code limitNanos} are answered
+     * 503 at once; {@code Double.POSITIVE_INFINITY} switches shedding off.
+     */
+    void shedding(double limitNanos) {
+        shedLimitNanos = limitNanos;
+    }
+
+    /**
+     * Config {@code health_check_path}: requests for {@code path} (any query) are never shed and never
+     * wait behind app requests; with {@code answerByHost} the host answers them without a worker. A null
+     * path switches this off.
+     */
+    void healthCheck(String path, boolean answerByHost) {
+        healthByHost = answerByHost;
+        healthPath = path;
+    }
+
     /** Called (outside the lock, on a link's event loop) with the new live-link count after each change. */
     void onLiveLinksChanged(IntConsumer listener) {
         this.liveLinksChanged = listener;
@@ -115,10 +149,18 @@ final class Dispatcher implements RequestQueue {
     public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete,
                            ResponseSink sink) {
         long id = requestIds.incrementAndGet();
+        boolean health = isHealthCheck(head.target());
+        if (health && healthByHost) {
+            body.release();
+            return answerHealth(sink);
+        }
         ByteBuf env = PairList.encode(alloc, EnvEncoder.pairs(head, id));
         QueuedExchange ex = new QueuedExchange(this, connection, id, head, env, body, bodyComplete, sink);
         WorkerLink target = null;
         java.util.concurrent.Executor refuse;
+        double shedWait = Double.NaN;
+        double limit = shedLimitNanos;
+        double slotMean = metrics.cachedMeanSlotNanos();
         // T2b once the exchange is built, right before the queue is entered: building the env and the
         // exchange is the host's own work with a slot possibly free, not a wait for one (on a cold JVM the
         // first requests spend a millisecond there), so it must not count as queue time.
@@ -130,6 +172,18 @@ final class Dispatcher implements RequestQueue {
             ConnectionLine line = lines.get(connection);
             if (refuse != null) {
                 ex.state = QueuedExchange.State.CANCELLED;
+            } else if (!health && limit < Double.POSITIVE_INFINITY && live > 0 && !Double.isNaN(slotMean)
+                    && (line != null || idle.isEmpty())
+                    && (depth + 1) * slotMean / live > limit) {
+                // It would wait longer than the limit: refuse now rather than let the client time out in
+                // the queue while the slots serve requests whose clients have given up too.
+                shedWait = (depth + 1) * slotMean / live;
+                ex.state = QueuedExchange.State.CANCELLED;
+                shed++;
+            } else if (health && line == null && idle.isEmpty()) {
+                enqueue(ex);
+                runnable.removeLast();
+                runnable.addFirst(ex); // jumps the queue: next free slot
             } else if (line != null) {
                 ex.state = QueuedExchange.State.HELD;
                 line.held.add(ex);
@@ -144,12 +198,48 @@ final class Dispatcher implements RequestQueue {
         }
         if (target != null) {
             dispatch(ex, target);
+        } else if (!Double.isNaN(shedWait)) {
+            ex.discard();
+            ex.answer(503, List.of(Map.entry("Retry-After", Long.toString(retryAfterSeconds(shedWait)))),
+                    "server busy: predicted wait " + Math.round(shedWait / 1e6) + " ms exceeds "
+                            + Math.round(limit / 1e6) + " ms\n");
         } else if (refuse != null) {
             ex.discard();
             refuse.execute(() -> ex.fail(503, "server shutting down", false));
         }
         recordUpstream(head);
         return ex;
+    }
+
+    /** Retry-After for a shed request: the predicted wait rounded up to whole seconds, at least 1. */
+    static long retryAfterSeconds(double predictedWaitNanos) {
+        return Math.max(1, Math.min(3600, (long) Math.ceil(predictedWaitNanos / 1e9)));
+    }
+
+    private boolean isHealthCheck(String target) {
+        String path = healthPath;
+        if (path == null || !target.startsWith(path)) {
+            return false;
+        }
+        return target.length() == path.length() || target.charAt(path.length()) == '?';
+    }
+
+    /**
+     * The host's own answer to a health check: 200 while at least one slot is live, else 503; the body
+     * says what the host knows. No worker is involved and nothing is queued.
+     */
+    private Exchange answerHealth(ResponseSink sink) {
+        Snapshot s = snapshot();
+        double wait = QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), metrics.cachedMeanSlotNanos());
+        String waitMs = Double.isNaN(wait) || Double.isInfinite(wait) ? "null" : Long.toString(Math.round(wait / 1e6));
+        boolean ok = s.live() > 0;
+        String json = "{\"status\":\"" + (ok ? "ok" : "no live slot") + "\",\"live_slots\":" + s.live()
+                + ",\"busy_slots\":" + s.busy() + ",\"queue_depth\":" + s.depth() + ",\"predicted_wait_ms\":" + waitMs
+                + "}\n";
+        HostAnswer answer = new HostAnswer(this, sink);
+        answer.send(ok ? 200 : 503, List.of(Map.entry("Content-Type", "application/json"),
+                Map.entry("Cache-Control", "no-store")), json);
+        return answer;
     }
 
     /**
@@ -419,7 +509,7 @@ final class Dispatcher implements RequestQueue {
             }
             status.sort((a, b) -> a.workerIndex != b.workerIndex
                     ? Long.compare(a.workerIndex, b.workerIndex) : Long.compare(a.pid, b.pid));
-            return new Snapshot(depth, busy, live, dropped, completed, status);
+            return new Snapshot(depth, busy, live, dropped, completed, status, shed);
         } finally {
             lock.unlock();
         }
@@ -527,7 +617,9 @@ final class Dispatcher implements RequestQueue {
      * @param live      links said HELLO and not closed
      * @param dropped   requests cancelled by their client before dispatch
      * @param completed requests finished on a link
+     * @param shed      requests answered 503 at submit because their predicted wait exceeded the limit
      */
-    record Snapshot(int depth, int busy, int live, long dropped, long completed, List<ProcessStatus> processes) {
+    record Snapshot(int depth, int busy, int live, long dropped, long completed, List<ProcessStatus> processes,
+                    long shed) {
     }
 }

@@ -61,6 +61,37 @@ final class EmbeddedFelix {
         return bundle;
     }
 
+    /**
+     * Replaces the installed bundle {@code symbolicName} with the content of {@code jar}, live
+     * ({@code Bundle.update}: the old bundle stops, the new one starts, its services replace the old ones),
+     * then refreshes it so the old class loader is dropped (waits up to 10 s). Blocks the calling thread:
+     * never call it on an event loop.
+     *
+     * @throws BundleException when no such bundle is installed or the new one fails to start
+     */
+    void update(String symbolicName, Path jar) throws BundleException, java.io.IOException {
+        Bundle target = null;
+        for (Bundle b : context().getBundles()) {
+            if (symbolicName.equals(b.getSymbolicName())) {
+                target = b;
+            }
+        }
+        if (target == null) {
+            throw new BundleException("no bundle " + symbolicName + " is installed");
+        }
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(jar)) {
+            target.update(in);
+        }
+        java.util.concurrent.CountDownLatch refreshed = new java.util.concurrent.CountDownLatch(1);
+        framework.adapt(org.osgi.framework.wiring.FrameworkWiring.class)
+                .refreshBundles(List.of(target), event -> refreshed.countDown());
+        try {
+            refreshed.await(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Every registered service of {@code type}, in ranking order. */
     <T> List<T> services(Class<T> type) {
         List<T> out = new ArrayList<>();

@@ -7,7 +7,9 @@ package dev.pumaplus.host;
 
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
+import dev.pumaplus.spi.LoadSignals;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.WorkerPool;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -83,6 +85,9 @@ public final class Launcher {
     private ControlApp controlApp;
     private ShepherdConfig settings;
     private RequestLog requestLog;
+    /** The shepherd's link and its HELLO, for DESIRED_WORKERS (the WorkerPool service). */
+    private volatile io.netty.channel.Channel shepherdLink;
+    private volatile dev.pumaplus.wire.Hello shepherdHello;
 
     Launcher(Path ruby, Path gem, List<String> userArgs) {
         this.ruby = ruby;
@@ -167,7 +172,11 @@ public final class Launcher {
         dispatcher.onLiveLinksChanged(this::liveSlotsChanged);
         dispatcher.metrics().start(transport.group.next(), dispatcher::submitted);
         // The first CONFIG wins; a second shepherd (hot restart) is a later issue.
-        linkServer = new LinkServer(transport, dispatcher, (link, hello, json) -> config.complete(json));
+        linkServer = new LinkServer(transport, dispatcher, (link, hello, json) -> {
+            shepherdLink = link;
+            shepherdHello = hello;
+            config.complete(json);
+        });
         Path socket = privateDir.resolve("link.sock");
         linkServer.bind(socket);
 
@@ -196,6 +205,11 @@ public final class Launcher {
         int workers = (int) Math.max(1, settings.number("workers", 1));
         int threads = (int) Math.max(1, settings.number("threads", 1));
         dispatcher.serverTiming(settings.flag("server_timing", false));
+        double shedMs = settings.decimal("shed_wait_limit_ms", Double.NaN);
+        dispatcher.shedding(Double.isNaN(shedMs) ? Double.POSITIVE_INFINITY : shedMs * 1e6);
+        String healthPath = settings.string("health_check_path", null);
+        dispatcher.healthCheck(healthPath == null || healthPath.isEmpty() ? null : healthPath,
+                "host".equals(settings.string("health_check_answer", "app")));
         if (settings.flag("log_requests", false)) {
             requestLog = new RequestLog(out);
             dispatcher.requestLog(requestLog);
@@ -203,6 +217,9 @@ public final class Launcher {
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, dispatcher, null);
+        felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
+        felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher, shepherdLink,
+                Math.min(LinkHandshake.VERSION, shepherdHello.version()), threads, workers), null);
         for (String name : settings.strings("bundles")) {
             Path jar = gem.resolve("vendor").resolve("java").resolve("bundles").resolve(name + ".jar");
             try {
@@ -219,6 +236,7 @@ public final class Launcher {
         String controlUrl = settings.string("control_url", null);
         if (controlUrl != null && !controlUrl.isEmpty()) {
             controlApp = new ControlApp(dispatcher, settings.string("control_token", null), workers, threads, startedAt);
+            controlApp.felix(felix);
             InetSocketAddress bound = controlApp.bind(transport, controlUrl);
             announce("puma-plus: control app on http://" + hostOf(controlUrl) + ":" + bound.getPort());
         }

@@ -17,7 +17,7 @@ import org.HdrHistogram.HistogramIterationValue;
  *       {@code _predicted_wait_seconds} (+Inf with no live slot), {@code _utilization} (NaN with no live
  *       slot);</li>
  *   <li>counters {@code puma_plus_requests_total{status_class="1xx".."5xx"}},
- *       {@code puma_plus_requests_dropped_total}.</li>
+ *       {@code puma_plus_requests_dropped_total}, {@code puma_plus_requests_shed_total}.</li>
  * </ul>
  * Bucket counts come from the HdrHistogram kept at two significant digits: a value within 1% of a bucket
  * boundary may be counted on either side of it; _sum is likewise within 1%. Counts are cumulative over the
@@ -78,6 +78,9 @@ final class PrometheusExposition {
         out.append("# HELP puma_plus_requests_dropped_total Requests cancelled by their client before dispatch.\n");
         out.append("# TYPE puma_plus_requests_dropped_total counter\n");
         out.append("puma_plus_requests_dropped_total ").append(slots.dropped()).append('\n');
+        out.append("# HELP puma_plus_requests_shed_total Requests answered 503 at once: predicted wait over the limit.\n");
+        out.append("# TYPE puma_plus_requests_shed_total counter\n");
+        out.append("puma_plus_requests_shed_total ").append(slots.shed()).append('\n');
         return out.toString();
     }
 

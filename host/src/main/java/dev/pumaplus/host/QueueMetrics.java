@@ -60,6 +60,9 @@ final class QueueMetrics {
     /** Responses by status class: index 0 = 1xx ... 4 = 5xx. */
     private final LongAdder[] statusClasses = new LongAdder[5];
 
+    /** S_slot as of the last tick (see {@link #cachedMeanSlotNanos()}). */
+    private volatile double cachedMeanSlotNanos = Double.NaN;
+
     /** Wall clock (epoch ns) minus {@link System#nanoTime()}, refreshed every tick: wall time of a T. */
     private volatile long epochOffsetNanos;
 
@@ -134,6 +137,15 @@ final class QueueMetrics {
         lastSubmitted = submitted;
         ticks++;
         refreshEpochOffset();
+        cachedMeanSlotNanos = meanSlotNanos();
+    }
+
+    /**
+     * {@link #meanSlotNanos()} as of the last tick: for the submit path (shedding), which must not compute
+     * windows. NaN until a request has finished and a tick has passed. Any thread, wait-free.
+     */
+    double cachedMeanSlotNanos() {
+        return cachedMeanSlotNanos;
     }
 
     private void refreshEpochOffset() {

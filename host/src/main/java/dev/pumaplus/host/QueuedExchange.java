@@ -187,6 +187,18 @@ final class QueuedExchange implements Exchange {
         sink.fail(failStatus, reason, headSent);
     }
 
+    /**
+     * The host answers the request itself (a shed request): a complete response with {@code headers} and a
+     * text body, no worker involved. Counted by status; like a failure, no service or total is recorded.
+     * Any thread (the sink hops to its own loop).
+     */
+    void answer(int answerStatus, java.util.List<java.util.Map.Entry<String, String>> headers, String text) {
+        failed = true;
+        status = answerStatus;
+        dispatcher.metrics().countStatus(answerStatus);
+        HostAnswer.write(sink, answerStatus, headers, text);
+    }
+
     /** The request body still to send, taken by the link; marks the exchange started. Link event loop. */
     synchronized BodyChunks takeBody() {
         started = true;

@@ -92,6 +92,12 @@ final class ShepherdConfig implements HostSettings {
         return node.isBoolean() ? node.booleanValue() : "true".equals(node.asText());
     }
 
+    /** A number, possibly fractional; {@code fallback} when absent, null or not a number. */
+    double decimal(String key, double fallback) {
+        JsonNode node = root.get(key);
+        return node == null || !node.isNumber() ? fallback : node.asDouble();
+    }
+
     /** Seconds, possibly fractional, as nanoseconds; {@code fallbackSeconds} when absent. */
     long nanos(String key, double fallbackSeconds) {
         JsonNode node = root.get(key);

@@ -1,0 +1,89 @@
+/*
+ * Starts the autoscaler when the controller bundle starts (and stops it when the bundle stops or is
+ * swapped by Bundle.update): builds the policy named in the bundle's policy.properties with the operator's
+ * bounds from HostSettings, and registers the Autoscaler service.
+ */
+package dev.pumaplus.controller;
+
+import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.Autoscaler;
+import dev.pumaplus.spi.HostSettings;
+import dev.pumaplus.spi.LoadSignals;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import org.osgi.framework.BundleActivator;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.util.tracker.ServiceTracker;
+
+/**
+ * {@code policy.properties} (at the jar's root): {@code policy=<id>} (default {@code tiered/1}) and any
+ * parameter of that policy by name ({@code targetUtilization=0.6}). The operator's {@code autoscale min:,
+ * max:, target_queue_p95:} (HostSettings {@code autoscale_min}, {@code autoscale_max},
+ * {@code autoscale_target_queue_p95_ms}) override the file's. Without {@code autoscale} in the
+ * configuration the bundle does nothing.
+ */
+public final class ControllerActivator implements BundleActivator {
+
+    private ControllerDriver driver;
+    private ServiceRegistration<Autoscaler> registration;
+    private ServiceTracker<Actuator, Actuator> actuators;
+
+    @Override
+    public void start(BundleContext context) throws IOException {
+        HostSettings settings = service(context, HostSettings.class);
+        LoadSignals signals = service(context, LoadSignals.class);
+        if (settings == null || signals == null || !"true".equals(settings.string("autoscale", "false"))) {
+            return;
+        }
+        Properties file = new Properties();
+        try (InputStream in = ControllerActivator.class.getResourceAsStream("/policy.properties")) {
+            if (in != null) {
+                file.load(in);
+            }
+        }
+        String id = file.getProperty("policy", TieredPolicy.ID).trim();
+        Map<String, Object> params = new HashMap<>();
+        for (String name : file.stringPropertyNames()) {
+            if (!name.equals("policy")) {
+                params.put(name, Double.parseDouble(file.getProperty(name).trim()));
+            }
+        }
+        params.put("minUnits", settings.number("autoscale_min", 1));
+        params.put("maxUnits", settings.number("autoscale_max", 8));
+        String target = settings.string("autoscale_target_queue_p95_ms", null);
+        if (target != null) {
+            params.put("targetP95Ms", Double.parseDouble(target));
+        }
+        Policy policy = Policies.create(id, params);
+        actuators = new ServiceTracker<>(context, Actuator.class, null);
+        actuators.open();
+        String log = settings.string("decision_log", null);
+        driver = new ControllerDriver(policy, signals, actuators::getService, log == null ? null : Path.of(log));
+        driver.start();
+        registration = context.registerService(Autoscaler.class, driver, null);
+    }
+
+    @Override
+    public void stop(BundleContext context) {
+        if (registration != null) {
+            registration.unregister();
+        }
+        if (driver != null) {
+            driver.stop();
+        }
+        if (actuators != null) {
+            actuators.close();
+        }
+    }
+
+    private static <T> T service(BundleContext context, Class<T> type) {
+        ServiceReference<T> ref = context.getServiceReference(type);
+        return ref == null ? null : context.getService(ref);
+    }
+}

@@ -1,0 +1,139 @@
+/*
+ * The live side of the controller bundle: once a second it samples the host's LoadSignals and the
+ * Actuator, builds an Observation, asks the Policy, applies the decision to the actuator and appends the
+ * decision log line. The policy stays pure; the clock, the I/O and the state live here.
+ */
+package dev.pumaplus.controller;
+
+import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.Autoscaler;
+import dev.pumaplus.spi.LoadSignals;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Lifecycle: {@link #start()} schedules the ticks on one daemon thread; {@link #stop()} cancels them and
+ * waits for a tick in progress, then closes the log. A tick that finds no actuator (its bundle not started
+ * yet, or being swapped) is skipped, not logged. A failing tick is reported on stderr and the next one
+ * runs. The state starts at {@link State#initial()} for each driver: a swapped-in policy starts with no
+ * streaks and no cooldowns, while the units the actuator runs carry over untouched.
+ *
+ * <p>Threading: ticks run on the driver's thread; {@link Autoscaler} methods read volatile fields from any
+ * thread.
+ */
+final class ControllerDriver implements Autoscaler {
+
+    static final long TICK_MS = 1000;
+
+    private final Policy policy;
+    private final LoadSignals signals;
+    private final Supplier<Actuator> actuator;
+    private final Path logPath;
+    private final ScheduledExecutorService ticker;
+    private Writer log;
+    private State state = State.initial();
+    private volatile long ticks;
+    private volatile String lastDecision;
+
+    /**
+     * @param logPath the decision log (appended to), or null for none
+     */
+    ControllerDriver(Policy policy, LoadSignals signals, Supplier<Actuator> actuator, Path logPath) {
+        this.policy = policy;
+        this.signals = signals;
+        this.actuator = actuator;
+        this.logPath = logPath;
+        this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "puma-plus-controller");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    void start() throws IOException {
+        if (logPath != null) {
+            if (logPath.getParent() != null) {
+                Files.createDirectories(logPath.getParent());
+            }
+            log = Files.newBufferedWriter(logPath, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+        }
+        signals.sample(); // the first CPU reading is a baseline
+        ticker.scheduleAtFixedRate(this::tickSafely, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    }
+
+    void stop() {
+        ticker.shutdown();
+        try {
+            ticker.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (log != null) {
+            try {
+                log.close();
+            } catch (IOException e) {
+                System.err.println("puma-plus: decision log: " + e.getMessage());
+            }
+        }
+    }
+
+    private void tickSafely() {
+        try {
+            tick();
+        } catch (RuntimeException | IOException e) {
+            System.err.println("puma-plus: controller tick failed: " + e);
+        }
+    }
+
+    private void tick() throws IOException {
+        Actuator a = actuator.get();
+        if (a == null) {
+            return;
+        }
+        LoadSignals.Sample s = signals.sample();
+        long mem = a.memoryPerUnitBytes();
+        Observation o = new Observation(ticks, s.arrivalsPerSecond(), s.queueP95Nanos() / 1e6,
+                s.queueP99Nanos() / 1e6, s.meanSlotNanos() / 1e6, s.depth(), s.busySlots(), s.liveSlots(),
+                s.predictedWaitNanos() / 1e6, a.units(), a.readyUnits(), a.slotsPerUnit(), a.deadTimeNanos() / 1e6,
+                mem < 0 ? Double.NaN : mem / 1048576.0,
+                s.memAvailableBytes() < 0 ? Double.NaN : s.memAvailableBytes() / 1048576.0, s.cpuBusy(),
+                a.gainKnown());
+        Decision d = policy.decide(state, o);
+        if (log != null) {
+            DecisionLog.append(log, Instant.now().toString(), policy, state, o, d);
+        }
+        state = d.next();
+        if (d.delta() > 0) {
+            a.add(d.delta());
+        } else if (d.delta() < 0) {
+            a.remove(-d.delta());
+        }
+        ticks++;
+        lastDecision = d.action() + " " + Math.abs(d.delta()) + " [" + d.tier() + "] " + d.reason();
+    }
+
+    @Override
+    public String policyId() {
+        return policy.id();
+    }
+
+    @Override
+    public long ticks() {
+        return ticks;
+    }
+
+    @Override
+    public String lastDecision() {
+        return lastDecision;
+    }
+}

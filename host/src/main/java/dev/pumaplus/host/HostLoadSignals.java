@@ -1,0 +1,97 @@
+/*
+ * The LoadSignals service: the dispatcher's counters and the last second's queue metrics, plus the
+ * machine's CPU share and available memory from /proc, for the autoscaling controller's tick (beside the
+ * request path, never on it).
+ */
+package dev.pumaplus.host;
+
+import dev.pumaplus.spi.LoadSignals;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * CPU busy is the CPU time puma-plus's own processes (this JVM, the shepherd, every worker: the host's
+ * process tree) used since the previous sample, over the machine's capacity (cores × elapsed): the share
+ * of the machine the app already takes. When it nears 1, another worker process only splits the same cores
+ * further and raises every request's service time. Processes that ended between samples drop out; new ones
+ * count from their second sample. Memory is /proc/meminfo's MemAvailable. Either is unknown (NaN, -1)
+ * where /proc cannot be read.
+ *
+ * <p>Threading: {@link #sample()} is synchronized (it keeps the previous CPU readings).
+ */
+final class HostLoadSignals implements LoadSignals {
+
+    /** USER_HZ: the unit of utime and stime in /proc/PID/stat on Linux. */
+    private static final double CLOCK_TICKS_PER_SECOND = 100;
+
+    private final Dispatcher dispatcher;
+    private final int cores = Runtime.getRuntime().availableProcessors();
+    private java.util.Map<Long, Long> lastCpuTicks = new java.util.HashMap<>();
+    private long lastSampleNanos;
+
+    HostLoadSignals(Dispatcher dispatcher) {
+        this.dispatcher = dispatcher;
+    }
+
+    @Override
+    public synchronized Sample sample() {
+        Dispatcher.Snapshot s = dispatcher.snapshot();
+        QueueMetrics metrics = dispatcher.metrics();
+        QueueMetrics.Window last = metrics.window(1);
+        double slot = metrics.meanSlotNanos();
+        return new Sample(last.arrivalsPerSecond(), last.queue().p95(), last.queue().p99(), slot, s.depth(),
+                s.busy(), s.live(), QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), slot), cpuBusy(),
+                memAvailable(), s.shed());
+    }
+
+    private double cpuBusy() {
+        long now = System.nanoTime();
+        java.util.Map<Long, Long> current = new java.util.HashMap<>();
+        ProcessHandle self = ProcessHandle.current();
+        java.util.stream.Stream.concat(java.util.stream.Stream.of(self), self.descendants()).forEach(p -> {
+            long ticks = cpuTicks(p.pid());
+            if (ticks >= 0) {
+                current.put(p.pid(), ticks);
+            }
+        });
+        double share = Double.NaN;
+        if (lastSampleNanos != 0 && now > lastSampleNanos && current.containsKey(self.pid())) {
+            long used = 0;
+            for (var e : current.entrySet()) {
+                Long before = lastCpuTicks.get(e.getKey());
+                if (before != null) {
+                    used += Math.max(0, e.getValue() - before);
+                }
+            }
+            share = used / CLOCK_TICKS_PER_SECOND / ((now - lastSampleNanos) / 1e9) / cores;
+        }
+        lastCpuTicks = current;
+        lastSampleNanos = now;
+        return share;
+    }
+
+    /** utime + stime of {@code pid} in clock ticks; -1 when it cannot be read (gone). */
+    private static long cpuTicks(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private static long memAvailable() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemAvailable:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // unknown
+        }
+        return -1;
+    }
+}

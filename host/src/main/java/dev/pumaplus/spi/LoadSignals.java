@@ -1,0 +1,34 @@
+/*
+ * What the autoscaling controller observes, registered by the host: the queue's signals over the last
+ * completed second (arrivals, queue time percentiles, slot time, depth, slots, W_pred) and the machine's
+ * CPU and memory. Read once a tick, beside the request path, never on it.
+ */
+package dev.pumaplus.spi;
+
+/** The host's measurements for the controller. Thread-safe. */
+public interface LoadSignals {
+
+    /**
+     * A sample now. The CPU share is measured since the previous call (the first call reports NaN), so one
+     * caller should sample at a steady rate (the controller's tick).
+     */
+    Sample sample();
+
+    /**
+     * @param arrivalsPerSecond  λ over the last completed second
+     * @param queueP95Nanos      queue time (T3 − T2b) p95 over the last completed second, ns (0 when none)
+     * @param queueP99Nanos      queue time p99 over the last completed second, ns
+     * @param meanSlotNanos      S: mean slot time over the last 10 s (else 60 s, else since start); NaN when unknown
+     * @param depth              requests waiting now
+     * @param busySlots          slots running a request now
+     * @param liveSlots          slots dialled in now
+     * @param predictedWaitNanos W_pred now (docs/METRICS.md); +Infinity with no live slot
+     * @param cpuBusy            share of the machine's CPU time busy since the previous sample, 0..1; NaN when unknown
+     * @param memAvailableBytes  MemAvailable of /proc/meminfo; -1 when unknown
+     * @param shed               requests shed since start
+     */
+    record Sample(double arrivalsPerSecond, long queueP95Nanos, long queueP99Nanos, double meanSlotNanos,
+                  int depth, int busySlots, int liveSlots, double predictedWaitNanos, double cpuBusy,
+                  long memAvailableBytes, long shed) {
+    }
+}

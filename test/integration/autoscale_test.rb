@@ -1,0 +1,92 @@
+# Autoscaling end to end (docs/CONTROL.md): the controller bundle ticks the tiered policy on the host's
+# queue signals, the fork actuator asks the shepherd for workers (DESIRED_WORKERS), they dial in, the
+# queue drains, and after sustained idle the workers are retired; every tick is a replayable log line. And
+# the controller bundle can be swapped live under load without a failed request.
+require "timing_helper"
+require "open3"
+
+class AutoscaleTest < TimingTest
+  TEST_TIMEOUT = 120
+  JAVA_HOME = ENV.fetch("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")
+
+  def exchange(tag, target, send_at: nil)
+    Timing::Exchange.new(tag: tag, send_at: send_at, bytes: RawHttp.request("GET", target, {}, host: "127.0.0.1"))
+  end
+
+  # Open-loop arrivals at `rps` for `seconds`, each `/sleep?ms=ms`; returns the answered exchanges.
+  def offer(server, rps:, seconds:, ms:, prefix:)
+    start = Timing.now_ns + 50 * Timing::MS
+    load = (rps * seconds).round.times.map do |i|
+      exchange("#{prefix}#{i}", "/sleep?ms=#{ms}", send_at: start + (i * 1e9 / rps).round)
+    end
+    client = Timing::ConcurrentClient.new(server.port)
+    Timing.in_child { client.run(load, timeout: seconds + 30) }
+  end
+
+  def decisions(path)
+    File.readlines(path).map { |line| JSON.parse(line) }
+  end
+
+  def autoscaling_server(log, *extra)
+    start_server(app("probe.ru"), workers: 1, threads: 2,
+                                  config: config_file("autoscale min: 1, max: 4, target_queue_p95: \"50ms\"",
+                                                      "decision_log #{log.inspect}", "shed_wait_limit false", *extra))
+  end
+
+  def test_a_load_step_adds_workers_in_one_decision_serves_everything_and_scales_back_down_after_idle
+    log = File.join(temp_dir, "decisions.jsonl")
+    server = autoscaling_server(log)
+    # 2 slots × 20/s = 40 rps of capacity against 100 rps: the shortfall is about 3 workers' worth.
+    done = offer(server, rps: 100, seconds: 6, ms: 50, prefix: "step")
+    failed = done.reject { |e| e.status == 200 }
+    assert_empty failed, with_log(server, "failed: #{failed.first(3).map { |e| [e.tag, e.status, e.error] }}")
+    grew = decisions(log).select { |d| d.dig("decision", "action") == "add" }
+    refute_empty grew, "no add decision: #{decisions(log).last(5).map { |d| d.dig('decision', 'reason') }}"
+    assert_operator grew.first.dig("decision", "delta"), :>=, 2, "the first step adds the Little's-law shortfall"
+    assert_equal ["tiered/1"], decisions(log).map { |d| d["policy"] }.uniq
+    assert_operator server.stats["booted_workers"], :>=, 3, "workers dialled in"
+
+    shrunk = eventually(timeout: 40, interval: 0.5) { server.stats["booted_workers"] == 1 }
+    assert shrunk, with_log(server, "still #{server.stats['booted_workers']} workers after idle: " \
+                                    "#{decisions(log).last(3).map { |d| d.dig('decision', 'reason') }}")
+    removal = decisions(log).find { |d| d.dig("decision", "action") == "remove" }
+    assert_operator removal.dig("state", "idleTicks"), :>=, 9, "scale-down only after sustained idle"
+
+    replay = File.join(PumaPlusServer::ROOT, "gem/exe/puma-plus")
+    out, status = Open3.capture2e(replay, "replay", log)
+    assert status.success?, "replay of the live log: #{out}"
+    assert_match(/, 0 differ/, out)
+  end
+
+  def test_swapping_the_controller_bundle_under_load_fails_no_request_and_the_next_tick_logs_the_new_policy
+    log = File.join(temp_dir, "decisions.jsonl")
+    server = autoscaling_server(log)
+    # The variant: the same bundle with only policy.properties changed (docs/CONTROL.md).
+    dir = temp_dir
+    variant = File.join(dir, "controller.jar")
+    FileUtils.cp(File.join(PumaPlusServer::ROOT, "gem/vendor/java/bundles/controller.jar"), variant)
+    File.write(File.join(dir, "policy.properties"), "policy=one-unit/1\n")
+    out, status = Open3.capture2e(File.join(JAVA_HOME, "bin/jar"), "uf", variant, "-C", dir, "policy.properties")
+    assert status.success?, "jar uf: #{out}"
+
+    swapper = Thread.new do
+      sleep 3
+      Net::HTTP.start("127.0.0.1", server.control_port) do |http|
+        http.request(Net::HTTP::Post.new("/controller?jar=#{variant}"))
+      end
+    end
+    done = offer(server, rps: 100, seconds: 7, ms: 10, prefix: "swap")
+    response = swapper.value
+    assert_equal "200", response.code, response.body
+    swapped = JSON.parse(response.body)
+    assert_equal "one-unit/1", swapped["policy"]
+    diag "swap took #{swapped['swap_ms']} ms"
+    failed = done.reject { |e| e.status == 200 }
+    assert_empty failed, with_log(server, "failed during the swap: #{failed.first(3).map { |e| [e.tag, e.status, e.error] }}")
+    assert eventually(timeout: 5) { decisions(log).last["policy"] == "one-unit/1" }
+    policies = decisions(log).map { |d| d["policy"] }
+    assert_equal %w[tiered/1 one-unit/1], policies.chunk_while { |a, b| a == b }.map(&:first),
+                 "one switch, no tick of the old policy after it"
+    assert_equal "one-unit/1", JSON.parse(Net::HTTP.get(URI("http://127.0.0.1:#{server.control_port}/controller")))["policy"]
+  end
+end
