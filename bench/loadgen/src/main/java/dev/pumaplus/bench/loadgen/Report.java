@@ -78,6 +78,20 @@ final class Report {
             100 * RunStats.spread(stats, RunStats::p99Ms)));
       }
     }
+    if (scenario.schedule().steps().size() > 1) {
+      md.append("\nBy step (requests whose intended start falls in the step; medians over the runs):\n\n");
+      md.append("| server | step | nominal rps | offered rps | achieved rps | p50 | p99 | errors (timeouts) |\n");
+      md.append("| --- | --: | --: | --: | --: | --: | --: | --: |\n");
+      for (Map.Entry<String, List<ScenarioRunner.Run>> e : byServer.entrySet()) {
+        for (int i = 0; i < scenario.schedule().steps().size(); i++) {
+          int step = i;
+          RunStats s = RunStats.median(e.getValue().stream().map(r -> r.steps().get(step)).toList());
+          md.append(String.format(Locale.ROOT, "| %s | %d | %s | %.1f | %.1f | %s | %s | %d (%d) |%n", e.getKey(), step + 1,
+              Format.num(s.nominalRps(), 0), s.offeredRps(), s.achievedRps(), Format.ms(s.p50Ms()), Format.ms(s.p99Ms()),
+              s.errors(), s.timeouts()));
+        }
+      }
+    }
     md.append("\nEvery run:\n\n```\n");
     for (ScenarioRunner.Run r : runs) md.append(r.server()).append(" #").append(r.rep()).append(": ").append(r.stats().line()).append('\n');
     md.append("```\n\nTimeline of the first run of each server: timeline.txt; plot: timeline.png; raw requests: *.requests.csv.\n");

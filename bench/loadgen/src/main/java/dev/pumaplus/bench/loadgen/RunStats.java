@@ -20,11 +20,22 @@ public record RunStats(
 
   /** {@code sloNs}: the latency above which each request's excess is summed into {@code sloExcessS}. */
   public static RunStats of(RateSchedule schedule, LoadGenerator.Result result, long sloNs) {
+    return window(result, 0, result.scheduleNs(), schedule.meanRps(), sloNs);
+  }
+
+  /**
+   * The same over the requests whose intended start falls in [{@code fromNs}, {@code toNs}) of the run (one
+   * step of the schedule), with {@code nominalRps} the step's rate. Achieved rate: OK responses to those
+   * requests per second from {@code fromNs} to the later of {@code toNs} and the last of them to end.
+   */
+  public static RunStats window(LoadGenerator.Result result, long fromNs, long toNs, double nominalRps, long sloNs) {
     Histogram latency = new Histogram(3);
     Histogram lag = new Histogram(3);
-    long ok = 0, timeouts = 0, http = 0, connect = 0, io = 0, other = 0, lastDone = 0;
+    long sent = 0, ok = 0, timeouts = 0, http = 0, connect = 0, io = 0, other = 0, lastDone = 0;
     double excessNs = 0;
     for (RequestRecord r : result.load()) {
+      if (r.intendedNs < fromNs || r.intendedNs >= toNs) continue;
+      sent++;
       switch (r.outcome) {
         case OK -> ok++;
         case TIMEOUT -> timeouts++;
@@ -41,17 +52,17 @@ public record RunStats(
       }
       if (r.sentNs >= 0) lag.recordValue(Math.max(1, r.sendLagNs()));
     }
-    long probeFailures = 0;
-    long probeMax = 0;
+    long probes = 0, probeFailures = 0, probeMax = 0;
     for (RequestRecord r : result.probes()) {
+      if (r.intendedNs < fromNs || r.intendedNs >= toNs) continue;
+      probes++;
       if (r.outcome != Outcome.OK) probeFailures++;
       probeMax = Math.max(probeMax, Math.max(0, r.latencyNs()));
     }
-    double seconds = Math.max(result.scheduleNs(), lastDone) / 1e9;
-    long sent = result.load().size();
-    return new RunStats(schedule.meanRps(), sent / (result.scheduleNs() / 1e9), sent, ok, sent - ok, timeouts, http, connect, io + other,
+    double seconds = (Math.max(toNs, lastDone) - fromNs) / 1e9;
+    return new RunStats(nominalRps, sent / ((toNs - fromNs) / 1e9), sent, ok, sent - ok, timeouts, http, connect, io + other,
         ok / seconds, ms(latency, 50), ms(latency, 99), ms(latency, 99.9), latency.getMaxValue() / 1e6,
-        excessNs / 1e9, ms(lag, 99), result.probes().size(), probeFailures, probeMax / 1e6);
+        excessNs / 1e9, ms(lag, 99), probes, probeFailures, probeMax / 1e6);
   }
 
   private static double ms(Histogram h, double percentile) {

@@ -19,7 +19,7 @@ import java.util.Map;
 /** Single-threaded: the caller's thread is the generator's arrival clock while a run is measured. */
 final class ScenarioRunner {
   /** One measured run of one server. */
-  record Run(String server, int rep, RunStats stats, double memAvgMb, double memPeakMb, int processes,
+  record Run(String server, int rep, RunStats stats, List<RunStats> steps, double memAvgMb, double memPeakMb, int processes,
       Timeline timeline, String loadBefore, String loadAfter) {}
 
   private final Scenario scenario;
@@ -96,7 +96,13 @@ final class ScenarioRunner {
       Report.writeRequests(result, out.resolve(spec.name() + "-r" + rep + ".requests.csv"));
       System.out.printf("  %s run %d: %s; memory avg %.0f MB peak %.0f MB, %d processes%n", spec.name(), rep, stats1.line(),
           memory[0], memory[1], (int) memory[2]);
-      return new Run(spec.name(), rep, stats1, memory[0], memory[1], (int) memory[2], timeline, loadBefore, loadAfter);
+      List<RunStats> steps = new ArrayList<>();
+      long from = 0;
+      for (RateSchedule.Step step : scenario.schedule().steps()) {
+        steps.add(RunStats.window(result, from, from + step.durationNs(), step.rps(), scenario.sloNs()));
+        from += step.durationNs();
+      }
+      return new Run(spec.name(), rep, stats1, steps, memory[0], memory[1], (int) memory[2], timeline, loadBefore, loadAfter);
     }
   }
 
