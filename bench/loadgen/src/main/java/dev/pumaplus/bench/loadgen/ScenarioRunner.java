@@ -1,0 +1,184 @@
+// Runs one scenario end to end: for each repetition, each server in the file's order is started alone on
+// the servers' CPU, warmed up, measured under the scenario's load, sampled, and stopped; then the report is
+// written (summary table, per-second timeline, plot, raw per-request CSV).
+package dev.pumaplus.bench.loadgen;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Single-threaded: the caller's thread is the generator's arrival clock while a run is measured. */
+final class ScenarioRunner {
+  /** One measured run of one server. */
+  record Run(String server, int rep, RunStats stats, List<RunStats> steps, double memAvgMb, double memPeakMb, int processes,
+      Timeline timeline, String loadBefore, String loadAfter) {}
+
+  private final Scenario scenario;
+  private final Path root;
+  private final Path out;
+
+  ScenarioRunner(Scenario scenario, Path out) {
+    this.scenario = scenario;
+    this.root = repositoryRoot();
+    this.out = out != null ? out : root.resolve("bench/results")
+        .resolve(scenario.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+  }
+
+  /** Returns the process exit code: 0 when every server ran, 1 when one could not be started. */
+  int run() throws Exception {
+    Files.createDirectories(out);
+    Files.copy(scenario.source(), out.resolve("scenario.txt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    System.out.printf("scenario %s: %s, %s, %d server(s) x %d run(s); results in %s%n", scenario.name(), scenario.path(),
+        scenario.connection(), scenario.servers().size(), scenario.repeat(), out);
+    List<Run> runs = new ArrayList<>();
+    int failures = 0;
+    try (ClientLoop loop = new ClientLoop()) {
+      for (int rep = 1; rep <= scenario.repeat(); rep++) {
+        for (Scenario.ServerSpec server : scenario.servers()) {
+          try {
+            runs.add(runOne(loop, server, rep));
+          } catch (IOException e) {
+            failures++;
+            System.out.printf("  %s run %d: FAILED: %s%n", server.name(), rep, e.getMessage());
+          }
+        }
+      }
+    }
+    Report.write(scenario, runs, out, affinity());
+    System.out.println("report: " + out.resolve("summary.md"));
+    return failures == 0 ? 0 : 1;
+  }
+
+  private Run runOne(ClientLoop loop, Scenario.ServerSpec spec, int rep) throws Exception {
+    int port = freePort();
+    int control = freePort();
+    String command = spec.command()
+        .replace("{port}", Integer.toString(port))
+        .replace("{control}", Integer.toString(control))
+        .replace("{root}", root.toString())
+        .replace("{app}", root.resolve("bench/app/config.ru").toString())
+        .replace("{puma_plus}", root.resolve("gem/exe/puma-plus").toString())
+        .replace("{java}", ProcessHandle.current().info().command().orElse("java"))
+        .replace("{jar}", jarPath());
+    Path log = out.resolve(spec.name() + "-r" + rep + ".server.log");
+    InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
+    System.out.printf("  %s run %d: starting on CPU %d: %s%n", spec.name(), rep, scenario.serverCpu(), command);
+    try (ServerProcess server = ServerProcess.start(command, scenario.serverCpu(), root.resolve("bench/app"), log, port);
+         ShutdownGuard guard = new ShutdownGuard(server)) {
+      if (scenario.warmup() != null) {
+        LoadGenerator.run(loop, address, new LoadGenerator.Settings(scenario.path(), scenario.warmup(), scenario.seed() + 1_000_003L,
+            scenario.timeoutNs(), scenario.connection(), null));
+      }
+      String loadBefore = loadAverage();
+      URI stats = spec.kind().equals("puma-plus") ? URI.create("http://127.0.0.1:" + control + "/stats") : null;
+      LoadGenerator.Result result;
+      ServerSampler sampler = new ServerSampler(server.pid(), stats);
+      try {
+        sampler.start();
+        result = LoadGenerator.run(loop, address, new LoadGenerator.Settings(scenario.path(), scenario.schedule(), scenario.seed(),
+            scenario.timeoutNs(), scenario.connection(), scenario.probe()));
+      } finally {
+        sampler.close();
+      }
+      String loadAfter = loadAverage();
+      RunStats stats1 = RunStats.of(scenario.schedule(), result, scenario.sloNs());
+      double[] memory = Timeline.memory(sampler.processes(), result.originNanos(), result.scheduleNs());
+      Timeline timeline = Timeline.build(scenario.schedule(), result, sampler.processes(), sampler.queue(), sampler.hasStats());
+      Report.writeRequests(result, out.resolve(spec.name() + "-r" + rep + ".requests.csv"));
+      System.out.printf("  %s run %d: %s; memory avg %.0f MB peak %.0f MB, %d processes%n", spec.name(), rep, stats1.line(),
+          memory[0], memory[1], (int) memory[2]);
+      List<RunStats> steps = new ArrayList<>();
+      long from = 0;
+      for (RateSchedule.Step step : scenario.schedule().steps()) {
+        steps.add(RunStats.window(result, from, from + step.durationNs(), step.rps(), scenario.sloNs()));
+        from += step.durationNs();
+      }
+      return new Run(spec.name(), rep, stats1, steps, memory[0], memory[1], (int) memory[2], timeline, loadBefore, loadAfter);
+    }
+  }
+
+  /** Stops the server if the harness itself is stopped (TERM, Ctrl-C) mid-run: it is in another session. */
+  private static final class ShutdownGuard implements AutoCloseable {
+    private final Thread hook;
+
+    ShutdownGuard(ServerProcess server) {
+      hook = new Thread(() -> {
+        try {
+          server.close();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "stop-server");
+      Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    @Override
+    public void close() {
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // already shutting down: the hook runs
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+
+  private static String jarPath() {
+    try {
+      return Path.of(ScenarioRunner.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    } catch (Exception e) {
+      return "bench/loadgen/target/loadgen.jar";
+    }
+  }
+
+  /** The repository root: $PUMA_PLUS_ROOT, else the nearest parent of the working directory with bench/app. */
+  private static Path repositoryRoot() {
+    String env = System.getenv("PUMA_PLUS_ROOT");
+    if (env != null) return Path.of(env).toAbsolutePath();
+    for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+      if (Files.isRegularFile(p.resolve("bench/app/config.ru"))) return p;
+    }
+    throw new IllegalStateException("cannot find the repository root (bench/app/config.ru); set PUMA_PLUS_ROOT");
+  }
+
+  static String loadAverage() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+      return f[0] + " " + f[1] + " " + f[2];
+    } catch (IOException e) {
+      return "n/a";
+    }
+  }
+
+  /** The CPUs this JVM (the generator) may run on, from /proc/self/status. */
+  static String affinity() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("Cpus_allowed_list:")) return line.substring(line.indexOf(':') + 1).trim();
+      }
+    } catch (IOException e) {
+      // fall through
+    }
+    return "n/a";
+  }
+
+  static Map<String, List<Run>> byServer(List<Run> runs) {
+    Map<String, List<Run>> map = new LinkedHashMap<>();
+    for (Run run : runs) map.computeIfAbsent(run.server(), k -> new ArrayList<>()).add(run);
+    return map;
+  }
+}

@@ -1,0 +1,46 @@
+// The report of a run: the table, the per-second timeline, a PNG plot and the raw per-request CSV, from a
+// real (short) run against the null server.
+package dev.pumaplus.bench.loadgen;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(30)
+class ReportTest {
+  @TempDir
+  Path out;
+
+  @Test
+  void writesTableTimelinePlotAndOneCsvLinePerRequest() throws Exception {
+    Path file = out.resolve("mini.scenario");
+    Files.writeString(file, "name mini\npath /hello\nstep 2s 100\nprobe /health 1s 1s\nserver null null unused\n");
+    Scenario scenario = Scenario.parse(file);
+    LoadGenerator.Result result;
+    try (ClientLoop loop = new ClientLoop(); NullServer server = new NullServer(0)) {
+      result = LoadGenerator.run(loop, new InetSocketAddress("127.0.0.1", server.port()), new LoadGenerator.Settings(
+          scenario.path(), scenario.schedule(), 1, scenario.timeoutNs(), scenario.connection(), scenario.probe()));
+    }
+    RunStats stats = RunStats.of(scenario.schedule(), result, scenario.sloNs());
+    Timeline timeline = Timeline.build(scenario.schedule(), result, List.of(), List.of(), false);
+    Report.writeRequests(result, out.resolve("null-r1.requests.csv"));
+    Report.write(scenario, List.of(new ScenarioRunner.Run("null", 1, stats, List.of(stats), 1, 2, 1, timeline, "0 0 0", "0 0 0")), out, "1");
+
+    List<String> csv = Files.readAllLines(out.resolve("null-r1.requests.csv"));
+    assertEquals(1 + result.load().size() + result.probes().size(), csv.size());
+    assertTrue(Files.readString(out.resolve("summary.md")).contains("| null | "));
+    String text = Files.readString(out.resolve("timeline.txt"));
+    assertTrue(text.lines().anyMatch(l -> l.trim().startsWith("2s ")), text);
+    byte[] png = Arrays.copyOf(Files.readAllBytes(out.resolve("timeline.png")), 8);
+    assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, png);
+  }
+}

@@ -1,0 +1,69 @@
+// Every scenario file in bench/scenarios parses, and each comparison scenario puts puma-plus and Debian's
+// puma side by side on the same app with the same workers x threads.
+package dev.pumaplus.bench.loadgen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class ScenarioTest {
+  private static final Path SCENARIOS = Path.of("..", "scenarios");
+
+  private static Scenario scenario(String name) throws Exception {
+    return Scenario.parse(SCENARIOS.resolve(name + ".scenario"));
+  }
+
+  @Test
+  void everyScenarioFileParses() throws Exception {
+    try (Stream<Path> files = Files.list(SCENARIOS)) {
+      List<Path> all = files.filter(p -> p.toString().endsWith(".scenario")).toList();
+      assertTrue(all.size() >= 7, "floor, smoke and the five scenarios: " + all);
+      for (Path file : all) assertNotNull(Scenario.parse(file));
+    }
+  }
+
+  @Test
+  void theFiveScenariosRunPumaPlusAndPumaWithMatchingWorkersAndThreads() throws Exception {
+    for (String name : List.of("overhead", "steady", "step", "router", "slots")) {
+      Scenario s = scenario(name);
+      Scenario.ServerSpec plus = s.servers().stream().filter(x -> x.kind().equals("puma-plus")).findFirst().orElseThrow();
+      Scenario.ServerSpec puma = s.servers().stream().filter(x -> x.kind().equals("puma")).findFirst().orElseThrow();
+      assertTrue(plus.command().contains("{app}") && puma.command().contains("{app}"), name + ": the same app");
+      assertEquals(sizing(plus.command()), sizing(puma.command()), name + ": matching workers x threads");
+    }
+  }
+
+  @Test
+  void routerScenarioUsesAKeepAlivePoolAndSlotsScenarioProbesHealthEverySecond() throws Exception {
+    assertEquals(ConnectionMode.Kind.POOL, scenario("router").connection().kind());
+    Scenario slots = scenario("slots");
+    assertEquals(1_000_000_000L, slots.probe().intervalNs());
+    assertEquals(5_000_000_000L, slots.probe().timeoutNs());
+  }
+
+  @Test
+  void anUnknownDirectiveNamesItsLine() throws Exception {
+    Path file = Files.createTempFile("bad", ".scenario");
+    try {
+      Files.writeString(file, "path /hello\nstep 1s 10\nrate 10\n");
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Scenario.parse(file));
+      assertTrue(e.getMessage().contains(":3: unknown directive 'rate'"), e.getMessage());
+    } finally {
+      Files.delete(file);
+    }
+  }
+
+  private static String sizing(String command) {
+    String w = command.replaceAll(".*-w (\\d+).*", "$1");
+    String t = command.replaceAll(".*-t (\\d+:\\d+).*", "$1");
+    return w + "x" + t;
+  }
+}
