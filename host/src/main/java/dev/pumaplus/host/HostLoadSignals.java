@@ -12,11 +12,11 @@ import java.nio.file.Path;
 
 /**
  * CPU busy is the CPU time puma-plus's own processes (this JVM, the shepherd, every worker: the host's
- * process tree) used since the previous sample, over the machine's capacity (cores × elapsed): the share
- * of the machine the app already takes. When it nears 1, another worker process only splits the same cores
- * further and raises every request's service time. Processes that ended between samples drop out; new ones
- * count from their second sample. Memory is /proc/meminfo's MemAvailable. Either is unknown (NaN, -1)
- * where /proc cannot be read.
+ * process tree) used since the previous sample, over the capacity of the cores this JVM may run on (its
+ * CPU affinity, × elapsed): the share of them the app already takes. When it nears 1, another worker
+ * process only splits the same cores further and raises every request's service time. Processes that ended
+ * between samples drop out; new ones count from their second sample. Memory is /proc/meminfo's
+ * MemAvailable. Either is unknown (NaN, -1) where /proc cannot be read.
  *
  * <p>Threading: {@link #sample()} is synchronized (it keeps the previous CPU readings).
  */
