@@ -10,7 +10,7 @@ class MetricsTest < TimingTest
                   puma_plus_body_wait_seconds puma_plus_upstream_seconds].freeze
   GAUGES = %w[puma_plus_queue_depth puma_plus_live_slots puma_plus_busy_slots puma_plus_predicted_wait_seconds
               puma_plus_utilization].freeze
-  COUNTERS = %w[puma_plus_requests_total puma_plus_requests_dropped_total].freeze
+  COUNTERS = %w[puma_plus_requests_total puma_plus_requests_dropped_total puma_plus_requests_shed_total].freeze
 
   def test_metrics_pass_promtool_check_metrics
     promtool = IntegrationTest.find_executable("promtool") or return skip_or_fail("promtool (Debian's prometheus package) is not installed")

@@ -6,7 +6,7 @@ require "timing_helper"
 class QueueStatsTest < TimingTest
   TEST_TIMEOUT = 90
   QUEUE_KEYS = %w[window p50_ms p95_ms p99_ms max_ms depth busy_slots live_slots predicted_wait_ms slot_mean_ms
-                  service_p50_ms service_p95_ms arrivals_per_s utilization dropped windows].freeze
+                  service_p50_ms service_p95_ms arrivals_per_s utilization dropped shed windows].freeze
   WINDOW_KEYS = (%w[count arrivals_per_s] +
                  %w[queue service total].product(%w[p50 p90 p95 p99 max]).map { |kind, p| "#{kind}_#{p}_ms" }).freeze
 
