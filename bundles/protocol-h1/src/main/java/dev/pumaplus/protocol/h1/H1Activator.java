@@ -6,6 +6,7 @@
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.HostSettings;
+import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
 import java.util.Hashtable;
@@ -24,6 +25,7 @@ public final class H1Activator implements BundleActivator {
     private ServiceRegistration<Listener> registration;
     private ServiceReference<HostSettings> settingsRef;
     private ServiceReference<RequestQueue> queueRef;
+    private ServiceReference<Http2Handoff> h2Ref;
 
     /** Binds every configured address; throws (naming the address or the missing service) on failure. */
     @Override
@@ -35,7 +37,10 @@ public final class H1Activator implements BundleActivator {
         if (settings == null || queue == null) {
             throw new IllegalStateException("protocol-h1: the host's HostSettings/RequestQueue service went away");
         }
-        server = new H1Server(settings, queue);
+        // Optional: protocol-h2 is started before this bundle when the deployment loads it.
+        h2Ref = context.getServiceReference(Http2Handoff.class);
+        Http2Handoff h2 = h2Ref == null ? null : context.getService(h2Ref);
+        server = new H1Server(settings, queue, h2);
         server.start();
         Hashtable<String, Object> properties = new Hashtable<>();
         properties.put("protocol", "http/1.1");
@@ -53,13 +58,14 @@ public final class H1Activator implements BundleActivator {
             server.close();
             server = null;
         }
-        for (ServiceReference<?> ref : new ServiceReference<?>[] {settingsRef, queueRef}) {
+        for (ServiceReference<?> ref : new ServiceReference<?>[] {settingsRef, queueRef, h2Ref}) {
             if (ref != null) {
                 context.ungetService(ref);
             }
         }
         settingsRef = null;
         queueRef = null;
+        h2Ref = null;
     }
 
     private static <T> ServiceReference<T> reference(BundleContext context, Class<T> type) {

@@ -1,0 +1,58 @@
+# What the HTTP/2, TLS and env-identity integration tests share: test certificates (RSA from the openssl
+# command line, EC from the development-certificate path), the TLS port a server announced, and curl runs
+# with their output and timing.
+require "open3"
+require "server_helper"
+
+module TlsHelper
+  # [cert, key] paths of a fresh self-signed RSA certificate for localhost in +dir+ (PKCS#1 key as the
+  # openssl command writes it with -traditional, to cover that PEM form).
+  def rsa_certificate(dir)
+    cert = File.join(dir, "rsa.crt")
+    key = File.join(dir, "rsa.key")
+    out, status = Open3.capture2e("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                                  "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                                  "-keyout", key, "-out", cert)
+    flunk("openssl req failed: #{out}") unless status.success?
+    out, status = Open3.capture2e("openssl", "rsa", "-in", key, "-out", key, "-traditional")
+    flunk("openssl rsa failed: #{out}") unless status.success?
+    [cert, key]
+  end
+
+  # The port of the server's first https:// listener.
+  def tls_port(server)
+    Integer(server.output[%r{listening on https://127\.0\.0\.1:(\d+)}, 1] || flunk(with_log(server, "no https listener")))
+  end
+
+  # The SPKI hash the host printed for its TLS listener.
+  def spki_hash(server)
+    server.output[/certificate SPKI sha256 (\S+)/, 1] || flunk(with_log(server, "no SPKI line"))
+  end
+
+  def require_tool(name)
+    IntegrationTest.find_executable(name) || skip_or_fail("#{name} is not installed")
+  end
+
+  # Runs curl with +args+ (silent, failing on transport errors); returns [stdout, stderr, status].
+  def curl(*args, timeout: 15)
+    require_tool("curl")
+    Open3.capture3("curl", "-sS", "--max-time", timeout.to_s, *args)
+  end
+
+  # Runs curl -N and returns [monotonic seconds of each read that delivered bytes, all bytes].
+  def curl_arrivals(*args, timeout: 15)
+    require_tool("curl")
+    arrivals = []
+    data = +""
+    IO.popen(["curl", "-sS", "-N", "--max-time", timeout.to_s, *args], err: File::NULL) do |io|
+      loop do
+        chunk = io.readpartial(65_536)
+        arrivals << [monotonic, chunk]
+        data << chunk
+      rescue EOFError
+        break
+      end
+    end
+    [arrivals, data]
+  end
+end
