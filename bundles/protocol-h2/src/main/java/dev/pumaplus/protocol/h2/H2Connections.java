@@ -20,6 +20,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.FullHttpMessage;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
@@ -74,11 +75,21 @@ final class H2Connections implements Http2Handoff, Listener {
         // leaves with it), installs the codec and replays the request into stream 1.
         Http2FrameCodec codec = codec();
         HttpResponseEncoder encoder = new HttpResponseEncoder();
+        boolean hadLength = request.headers().contains(HttpHeaderNames.CONTENT_LENGTH);
         HttpServerUpgradeHandler upgrade = new HttpServerUpgradeHandler(
                 ctx -> ctx.pipeline().remove(encoder),
                 protocol -> AsciiString.contentEquals(Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME, protocol)
                         ? new Http2ServerUpgradeCodec(codec, multiplexer("http", null)) : null,
-                0);
+                0) {
+            @Override
+            protected void finishAggregation(FullHttpMessage aggregated) throws Exception {
+                super.finishAggregation(aggregated);
+                if (!hadLength) {
+                    // The aggregator adds "content-length: 0"; the env must be the one HTTP/1.1 gives.
+                    aggregated.headers().remove(HttpHeaderNames.CONTENT_LENGTH);
+                }
+            }
+        };
         channel.pipeline().addLast("h2c-encoder", encoder);
         channel.pipeline().addLast("h2c-upgrade", upgrade);
         channel.pipeline().addLast("h2c-refused", new RefusedUpgrade());
