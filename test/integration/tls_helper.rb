@@ -33,6 +33,30 @@ module TlsHelper
     IntegrationTest.find_executable(name) || skip_or_fail("#{name} is not installed")
   end
 
+  H3_CLIENT = File.join(PumaPlusServer::ROOT, "bundles/protocol-h3/target")
+  JAVA = File.join(ENV.fetch("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin/java")
+
+  # Runs Flupke's HTTP/3 client (bundles/protocol-h3's H3Probe, built by script/build) with +args+;
+  # returns [stdout, stderr, status].
+  def h3_probe(*args, timeout: 60)
+    classes = File.join(H3_CLIENT, "test-classes")
+    unless File.directory?(classes) && File.directory?(File.join(H3_CLIENT, "h3-client-lib"))
+      flunk("the HTTP/3 test client is not built (#{classes}); run script/build")
+    end
+    Open3.capture3("timeout", timeout.to_s, JAVA, "-cp", "#{classes}:#{H3_CLIENT}/h3-client-lib/*",
+                   "dev.pumaplus.protocol.h3.H3Probe", *args)
+  end
+
+  # GET over HTTP/3: [status, body, headers (lower-case name => [values])].
+  def h3_get(url, *headers)
+    out, err, status = h3_probe("get", url, *headers)
+    assert status.success?, "HTTP/3 GET #{url} failed: #{err}\n#{out}"
+    head, body = out.split("\nbody\n", 2)
+    code = Integer(head[/^status (\d+)/, 1])
+    fields = head.scan(/^header ([^:]+): (.*)$/).group_by(&:first).transform_values { |v| v.map(&:last) }
+    [code, body, fields]
+  end
+
   # Runs curl with +args+ (silent, failing on transport errors); returns [stdout, stderr, status].
   def curl(*args, timeout: 15)
     require_tool("curl")

@@ -28,7 +28,8 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
     private final ChannelGroup connections;
     private final Http2Handoff h2;
     private final SslContext tls;
-    private final String altSvc;
+    /** Set once HTTP/3 is listening beside this TLS listener (see {@link #advertise}). */
+    private volatile String altSvc;
 
     /** A cleartext HTTP/1.1-only listener. */
     H1ChannelInitializer(RequestQueue queue, H1Config config, ChannelGroup connections) {
@@ -38,7 +39,7 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
     /**
      * @param h2     protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
      * @param tls    the listener's TLS context (its ALPN list offers h2 only when {@code h2} is set), or null
-     * @param altSvc the Alt-Svc value advertising HTTP/3 on a TLS listener, or null
+     * @param altSvc the Alt-Svc value advertising HTTP/3 on a TLS listener, or null (see {@link #advertise})
      */
     H1ChannelInitializer(RequestQueue queue, H1Config config, ChannelGroup connections, Http2Handoff h2,
             SslContext tls, String altSvc) {
@@ -48,6 +49,14 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
         this.h2 = h2;
         this.tls = tls;
         this.altSvc = altSvc;
+    }
+
+    /**
+     * From now on, TLS responses (HTTP/1.1 and h2) carry {@code Alt-Svc: value}: called once HTTP/3
+     * listens on the port, which is known only after the TCP bind. Any thread.
+     */
+    void advertise(String value) {
+        altSvc = value;
     }
 
     @Override
@@ -81,10 +90,11 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
 
         @Override
         protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+            String advertised = altSvc;
             if (ApplicationProtocolNames.HTTP_2.equals(protocol) && h2 != null) {
-                h2.serve(ctx.channel(), "https", altSvc);
+                h2.serve(ctx.channel(), "https", advertised);
             } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
-                addHttp1(ctx.pipeline(), altSvc == null ? queue : new AltSvcQueue(queue, altSvc));
+                addHttp1(ctx.pipeline(), advertised == null ? queue : new AltSvcQueue(queue, advertised));
             } else {
                 ctx.close();
             }
