@@ -14,7 +14,8 @@ module PumaPlus
     USAGE = <<~TEXT
       Usage: puma-plus [options] [rackup file]      (rackup file defaults to ./config.ru)
 
-          -b, --bind URI               listen on tcp://HOST:PORT; repeatable (default tcp://0.0.0.0:9292)
+          -b, --bind URI               listen on tcp://HOST:PORT or ssl://HOST:PORT[?cert=PATH&key=PATH];
+                                       repeatable (default tcp://0.0.0.0:9292)
           -p, --port PORT              shorthand for --bind tcp://0.0.0.0:PORT
           -w, --workers N              forked worker processes (default 0: one worker, puma's single mode)
           -t, --threads MIN:MAX        threads per worker, each one slot; MAX is used (default 0:5)
@@ -24,6 +25,9 @@ module PumaPlus
               --control-url URI        control app listener, tcp://HOST:PORT (port 0 allowed)
               --control-token TOKEN    token the control app requires (?token=)
               --log-requests           log one line per request with its timing points
+              --tls-cert PATH          PEM certificate chain for ssl:// binds that name none
+              --tls-key PATH           PEM private key (RSA or EC) for ssl:// binds that name none
+              --bundles NAMES          protocol bundles to load, comma-separated: h1,h2,h3 (default h1,h2)
           -h, --help                   show this help
           -v, --version                show the version
 
@@ -57,7 +61,7 @@ module PumaPlus
 
     def parser(binds)
       OptionParser.new do |o|
-        o.on("-b", "--bind URI") { |v| binds << Setting.bind("--bind", v) }
+        o.on("-b", "--bind URI") { |v| binds << Setting.listen_bind("--bind", v) }
         o.on("-p", "--port PORT") { |v| binds << Setting.bind_for_port("--port", v) }
         o.on("-w", "--workers N") { |v| @settings[:workers] = Setting.integer("--workers", v) }
         o.on("-t", "--threads MIN:MAX") do |v|
@@ -71,6 +75,9 @@ module PumaPlus
         o.on("--control-url URI") { |v| @settings[:control_url] = Setting.bind("--control-url", v) }
         o.on("--control-token TOKEN") { |v| @settings[:control_token] = Setting.string("--control-token", v) }
         o.on("--log-requests") { @settings[:log_requests] = true }
+        o.on("--tls-cert PATH") { |v| @settings[:tls_cert] = Setting.string("--tls-cert", v) }
+        o.on("--tls-key PATH") { |v| @settings[:tls_key] = Setting.string("--tls-key", v) }
+        o.on("--bundles NAMES") { |v| @settings[:bundles] = Setting.bundles("--bundles", v.split(",").map(&:strip)) }
         # Handled by the puma-plus executable; refuse them here rather than let OptionParser print and exit.
         o.on("-h", "--help") { raise ConfigError, "--help is handled by the puma-plus executable" }
         o.on("-v", "--version") { raise ConfigError, "--version is handled by the puma-plus executable" }

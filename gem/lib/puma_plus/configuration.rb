@@ -10,6 +10,8 @@ require_relative "setting"
 require_relative "config_error"
 require_relative "command_line"
 require_relative "dsl"
+require_relative "dev_certificate"
+require_relative "log"
 
 module PumaPlus
   class Configuration
@@ -31,10 +33,14 @@ module PumaPlus
       worker_boot_timeout: 60,
       shutdown_timeout: 30,
       log_requests: false,
-      server_timing: false
+      server_timing: false,
+      tls_cert: nil,
+      tls_key: nil,
+      bundles: %w[h1 h2].freeze
     }.freeze
-    # Protocol bundles the host starts; only HTTP/1.1 for now.
-    BUNDLES = ["protocol-h1"].freeze
+    # The host starts bundles in this order: protocol-h1 last, since it owns the TCP listeners and hands
+    # connections to the others (h2 by ALPN or h2c, h3 on the UDP port of each ssl:// bind).
+    BUNDLE_START_ORDER = { "h2" => "protocol-h2", "h3" => "protocol-h3", "h1" => "protocol-h1" }.freeze
 
     # Resolves the configuration from +argv+ (the user's flags), the environment +env+ and the config
     # file (-C, or config/puma-plus.rb under +cwd+ if it exists). Raises ConfigError.
@@ -52,7 +58,7 @@ module PumaPlus
       settings = flags.settings.dup
       settings[:rackup] = flags.rackup if flags.rackup
       new(flags: settings, file: dsl&.settings || {}, env: from_environment(env), hooks: dsl&.hooks,
-          config_file: file_path, cwd: cwd)
+          config_file: file_path, cwd: cwd, env_vars: env)
     end
 
     # The settings the environment variables of docs/CONFIG.md set. Empty values count as unset.
@@ -72,7 +78,7 @@ module PumaPlus
 
     # +flags+, +file+, +env+: settings each layer set (keys of DEFAULTS). +hooks+: { before_fork: [...],
     # on_worker_boot: [...] } from the file.
-    def initialize(flags: {}, file: {}, env: {}, hooks: nil, config_file: nil, cwd: Dir.pwd)
+    def initialize(flags: {}, file: {}, env: {}, hooks: nil, config_file: nil, cwd: Dir.pwd, env_vars: ENV)
       @values = DEFAULTS.merge(env).merge(file).merge(flags)
       min, max = @values.values_at(:min_threads, :threads)
       raise ConfigError, "threads: min #{min} is greater than max #{max}" if min > max
@@ -80,6 +86,7 @@ module PumaPlus
       @values[:rackup] = File.expand_path(@values[:rackup], cwd)
       @hooks = hooks || { before_fork: [], on_worker_boot: [] }
       @config_file = config_file
+      @values[:binds] = resolve_tls(@values[:binds], cwd, env_vars)
     end
 
     DEFAULTS.each_key do |key|
@@ -130,12 +137,46 @@ module PumaPlus
         "shutdown_timeout" => shutdown_timeout,
         "log_requests" => log_requests,
         "server_timing" => server_timing,
-        "bundles" => BUNDLES
+        "bundles" => BUNDLE_START_ORDER.select { |name, _| bundles.include?(name) }.values
       }
     end
 
     def to_json(*args)
       to_h.to_json(*args)
+    end
+
+    private
+
+    # Every ssl:// bind gets absolute cert= and key= paths: its own, else --tls-cert/--tls-key, else (in
+    # development only) the self-signed localhost certificate of DevCertificate. Raises ConfigError.
+    def resolve_tls(binds, cwd, env_vars)
+      tls_binds = binds.select { |b| b.start_with?("ssl://") }
+      if tls_binds.empty? && (tls_cert || tls_key)
+        raise ConfigError, "--tls-cert/--tls-key given, but no ssl:// bind to use them (add -b ssl://0.0.0.0:9443)"
+      end
+      raise ConfigError, "--tls-cert and --tls-key go together" if tls_cert.nil? != tls_key.nil?
+
+      binds.map do |bind|
+        next bind unless bind.start_with?("ssl://")
+
+        params = Setting.ssl_params("bind", bind)
+        cert, key = params.values_at("cert", "key")
+        cert, key = tls_cert, tls_key if cert.nil? && key.nil?
+        if cert.nil? && key.nil?
+          unless environment == "development"
+            raise ConfigError, "#{bind}: no certificate (give cert= and key=, or --tls-cert and --tls-key); " \
+                               "a self-signed one is made only in development"
+          end
+          cert, key = DevCertificate.ensure(env: env_vars, log: ->(line) { Log.line(line) })
+        end
+        raise ConfigError, "#{bind}: cert= and key= go together" if cert.nil? || key.nil?
+
+        cert, key = [cert, key].map { |path| File.expand_path(path, cwd) }
+        [cert, key].each { |path| raise ConfigError, "#{bind}: no such file #{path}" unless File.file?(path) }
+        host_port = bind[%r{\Assl://[^?]+}]
+        verify = params["verify_mode"] ? "&verify_mode=#{params['verify_mode']}" : ""
+        "#{host_port}?#{URI.encode_www_form('cert' => cert, 'key' => key)}#{verify}"
+      end.freeze
     end
   end
 end

@@ -6,6 +6,8 @@
 # is reported as "<file>:<line>: <directive>: <problem>".
 #
 #   bind "tcp://127.0.0.1:3000"       # URI, repeatable          (default tcp://0.0.0.0:9292)
+#   bind "ssl://0.0.0.0:9443?cert=cert.pem&key=key.pem"  # TLS (h2 and http/1.1 by ALPN; h3 if loaded)
+#   ssl_bind "0.0.0.0", 9443, { cert: "cert.pem", key: "key.pem" }  # puma's form of the same
 #   port 3000, "127.0.0.1"            # integer, optional host   (env PORT)
 #   workers 2                         # integer                  (default 0; env WEB_CONCURRENCY)
 #   threads 5, 5                      # min, max; max is used    (default 0, 5; env PUMA_MAX_THREADS,
@@ -26,6 +28,7 @@
 #                                     #                          (default false; alone means true, as in puma)
 #   server_timing                     # the host adds Server-Timing: queue;dur=…, app;dur=… to responses
 #                                     #                          (default false; alone means true)
+#   bundles "h1", "h2", "h3"          # protocol bundles to load (default h1, h2; h3 loads Kwik)
 
 require_relative "setting"
 require_relative "config_error"
@@ -71,7 +74,25 @@ module PumaPlus
     end
 
     def bind(uri)
-      directive(:bind) { (@settings[:binds] ||= []) << Setting.bind("bind", uri) }
+      directive(:bind) { (@settings[:binds] ||= []) << Setting.listen_bind("bind", uri) }
+    end
+
+    # puma's directive: ssl_bind host, port, { cert: PATH, key: PATH } (verify_mode: "none" accepted).
+    def ssl_bind(host, port, opts = {})
+      directive(:ssl_bind) do
+        opts = opts.transform_keys(&:to_sym)
+        unknown = opts.keys - %i[cert key verify_mode]
+        raise ConfigError, "ssl_bind: unknown option #{unknown.first.inspect}" unless unknown.empty?
+        raise ConfigError, "ssl_bind: only verify_mode \"none\" is supported" if opts[:verify_mode] && opts[:verify_mode].to_s != "none"
+
+        uri = Setting.ssl_bind_uri(host, Setting.port("ssl_bind", port), cert: opts[:cert], key: opts[:key])
+        (@settings[:binds] ||= []) << Setting.listen_bind("ssl_bind", uri)
+      end
+    end
+
+    # Protocol bundles to load: any of "h1", "h2", "h3"; h1 is required (it owns the TCP listeners).
+    def bundles(*names)
+      directive(:bundles) { @settings[:bundles] = Setting.bundles("bundles", names.flatten) }
     end
 
     def port(number, host = "0.0.0.0")

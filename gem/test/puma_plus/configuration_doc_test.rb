@@ -24,7 +24,7 @@ class PumaPlus::ConfigurationDocTest < PumaPlus::TestCase
       usages.each do |usage|
         flag = usage.split(" ", 2).first
         value = { "URI" => "tcp://127.0.0.1:1", "PORT" => "1", "N" => "1", "MIN:MAX" => "1:2", "PATH" => "c.rb",
-                  "ENV" => "test", "TOKEN" => "t" }[placeholder]
+                  "ENV" => "test", "TOKEN" => "t", "NAMES" => "h1,h2" }[placeholder]
         argv = [flag, value].compact
         PumaPlus::CommandLine.new(argv) # raises ConfigError when the flag is unknown
       end

@@ -32,7 +32,7 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                    "preload_app" => false, "control_url" => nil, "control_token" => nil,
                    "persistent_timeout" => 20, "first_data_timeout" => 30, "write_timeout" => 10,
                    "http_content_length_limit" => nil, "worker_boot_timeout" => 60, "shutdown_timeout" => 30,
-                   "log_requests" => false, "server_timing" => false, "bundles" => ["protocol-h1"] },
+                   "log_requests" => false, "server_timing" => false, "bundles" => ["protocol-h2", "protocol-h1"] },
                  config.to_h)
   end
 

@@ -26,6 +26,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -106,6 +107,13 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+    }
+
+    /** Handed over to HTTP/2 (h2c): this handler's timers must not close the connection later. */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        disarmIdleTimer();
+        disarmWriteTimer();
     }
 
     @Override
@@ -346,7 +354,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
                 request.method().name(),
                 request.uri(),
                 request.protocolVersion().text(),
-                "http",
+                ctx.pipeline().get(SslHandler.class) != null ? "https" : "http",
                 inet(ctx.channel().localAddress()),
                 inet(ctx.channel().remoteAddress()),
                 List.copyOf(headers),
