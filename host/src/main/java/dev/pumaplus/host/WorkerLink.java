@@ -9,6 +9,7 @@ import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
+import dev.pumaplus.wire.PairList;
 import dev.pumaplus.wire.ProtocolException;
 import dev.pumaplus.wire.Request;
 import dev.pumaplus.wire.ResponseHead;
@@ -55,6 +56,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     final Channel channel;
     final Hello hello;
     private final Dispatcher dispatcher;
+    private final Hijacks hijacks;
 
     /** lock: the process this link belongs to. */
     WorkerProcess process;
@@ -80,12 +82,20 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     private boolean responseEnded;
     /** Reading is off because the sink asked for a pause ({@code autoRead} is false exactly then). */
     private boolean responsePaused;
+    /** The current request's full hijack was announced (HIJACK), and its offer, until claimed or withdrawn. */
+    private Hijacks.Offer hijackOffer;
 
     WorkerLink(long id, Channel channel, Hello hello, Dispatcher dispatcher) {
+        this(id, channel, hello, dispatcher, new Hijacks());
+    }
+
+    /** @param hijacks where HIJACK / HIJACK_HEAD announcements meet the worker's hijack connections */
+    WorkerLink(long id, Channel channel, Hello hello, Dispatcher dispatcher, Hijacks hijacks) {
         this.id = id;
         this.channel = channel;
         this.hello = hello;
         this.dispatcher = dispatcher;
+        this.hijacks = hijacks;
     }
 
     /** Sends {@code ex} to the worker; called by the dispatcher after assigning it. Any thread. */
@@ -113,6 +123,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         requestEndSent = false;
         headForwarded = false;
         responseEnded = false;
+        hijackOffer = null;
         resumeReading(); // never paused here (finish resumed); kept so a new exchange always starts reading
         QueuedExchange.BodyChunks body = ex.takeBody();
         boolean endNow = body.end() && body.chunks().isEmpty();
@@ -237,6 +248,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
                 case FrameType.RESPONSE_HEAD -> onHead(frame);
                 case FrameType.RESPONSE_BODY -> onBody(frame);
                 case FrameType.RESPONSE_ABORT -> onAbort(frame);
+                case FrameType.EARLY_HINTS -> onEarlyHints(frame);
+                case FrameType.HIJACK -> onHijack();
+                case FrameType.HIJACK_HEAD -> onHijackHead(frame);
                 case FrameType.GOAWAY -> {
                     if (dispatcher.linkDraining(this)) {
                         channel.close();
@@ -258,7 +272,17 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
         ex.headReceived(head.status(), head.appCalledNanos(), head.appReturnedNanos(), head.bodyReadNanos());
-        if (!ex.cancelled) {
+        if (hijackOffer != null && !ex.hijacked) {
+            // The app asked for the connection but never got it (its dial failed) and answered normally.
+            hijacks.withdraw(ex.requestId, hijackOffer);
+        }
+        hijackOffer = null;
+        if (ex.hijacked) {
+            // A full hijack's closing head: timing for the metrics; the client's bytes are the app's now.
+            if (!responseEnded) {
+                throw new ProtocolException("RESPONSE_HEAD after a full hijack must carry END_STREAM");
+            }
+        } else if (!ex.cancelled) {
             List<Map.Entry<String, String>> headers = head.headers();
             if (dispatcher.serverTiming()) {
                 headers.add(Map.entry("Server-Timing", serverTiming(ex.dispatchedNanos - ex.runnableNanos,
@@ -269,6 +293,45 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         if (responseEnded) {
             responseDone(ex);
         }
+    }
+
+    /** Headers for a 103 Early Hints, before the head. */
+    private void onEarlyHints(Frame frame) {
+        if (current == null || headForwarded || responseEnded) {
+            throw new ProtocolException("EARLY_HINTS while no response head is expected");
+        }
+        QueuedExchange ex = current;
+        if (!ex.cancelled && hijackOffer == null) {
+            ex.sink.earlyHints(PairList.decode(frame.payload(), 0));
+        }
+    }
+
+    /**
+     * Full hijack announced: the worker's hijack connection follows (and is claimed before the app gets its
+     * IO, so before the worker's closing RESPONSE_HEAD).
+     */
+    private void onHijack() {
+        if (current == null || headForwarded || responseEnded || hijackOffer != null) {
+            throw new ProtocolException("HIJACK while no response head is expected");
+        }
+        hijackOffer = new Hijacks.Offer(current, 0, List.of(), LinkHandshake.VERSION);
+        hijacks.offer(current.requestId, hijackOffer);
+    }
+
+    /** Partial hijack: the head to write before the raw bytes; it ends the worker's response on this link. */
+    private void onHijackHead(Frame frame) {
+        if (current == null || headForwarded || responseEnded || hijackOffer != null) {
+            throw new ProtocolException("HIJACK_HEAD while no response head is expected");
+        }
+        ResponseHead head = ResponseHead.decode(frame.payload());
+        headForwarded = true;
+        responseEnded = true;
+        QueuedExchange ex = current;
+        ex.headReceived(head.status(), head.appCalledNanos(), head.appReturnedNanos(), head.bodyReadNanos());
+        if (!ex.cancelled) {
+            hijacks.offer(ex.requestId, new Hijacks.Offer(ex, head.status(), head.headers(), LinkHandshake.VERSION));
+        }
+        responseDone(ex);
     }
 
     private void onBody(Frame frame) {

@@ -148,6 +148,27 @@ final class PendingResponse implements ResponseSink {
         onEventLoop(connection::resumeReading, null);
     }
 
+    /** {@inheritDoc} Written as {@code 103 Early Hints} on HTTP/1.1; dropped on HTTP/1.0 (no 1xx there). */
+    @Override
+    public void earlyHints(List<Map.Entry<String, String>> headers) {
+        if (!http10) {
+            onEventLoop(() -> writeEarlyHints(headers), null);
+        }
+    }
+
+    /**
+     * {@inheritDoc} HTTP/1.1 offers both kinds: the connection stops being HTTP and is spliced to {@code app}
+     * by {@link H1ConnectionHandler#hijack}.
+     */
+    @Override
+    public boolean hijack(int status, List<Map.Entry<String, String>> headers, io.netty.channel.Channel app,
+                          Runnable welcome) {
+        if (!onEventLoop(() -> connection.hijack(this, status, headers, app, welcome), null)) {
+            app.close();
+        }
+        return true;
+    }
+
     /** Runs {@code task} on the event loop; false if it was rejected ({@code owned} is then released). */
     private boolean onEventLoop(Runnable task, ByteBuf owned) {
         try {
@@ -266,6 +287,62 @@ final class PendingResponse implements ResponseSink {
             emit(channel.alloc().buffer(text.length).writeBytes(text));
         }
         finish();
+    }
+
+    /** The 103 ahead of the response proper; ignored once the head is out. Event loop. */
+    private void writeEarlyHints(List<Map.Entry<String, String>> headers) {
+        if (cancelled || complete || headWritten) {
+            return;
+        }
+        ByteBuf out = channel.alloc().buffer(128);
+        out.writeCharSequence("HTTP/1.1 103 Early Hints\r\n", StandardCharsets.US_ASCII);
+        writeFields(out, headers);
+        out.writeBytes(CRLF);
+        emit(out);
+        flush();
+    }
+
+    /**
+     * The head of a partial hijack, exactly as the app gave it: no framing headers are added (the body is
+     * whatever the app writes, ended by its close), and the response is over for HTTP's purposes. Returns
+     * the buffer for the connection to write. Event loop.
+     */
+    ByteBuf hijackHead(int status, List<Map.Entry<String, String>> headers) {
+        HttpResponseStatus s = HttpResponseStatus.valueOf(status);
+        ByteBuf out = channel.alloc().buffer(256);
+        out.writeCharSequence(http10 ? "HTTP/1.0 " : "HTTP/1.1 ", StandardCharsets.US_ASCII);
+        out.writeCharSequence(Integer.toString(status), StandardCharsets.US_ASCII);
+        out.writeByte(' ');
+        out.writeCharSequence(s.reasonPhrase(), StandardCharsets.ISO_8859_1);
+        out.writeBytes(CRLF);
+        writeFields(out, headers);
+        out.writeBytes(CRLF);
+        return out;
+    }
+
+    /** The hijack took over: nothing more is written by this response. Event loop. */
+    void hijacked() {
+        headWritten = true;
+        complete = true;
+        cancelled = true;
+        releaseParts();
+    }
+
+    private static void writeFields(ByteBuf out, List<Map.Entry<String, String>> headers) {
+        for (Map.Entry<String, String> header : headers) {
+            if (!isToken(header.getKey()) || !isFieldValue(header.getValue())) {
+                continue;
+            }
+            out.writeCharSequence(header.getKey(), StandardCharsets.ISO_8859_1);
+            out.writeByte(':');
+            out.writeByte(' ');
+            out.writeCharSequence(header.getValue(), StandardCharsets.ISO_8859_1);
+            out.writeBytes(CRLF);
+        }
+    }
+
+    boolean headOfLine() {
+        return headOfLine;
     }
 
     private void writeHead(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
