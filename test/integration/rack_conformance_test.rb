@@ -142,6 +142,8 @@ class RackConformanceTest < IntegrationTest
     assert_equal "proxied body\n", get("/body/proxy").body
     path = get("/body/path")
     assert_equal ["10000", "file body\n" * 1000], [path["Content-Length"], path.body]
+    partial = get("/body/partial-path")
+    assert_equal [206, "file body\n" * 1000], [partial.status, partial.body]
     return unless rack3
 
     stream = get("/body/stream")
@@ -193,7 +195,9 @@ class RackConformanceTest < IntegrationTest
   def check_close_and_response_finished(rack3)
     assert_equal "finished soon\n", get("/finished").body
     report = eventually { r = JSON.parse(get("/closes").body); r["finished"].any? && r }
-    expected = { "each" => 1, "proxy" => 1, "path" => 1 }
+    # Rack 3: "path each" 1, only the 206 was read through Ruby; the 200 file body left as RESPONSE_FILE
+    # (the host sent the file). Rack 2.2's Lint hides to_path from the server, so both are read there.
+    expected = { "each" => 1, "proxy" => 1, "path" => 2, "path each" => rack3 ? 1 : 2 }
     expected["stream"] = 1 if rack3
     assert_equal expected, report["closes"], "body.close is called exactly once per response"
     assert_includes report["finished"], [200, nil], "rack.response_finished ran with the status"

@@ -6,7 +6,8 @@
 # - Headers: a Rack 2 value holding "\n" and a Rack 3 Array value become repeated pairs; `rack.*`
 #   headers are middleware-only and never sent. When the app gave no content-length and the body
 #   responds to to_ary, the length is computed and added.
-# - Bodies: an Array body (to_ary) goes out with the head in one write. Any other body is streamed: each
+# - Bodies: a file body (to_path, status 200) goes out as one RESPONSE_FILE frame naming the file, which
+#   the host sends itself. An Array body (to_ary) goes out with the head in one write. Any other body is streamed: each
 #   chunk the app yields is written as soon as it is yielded (split at 1 MiB), never buffered; the head
 #   goes out with the first chunk.
 # - Streaming bodies (Rack 3): a body without `each` that responds to `call` is called with a stream
@@ -38,6 +39,8 @@ module PumaPlus
     END_STREAM = Wire::Frame::END_STREAM
     HEAD_TYPE = Wire::FrameType::RESPONSE_HEAD
     HIJACK_HEAD_TYPE = Wire::FrameType::HIJACK_HEAD
+    FILE_TYPE = Wire::FrameType::RESPONSE_FILE
+    ASCII_PATH = /\A[\x20-\x7e]+\z/
     RACK_HIJACK = "rack.hijack"
     BODY_TYPE = Wire::FrameType::RESPONSE_BODY
     CONTENT_LENGTH = "content-length"
@@ -118,6 +121,16 @@ module PumaPlus
         elsif env["REQUEST_METHOD"] == "HEAD" || NO_BODY_STATUS.call(status)
           close_body(body)
           send_bytes(Wire::Frame.encode(HEAD_TYPE, head_payload(status, pairs), END_STREAM))
+        elsif (file = sendable_file(status, headers, body))
+          path, size = file
+          pairs << [CONTENT_LENGTH, size.to_s] unless has_length
+          buffer = head_frame(status, pairs, size.positive?)
+          if size.positive?
+            Wire::Frame.append(buffer, FILE_TYPE, Wire::ResponseFile.new(offset: 0, length: size, path: path).payload,
+                               END_STREAM)
+          end
+          close_body(body)
+          send_bytes(buffer)
         elsif body.respond_to?(:to_ary) && (chunks = body.to_ary)
           # Rails 6.1's response body answers to_ary with nil: such a body is streamed below.
           pairs << [CONTENT_LENGTH, chunks.sum(&:bytesize).to_s] unless has_length
@@ -190,6 +203,27 @@ module PumaPlus
       else
         body.each { |chunk| emit_chunk(chunk) }
       end
+    end
+
+    # [path, size] when +body+ can go out as a RESPONSE_FILE: it answers to_path with an absolute, printable
+    # ASCII path (the host opens it by name) of a regular file this process can read, the status is 200 and
+    # a content-length the app gave matches the file's size. Anything else (a 206 from Rack::Files, whose
+    # each yields only the range; a path that is gone) is nil, and the body is iterated instead.
+    def sendable_file(status, headers, body)
+      return nil unless status == 200 && body.respond_to?(:to_path)
+
+      path = body.to_path
+      return nil unless path.is_a?(String) && path.start_with?("/") && ASCII_PATH.match?(path)
+
+      stat = File.stat(path)
+      return nil unless stat.file? && stat.readable?
+
+      length = headers[CONTENT_LENGTH] || headers["Content-Length"]
+      return nil if length && length.to_s != stat.size.to_s
+
+      [path, stat.size]
+    rescue SystemCallError
+      nil
     end
 
     # Writes one body chunk (any String) as RESPONSE_BODY frames, the pending head in front of the first.

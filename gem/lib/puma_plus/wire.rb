@@ -18,6 +18,7 @@ require_relative "wire/response_body"
 require_relative "wire/response_abort"
 require_relative "wire/hijack"
 require_relative "wire/early_hints"
+require_relative "wire/response_file"
 
 module PumaPlus
   module Wire
@@ -26,7 +27,7 @@ module PumaPlus
 
     # frame type code => payload class
     PAYLOADS = [Hello, Welcome, GoAway, Config, Request, Body, ResponseHead, ResponseBody, ResponseAbort,
-                Hijack, HijackHead, EarlyHints]
+                Hijack, HijackHead, EarlyHints, ResponseFile]
                .to_h { |klass| [klass::TYPE, klass] }.freeze
 
     # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed.

@@ -122,6 +122,7 @@ class PathBody
   end
 
   def each
+    STATE_LOCK.synchronize { CLOSES["path each"] += 1 } # counts reads through Ruby
     File.open(@path, "rb") { |f| while (chunk = f.read(16_384)) do yield chunk end }
   end
 
@@ -191,6 +192,9 @@ app = lambda do |env|
   when "/body/path"
     File.write(FILE_BODY, "file body\n" * 1000)
     [200, { "content-type" => "text/plain", "content-length" => File.size(FILE_BODY).to_s }, PathBody.new(FILE_BODY)]
+  when "/body/partial-path" # a 206 must not send the whole file: the server iterates each instead
+    File.write(FILE_BODY, "file body\n" * 1000)
+    [206, { "content-type" => "text/plain", "content-range" => "bytes 0-9999/10000" }, PathBody.new(FILE_BODY)]
   when "/body/stream"
     [200, { "content-type" => "text/plain" }, StreamBody.new]
   when "/closes"

@@ -2,6 +2,7 @@ package dev.pumaplus.spi;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.FileRegion;
 import java.util.List;
 import java.util.Map;
 
@@ -60,6 +61,26 @@ public interface ResponseSink {
      * thread.
      */
     void resumeRequestBody();
+
+    /**
+     * Whether this sink takes file regions through {@link #file}, sending them to its client without copying
+     * them through memory (sendfile). The default is false: the host then reads a file body itself and
+     * delivers it through {@link #body} in pieces of at most 1 MiB, honouring its backpressure.
+     */
+    default boolean acceptsFiles() {
+        return false;
+    }
+
+    /**
+     * A piece of the response body that is a region of a file (a Rack body answering {@code to_path}); only
+     * called when {@link #acceptsFiles()} is true, in place of {@link #body}, with the same ordering, ownership
+     * (release {@code region} when done) and backpressure contract, {@code region.count()} counting as the
+     * piece's size.
+     */
+    default boolean file(FileRegion region, boolean endOfStream) {
+        region.release();
+        throw new UnsupportedOperationException("this sink does not accept files");
+    }
 
     /**
      * Headers the app sent through {@code rack.early_hints} while its request runs: an informational

@@ -89,6 +89,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 PairList.validate(payload, ResponseHead.FIXED_LENGTH);
             }
             case FrameType.EARLY_HINTS -> PairList.validate(payload, 0);
+            case FrameType.RESPONSE_FILE -> ResponseFile.decode(payload);
             default -> {
                 // HIJACK (payload ignored), CONFIG, BODY, RESPONSE_BODY, RESPONSE_ABORT: any bytes are a valid payload
             }

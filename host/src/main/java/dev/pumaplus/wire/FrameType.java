@@ -31,11 +31,13 @@ public final class FrameType {
     public static final int HIJACK_HEAD = 0x24;
     /** worker → host: headers for a 103 Early Hints response, as a pair list. */
     public static final int EARLY_HINTS = 0x25;
+    /** worker → host: a region of a file the host sends as response body (u64 offset, u64 length, path). */
+    public static final int RESPONSE_FILE = 0x26;
 
     private FrameType() {
     }
 
-    /** True if {@code type} is defined by the protocol (version 3 adds HIJACK, HIJACK_HEAD, EARLY_HINTS). */
+    /** True if {@code type} is defined by the protocol (version 3 adds HIJACK, HIJACK_HEAD, EARLY_HINTS, RESPONSE_FILE). */
     public static boolean isKnown(int type) {
         return name(type) != null;
     }
@@ -55,6 +57,7 @@ public final class FrameType {
             case HIJACK -> "HIJACK";
             case HIJACK_HEAD -> "HIJACK_HEAD";
             case EARLY_HINTS -> "EARLY_HINTS";
+            case RESPONSE_FILE -> "RESPONSE_FILE";
             default -> null;
         };
     }
@@ -74,6 +77,7 @@ public final class FrameType {
             case "HIJACK" -> HIJACK;
             case "HIJACK_HEAD" -> HIJACK_HEAD;
             case "EARLY_HINTS" -> EARLY_HINTS;
+            case "RESPONSE_FILE" -> RESPONSE_FILE;
             default -> throw new IllegalArgumentException("unknown frame type name: " + name);
         };
     }

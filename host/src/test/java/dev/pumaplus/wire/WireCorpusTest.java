@@ -229,6 +229,12 @@ class WireCorpusTest {
             }
             case FrameType.RESPONSE_ABORT -> assertArrayEquals(bytes(expected.get("reason")), array(p), where);
             case FrameType.HIJACK -> assertEquals(0, p.readableBytes(), where);
+            case FrameType.RESPONSE_FILE -> {
+                ResponseFile file = ResponseFile.decode(p);
+                assertEquals(expected.get("offset").asLong(), file.offset(), where);
+                assertEquals(expected.get("length").asLong(), file.length(), where);
+                assertArrayEquals(bytes(expected.get("path")), latin1(file.path()), where);
+            }
             case FrameType.EARLY_HINTS -> assertPairs(expected.get("pairs"), PairList.decode(p, 0), where);
             default -> throw new AssertionError("unexpected type " + actual.type());
         }
@@ -269,6 +275,8 @@ class WireCorpusTest {
                     json.get("app_called_ns").asLong(), json.get("app_returned_ns").asLong(),
                     json.get("body_read_ns").asLong(), pairs(json.get("pairs"))).toFrame(alloc, type, end);
             case FrameType.HIJACK -> Frame.empty(type, end);
+            case FrameType.RESPONSE_FILE -> new ResponseFile(json.get("offset").asLong(), json.get("length").asLong(),
+                    new String(bytes(json.get("path")), StandardCharsets.ISO_8859_1)).toFrame(alloc, end);
             case FrameType.EARLY_HINTS -> new Frame(type, flags, PairList.encode(alloc, pairs(json.get("pairs"))));
             case FrameType.RESPONSE_ABORT -> new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("reason"))));
             default -> throw new AssertionError(type);

@@ -388,7 +388,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    void write(ByteBuf buf) {
+    void write(Object buf) {
         ctx.write(buf, ctx.voidPromise());
     }
 
@@ -397,7 +397,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
      * failed (then it was released): how a response counts its unwritten body bytes. The promise is a
      * progressive one so that {@code written} also hears of each part the socket takes (write progress).
      */
-    void write(ByteBuf buf, ChannelProgressiveFutureListener written) {
+    void write(Object buf, ChannelProgressiveFutureListener written) {
         ctx.write(buf, ctx.newProgressivePromise().addListener(written));
     }
 

@@ -15,6 +15,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelProgressiveFuture;
 import io.netty.channel.ChannelProgressiveFutureListener;
+import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
@@ -111,8 +112,29 @@ final class PendingResponse implements ResponseSink {
     @Override
     public boolean body(ByteBuf chunk, boolean endOfStream) {
         long bytes = chunk.readableBytes();
+        return accept(bytes, () -> writeBody(chunk, endOfStream, bytes), chunk, endOfStream);
+    }
+
+    /** {@inheritDoc} HTTP/1.1 sends files with the transport's sendfile. */
+    @Override
+    public boolean acceptsFiles() {
+        return true;
+    }
+
+    /**
+     * {@inheritDoc} The region is written as it is (Netty's transports send it with sendfile) and counts as
+     * {@code region.count()} unwritten body bytes, as a chunk would.
+     */
+    @Override
+    public boolean file(FileRegion region, boolean endOfStream) {
+        long bytes = region.count();
+        return accept(bytes, () -> writeFile(region, endOfStream, bytes), region, endOfStream);
+    }
+
+    /** Counts {@code bytes} as unwritten, hands {@code write} to the event loop, and answers backpressure. */
+    private boolean accept(long bytes, Runnable write, Object owned, boolean endOfStream) {
         long now = unwritten.addAndGet(bytes);
-        if (!onEventLoop(() -> writeBody(chunk, endOfStream, bytes), chunk)) {
+        if (!onEventLoop(write, owned)) {
             unwritten.addAndGet(-bytes);
             return true; // the connection is gone: nothing to pause for, and no loop to resume from
         }
@@ -170,7 +192,7 @@ final class PendingResponse implements ResponseSink {
     }
 
     /** Runs {@code task} on the event loop; false if it was rejected ({@code owned} is then released). */
-    private boolean onEventLoop(Runnable task, ByteBuf owned) {
+    private boolean onEventLoop(Runnable task, Object owned) {
         try {
             channel.eventLoop().execute(task);
             return true;
@@ -461,6 +483,39 @@ final class PendingResponse implements ResponseSink {
         }
     }
 
+    /** A file region as body bytes: framed like a chunk, counted like one. Event loop. */
+    private void writeFile(FileRegion region, boolean endOfStream, long bytes) {
+        if (cancelled || complete || !headWritten || !bodyAllowed || bytes == 0) {
+            region.release();
+            written(bytes);
+        } else if (chunked) {
+            emit(ascii(Long.toHexString(bytes) + "\r\n"));
+            emit(region, bytes);
+            emit(ascii(CRLF));
+        } else if (remainingLength >= 0 && bytes > remainingLength) {
+            // Longer than the Content-Length sent (the file grew): never send a partial region that would
+            // be read as the next response; close so the client sees the truncation.
+            region.release();
+            written(bytes);
+            closeAfter = true;
+        } else {
+            if (remainingLength >= 0) {
+                remainingLength -= bytes;
+            }
+            emit(region, bytes);
+        }
+        if (endOfStream) {
+            if (chunked) {
+                emit(ascii(LAST_CHUNK));
+            } else if (bodyAllowed && remainingLength > 0) {
+                closeAfter = true;
+            }
+            finish();
+        } else {
+            flush();
+        }
+    }
+
     private void finish() {
         complete = true;
         if (!cancelled && exchange != null) {
@@ -492,9 +547,9 @@ final class PendingResponse implements ResponseSink {
     }
 
     /** @param bodyBytes counted body bytes {@code buf} carries: uncounted when it is written or released */
-    private void emit(ByteBuf buf, long bodyBytes) {
+    private void emit(Object buf, long bodyBytes) {
         if (cancelled) {
-            buf.release();
+            ReferenceCountUtil.release(buf);
             written(bodyBytes);
         } else if (headOfLine) {
             write(buf, bodyBytes);
@@ -503,7 +558,7 @@ final class PendingResponse implements ResponseSink {
         }
     }
 
-    private void write(ByteBuf buf, long bodyBytes) {
+    private void write(Object buf, long bodyBytes) {
         if (bodyBytes == 0) {
             connection.write(buf);
         } else {
@@ -520,7 +575,7 @@ final class PendingResponse implements ResponseSink {
     private void releaseParts() {
         Part part;
         while ((part = parts.poll()) != null) {
-            part.buf().release();
+            ReferenceCountUtil.release(part.buf());
             written(part.bodyBytes());
         }
     }
@@ -603,6 +658,6 @@ final class PendingResponse implements ResponseSink {
      * Output held while not head of line, with the counted body bytes it carries (0 for framing); {@code end}
      * marks the empty end marker whose write reports T6.
      */
-    private record Part(ByteBuf buf, long bodyBytes, boolean end) {
+    private record Part(Object buf, long bodyBytes, boolean end) {
     }
 }
