@@ -16,14 +16,18 @@ require_relative "wire/body"
 require_relative "wire/response_head"
 require_relative "wire/response_body"
 require_relative "wire/response_abort"
+require_relative "wire/hijack"
+require_relative "wire/early_hints"
+require_relative "wire/response_file"
 
 module PumaPlus
   module Wire
     # The protocol version this codec speaks.
-    VERSION = 2
+    VERSION = 3
 
     # frame type code => payload class
-    PAYLOADS = [Hello, Welcome, GoAway, Config, Request, Body, ResponseHead, ResponseBody, ResponseAbort]
+    PAYLOADS = [Hello, Welcome, GoAway, Config, Request, Body, ResponseHead, ResponseBody, ResponseAbort,
+                Hijack, HijackHead, EarlyHints, ResponseFile]
                .to_h { |klass| [klass::TYPE, klass] }.freeze
 
     # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed.

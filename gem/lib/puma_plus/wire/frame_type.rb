@@ -14,6 +14,10 @@ module PumaPlus
       RESPONSE_HEAD  = 0x20
       RESPONSE_BODY  = 0x21
       RESPONSE_ABORT = 0x22
+      HIJACK         = 0x23
+      HIJACK_HEAD    = 0x24
+      EARLY_HINTS    = 0x25
+      RESPONSE_FILE  = 0x26
 
       # code => name, e.g. 0x10 => "REQUEST"
       NAMES = constants.to_h { |name| [const_get(name), name.to_s] }.freeze

@@ -95,7 +95,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
 
   def test_hello_names_role_pid_worker_and_thread_index
     start(ok_app)
-    assert_equal [2, 0, Process.pid, 1, 2, 3],
+    assert_equal [Wire::VERSION, 0, Process.pid, 1, 2, 3],
                  [@hello.version, @hello.role, @hello.pid, @hello.generation, @hello.worker_index, @hello.thread_index]
   end
 
@@ -120,7 +120,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     @host.request({})
     @host.response
     assert_equal Rack::VERSION, seen["rack.version"]
-    assert_same $stderr, seen["rack.errors"]
+    assert_kind_of PumaPlus::ErrorStream, seen["rack.errors"], "rack.errors tags lines with the request id"
     assert_equal true, seen["rack.multithread"]
     assert_equal false, seen["rack.multiprocess"]
     assert_equal false, seen["rack.run_once"]

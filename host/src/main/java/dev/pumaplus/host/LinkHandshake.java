@@ -15,16 +15,17 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
- * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks version 2 only (the
- * timing fields of REQUEST and RESPONSE_HEAD): a peer whose highest version is below 2 gets GOAWAY(2) and
- * the link closes; a peer offering a higher version is answered WELCOME(2), the highest version the host
+ * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks version 3 only (the
+ * timing fields of REQUEST and RESPONSE_HEAD, hijack and early hints): a peer whose highest version is below
+ * 3 gets GOAWAY(2) and the link closes; a peer offering a higher version is answered WELCOME(3), the highest version the host
  * supports that is ≤ the peer's, as the handshake rule says. Any frame other than HELLO, or a role
- * other than 0/1, is a protocol error. Runs on the link's event loop; one instance per channel.
+ * other than 0/1/2, is a protocol error. A hijack connection (role 2) gets no WELCOME here: it goes to
+ * {@link Hijacks}, which answers once the hijack it names was announced. Runs on the link's event loop; one instance per channel.
  */
 final class LinkHandshake extends ChannelInboundHandlerAdapter {
 
     /** The protocol version this host speaks. */
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     private final LinkServer server;
 
@@ -47,13 +48,22 @@ final class LinkHandshake extends ChannelInboundHandlerAdapter {
                         .addListener(ChannelFutureListener.CLOSE);
                 return;
             }
+            if (hello.role() == Hello.ROLE_HIJACK) {
+                long requestId = Hijacks.requestId(hello.capabilities());
+                if (requestId < 0) {
+                    throw new ProtocolException("hijack HELLO names no request");
+                }
+                ctx.channel().config().setAutoRead(false);
+                server.hijacks().arrive(requestId, ctx.channel());
+                return;
+            }
             if (hello.role() != Hello.ROLE_WORKER && hello.role() != Hello.ROLE_SHEPHERD) {
                 throw new ProtocolException("unknown role " + hello.role());
             }
             long id = server.nextLinkId();
             ctx.writeAndFlush(new Welcome(VERSION, id).toFrame(ctx.alloc()));
             if (hello.role() == Hello.ROLE_WORKER) {
-                WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher());
+                WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher(), server.hijacks());
                 ctx.pipeline().replace(this, "worker", link);
                 server.dispatcher().linkReady(link);
             } else {

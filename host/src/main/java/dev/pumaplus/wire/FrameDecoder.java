@@ -84,12 +84,14 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 Request.checkLength(payload);
                 PairList.validate(payload, Request.FIXED_LENGTH);
             }
-            case FrameType.RESPONSE_HEAD -> {
+            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> {
                 ResponseHead.checkLength(payload);
                 PairList.validate(payload, ResponseHead.FIXED_LENGTH);
             }
+            case FrameType.EARLY_HINTS -> PairList.validate(payload, 0);
+            case FrameType.RESPONSE_FILE -> ResponseFile.decode(payload);
             default -> {
-                // CONFIG, BODY, RESPONSE_BODY, RESPONSE_ABORT: any bytes are a valid payload
+                // HIJACK (payload ignored), CONFIG, BODY, RESPONSE_BODY, RESPONSE_ABORT: any bytes are a valid payload
             }
         }
     }

@@ -25,11 +25,19 @@ public final class FrameType {
     public static final int RESPONSE_BODY = 0x21;
     /** worker → host: the response cannot be completed. */
     public static final int RESPONSE_ABORT = 0x22;
+    /** worker → host: the app took the client connection (full hijack); a role-2 link follows. */
+    public static final int HIJACK = 0x23;
+    /** worker → host: a partial hijack's response head (RESPONSE_HEAD layout); ends the response. */
+    public static final int HIJACK_HEAD = 0x24;
+    /** worker → host: headers for a 103 Early Hints response, as a pair list. */
+    public static final int EARLY_HINTS = 0x25;
+    /** worker → host: a region of a file the host sends as response body (u64 offset, u64 length, path). */
+    public static final int RESPONSE_FILE = 0x26;
 
     private FrameType() {
     }
 
-    /** True if {@code type} is defined by the protocol (versions 1 and 2 define the same types). */
+    /** True if {@code type} is defined by the protocol (version 3 adds HIJACK, HIJACK_HEAD, EARLY_HINTS, RESPONSE_FILE). */
     public static boolean isKnown(int type) {
         return name(type) != null;
     }
@@ -46,6 +54,10 @@ public final class FrameType {
             case RESPONSE_HEAD -> "RESPONSE_HEAD";
             case RESPONSE_BODY -> "RESPONSE_BODY";
             case RESPONSE_ABORT -> "RESPONSE_ABORT";
+            case HIJACK -> "HIJACK";
+            case HIJACK_HEAD -> "HIJACK_HEAD";
+            case EARLY_HINTS -> "EARLY_HINTS";
+            case RESPONSE_FILE -> "RESPONSE_FILE";
             default -> null;
         };
     }
@@ -62,6 +74,10 @@ public final class FrameType {
             case "RESPONSE_HEAD" -> RESPONSE_HEAD;
             case "RESPONSE_BODY" -> RESPONSE_BODY;
             case "RESPONSE_ABORT" -> RESPONSE_ABORT;
+            case "HIJACK" -> HIJACK;
+            case "HIJACK_HEAD" -> HIJACK_HEAD;
+            case "EARLY_HINTS" -> EARLY_HINTS;
+            case "RESPONSE_FILE" -> RESPONSE_FILE;
             default -> throw new IllegalArgumentException("unknown frame type name: " + name);
         };
     }
