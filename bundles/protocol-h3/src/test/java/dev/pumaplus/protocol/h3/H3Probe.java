@@ -76,7 +76,7 @@ public final class H3Probe {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         HttpClient client = ((tech.kwik.flupke.Http3ClientBuilder) Http3Client.newBuilder())
                 .disableCertificateCheck()
-                .connectTimeout(Duration.ofSeconds(5))
+                .connectTimeout(Duration.ofSeconds(20)) // a cold JVM on a loaded machine is slow to its first handshake
                 .build();
         URI uri = URI.create(args[1]);
         switch (args[0]) {
