@@ -53,6 +53,11 @@ import java.util.concurrent.RejectedExecutionException;
  * time T5 − T4 − body read. With {@code server_timing} on, each forwarded head gets
  * {@code Server-Timing: queue;dur=<T3 − T2b in ms>, app;dur=<service, T5 − T4 − body read, in ms>} (3 decimals).
  *
+ * <p>Version 3 frames: EARLY_HINTS go to the sink's {@code earlyHints} before the head; HIJACK and HIJACK_HEAD
+ * announce a hijack to {@link Hijacks} (after a full hijack the worker's closing RESPONSE_HEAD is recorded
+ * and never forwarded); RESPONSE_FILE opens the named file and hands the sink a file region, or reads it
+ * into {@code body} pieces ({@link FileFeeder}) for a sink that takes no files.
+ *
  * <p>Threading: fields marked "lock" are guarded by the dispatcher's lock; the response progress fields
  * are confined to {@link #channel}'s event loop, where all frames are written and read.
  */
