@@ -296,10 +296,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
         hijackOffer = null;
         if (ex.hijacked) {
-            // A full hijack's closing head: timing for the metrics; the client's bytes are the app's now.
-            if (!responseEnded) {
-                throw new ProtocolException("RESPONSE_HEAD after a full hijack must carry END_STREAM");
-            }
+            // A full hijack's closing head: timing for the metrics; the client's bytes are the app's now. (A
+            // body follows only when the protocol refused the hijack and the app answered normally; the
+            // client's connection is closed then, and the body is drained and dropped.)
         } else if (!ex.cancelled) {
             List<Map.Entry<String, String>> headers = head.headers();
             if (dispatcher.serverTiming()) {
@@ -364,7 +363,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         ResponseFile file = ResponseFile.decode(frame.payload());
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
-        if (ex.cancelled || ex.failed) {
+        if (ex.cancelled || ex.failed || ex.hijacked) {
             if (responseEnded) {
                 responseDone(ex);
             }
@@ -465,7 +464,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
-        boolean more = ex.cancelled || ex.sink.body(frame.payload().retain(), responseEnded);
+        boolean more = ex.cancelled || ex.hijacked || ex.sink.body(frame.payload().retain(), responseEnded);
         if (responseEnded) {
             responseDone(ex);
         } else if (!more && !ex.cancelled) {
