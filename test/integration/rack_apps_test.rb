@@ -83,6 +83,24 @@ class RackAppsTest < IntegrationTest
     assert_operator parts.first[0], :<, parts.last[0] - 0.25, "the first part leaves before the action ends"
   end
 
+  def test_rack_files_sends_a_whole_file_from_the_host_and_a_range_through_the_worker
+    root = temp_dir
+    data = Random.new(11).bytes(8 * 1024 * 1024 + 5)
+    File.binwrite(File.join(root, "big.bin"), data)
+    server = start_server(app("files.ru"), workers: 1, threads: 2, env: { "FILES_ROOT" => root })
+
+    whole = server.request("GET", "/big.bin", {}, timeout: 30)
+    assert_equal [200, data.bytesize.to_s], [whole.status, whole["Content-Length"]]
+    assert whole.body == data, "the 8 MiB file arrives intact"
+
+    range = server.request("GET", "/big.bin", { "Range" => "bytes=100-199" })
+    assert_equal [206, "bytes 100-199/#{data.bytesize}", data.byteslice(100, 100)],
+                 [range.status, range["Content-Range"], range.body]
+
+    head = server.request("HEAD", "/big.bin")
+    assert_equal [200, data.bytesize.to_s, ""], [head.status, head["Content-Length"], head.body]
+  end
+
   private
 
   # GETs +target+ on a raw connection and reads its chunked body as it arrives: [[seconds, chunk], ...] and

@@ -59,6 +59,16 @@ class WebsocketHijackTest < IntegrationTest
     threads = 2.times.map { Thread.new { server.request("GET", "/").body } }
     assert_equal ["ok\n", "ok\n"], threads.map(&:value)
     refute_match(/LintError|raised/, server.output)
+
+    # An app that raises after hijacking: the client's connection just closes, the link keeps serving.
+    broken = server.connect.socket
+    broken.write("GET /hijack-then-raise HTTP/1.1\r\nHost: x\r\n\r\n")
+    @pending = +"".b
+    assert_equal "", read_rest(broken), "no 500 is written on a hijacked connection"
+    broken.close
+    assert_equal ["ok\n", "ok\n"], 2.times.map { Thread.new { server.request("GET", "/").body } }.map(&:value)
+    assert_match(/app raised after a full hijack: RuntimeError: failed after hijacking/, server.output)
+    refute_match(/protocol error/, server.output)
   ensure
     socket&.close
   end

@@ -1,6 +1,7 @@
 # A WebSocket echo server written against Rack's full hijack only (no WebSocket library): /ws answers the
 # RFC 6455 opening handshake itself on the hijacked IO, then echoes text and binary messages, answers pings
-# and the closing handshake. "/" answers "ok" so a test can show the other slot still serves meanwhile.
+# and the closing handshake. "/" answers "ok" so a test can show the other slot still serves meanwhile;
+# "/hijack-then-raise" raises after taking the connection.
 # The app runs inside Rack::Lint; a violation is reported in the response or on the server's log.
 require "base64"
 require "digest/sha1"
@@ -46,6 +47,10 @@ app = lambda do |env|
   case env["PATH_INFO"]
   when "/"
     [200, { "content-type" => "text/plain" }, ["ok\n"]]
+  when "/hijack-then-raise" # the app fails after taking the connection: the client sees it closed
+    io = env["rack.hijack"].call
+    io.close
+    raise "failed after hijacking"
   when "/ws"
     key = env["HTTP_SEC_WEBSOCKET_KEY"]
     unless env["HTTP_UPGRADE"].to_s.casecmp?("websocket") && key && env["rack.hijack?"]

@@ -206,7 +206,14 @@ module PumaPlus
           status, headers, body = @app.call(env)
         rescue *APP_ERRORS => e
           error = e
-          return @writer.write_error(env, e, app_called, Process.clock_gettime(CLOCK, :nanosecond), body_read_ns)
+          app_returned = Process.clock_gettime(CLOCK, :nanosecond)
+          if @hijacked_io
+            # The client's connection is the app's: nothing can be answered on it, only logged and counted.
+            Log.exception("#{@context}: #{env['REQUEST_METHOD']} #{env['PATH_INFO']}: app raised after a full hijack",
+                          e, @log)
+            return @writer.write_hijacked(500, nil, app_called, app_returned, body_read_ns)
+          end
+          return @writer.write_error(env, e, app_called, app_returned, body_read_ns)
         end
         app_returned = Process.clock_gettime(CLOCK, :nanosecond)
         if @hijacked_io

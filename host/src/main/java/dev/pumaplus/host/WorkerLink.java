@@ -53,6 +53,11 @@ import java.util.concurrent.RejectedExecutionException;
  * time T5 − T4 − body read. With {@code server_timing} on, each forwarded head gets
  * {@code Server-Timing: queue;dur=<T3 − T2b in ms>, app;dur=<service, T5 − T4 − body read, in ms>} (3 decimals).
  *
+ * <p>Version 3 frames: EARLY_HINTS go to the sink's {@code earlyHints} before the head; HIJACK and HIJACK_HEAD
+ * announce a hijack to {@link Hijacks} (after a full hijack the worker's closing RESPONSE_HEAD is recorded
+ * and never forwarded); RESPONSE_FILE opens the named file and hands the sink a file region, or reads it
+ * into {@code body} pieces ({@link FileFeeder}) for a sink that takes no files.
+ *
  * <p>Threading: fields marked "lock" are guarded by the dispatcher's lock; the response progress fields
  * are confined to {@link #channel}'s event loop, where all frames are written and read.
  */
@@ -291,10 +296,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
         hijackOffer = null;
         if (ex.hijacked) {
-            // A full hijack's closing head: timing for the metrics; the client's bytes are the app's now.
-            if (!responseEnded) {
-                throw new ProtocolException("RESPONSE_HEAD after a full hijack must carry END_STREAM");
-            }
+            // A full hijack's closing head: timing for the metrics; the client's bytes are the app's now. (A
+            // body follows only when the protocol refused the hijack and the app answered normally; the
+            // client's connection is closed then, and the body is drained and dropped.)
         } else if (!ex.cancelled) {
             List<Map.Entry<String, String>> headers = head.headers();
             if (dispatcher.serverTiming()) {
@@ -359,7 +363,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         ResponseFile file = ResponseFile.decode(frame.payload());
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
-        if (ex.cancelled || ex.failed) {
+        if (ex.cancelled || ex.failed || ex.hijacked) {
             if (responseEnded) {
                 responseDone(ex);
             }
@@ -460,7 +464,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
-        boolean more = ex.cancelled || ex.sink.body(frame.payload().retain(), responseEnded);
+        boolean more = ex.cancelled || ex.hijacked || ex.sink.body(frame.payload().retain(), responseEnded);
         if (responseEnded) {
             responseDone(ex);
         } else if (!more && !ex.cancelled) {

@@ -213,6 +213,74 @@ class LinkServerTest {
         }
     }
 
+    /** A sink that offers hijacking: records the call, splices nothing, and lets the app's WELCOME go. */
+    static final class HijackingSink extends RecordingSink {
+        final CompletableFuture<io.netty.channel.Channel> app = new CompletableFuture<>();
+
+        @Override
+        public boolean hijack(int status, List<Map.Entry<String, String>> headers, io.netty.channel.Channel channel,
+                              Runnable welcome) {
+            events.add("hijack " + status + " " + headers);
+            welcome.run();
+            app.complete(channel);
+            return true;
+        }
+    }
+
+    @Test
+    void fullHijackAnnouncedBeforeTheHijackConnectionIsHandedToTheSinkAndItsClosingHeadStaysInTheHost()
+            throws Exception {
+        Path socket = start(false);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            HijackingSink sink = new HijackingSink();
+            QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/ws"),
+                    Unpooled.EMPTY_BUFFER, true, sink);
+            worker.read().release(); // REQUEST
+            worker.write(Frame.empty(FrameType.HIJACK, false));
+            try (LinkClient hijack = new LinkClient(socket)) {
+                hijack.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
+                        "request=" + ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
+                Frame welcome = hijack.read();
+                assertEquals(FrameType.WELCOME, welcome.type());
+                welcome.release();
+                io.netty.channel.Channel app = sink.app.get(5, TimeUnit.SECONDS);
+                assertEquals(0, app.pipeline().names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline")).count(),
+                        "the frame handlers are gone: raw bytes from here on");
+                worker.write(new ResponseHead(101, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, true));
+                await(() -> dispatcher.snapshot().busy() == 0, "the slot to be free after the closing head");
+                assertEquals(List.of("hijack 0 []"), sink.events, "no head reaches the client");
+            }
+        }
+    }
+
+    @Test
+    void partialHijackWhoseConnectionArrivesFirstGetsTheHeadOnceAnnounced() throws Exception {
+        Path socket = start(false);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0);
+             LinkClient hijack = new LinkClient(socket)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            HijackingSink sink = new HijackingSink();
+            QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/partial"),
+                    Unpooled.EMPTY_BUFFER, true, sink);
+            worker.read().release();
+            hijack.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
+                    "request=" + ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
+            Thread.sleep(50); // the hijack connection waits for the announcement
+            assertTrue(sink.events.isEmpty());
+            worker.write(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-type", "text/plain")))
+                    .toFrame(ByteBufAllocator.DEFAULT, FrameType.HIJACK_HEAD, false));
+            Frame welcome = hijack.read();
+            assertEquals(FrameType.WELCOME, welcome.type());
+            welcome.release();
+            assertEquals(List.of("hijack 200 [content-type=text/plain]"), sink.events);
+            await(() -> dispatcher.snapshot().busy() == 0 && dispatcher.snapshot().completed() == 1,
+                    "the slot to be free: HIJACK_HEAD ends the response");
+        }
+    }
+
     @Test
     void fileTheHostCannotOpenFailsTheResponseAfterItsHead() throws Exception {
         Path socket = start(false);
