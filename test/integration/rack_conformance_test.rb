@@ -177,7 +177,11 @@ class RackConformanceTest < IntegrationTest
     assert_equal "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nfull hijack ready\n",
                  read_until(socket, "ready\n")
     socket.write("ping\n")
-    assert_equal "echo PING\n", read_to_eof(socket), "full hijack: the app reads the client's bytes and closes"
+    assert_equal "echo PING\n", read_to_eof(socket), "full hijack: the app reads the client's bytes, close_write is EOF"
+    socket.write("still open")
+    socket.close_write
+    report = eventually { JSON.parse(get("/closes").body)["finished"].find { |kind, _| kind == "after close_write" } }
+    assert_equal ["after close_write", "still open"], report, "half-closed both ways: the app read the client's last bytes"
   ensure
     socket&.close
   end

@@ -219,6 +219,9 @@ app = lambda do |env|
     io.write("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nfull hijack ready\n")
     line = io.gets
     io.write("echo #{line.to_s.upcase}")
+    io.close_write # half-close: the client reads EOF and may still send
+    rest = io.read # up to the client's own FIN
+    STATE_LOCK.synchronize { FINISHED << ["after close_write", rest] }
     io.close
     [200, {}, []]
   when "/hijack/partial"

@@ -537,6 +537,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
         // Both splice handlers go in before WELCOME lets the app write; the client's goes in before the
         // decoder leaves, so the bytes the decoder still holds (it hands them on when removed) reach the app,
         // after WELCOME since they are written from this same thread.
+        // Half-closes pass through the splice (Splice), so neither side may treat a FIN as a close any more.
+        client.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
+        app.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
         app.pipeline().addLast("splice", new Splice(client));
         ctx.pipeline().addLast("splice", new Splice(app));
         welcome.run();
