@@ -34,6 +34,19 @@ class H2RealClientsTest < IntegrationTest
     assert_match(%r{\AHTTP/1\.1 101 Switching Protocols}, upgraded)
   end
 
+  def test_early_hints_arrive_as_103_before_the_response_over_h2c_and_h2
+    [["--http2-prior-knowledge", "http://127.0.0.1:#{@server.port}/hints"],
+     ["--http2", "-k", "https://127.0.0.1:#{@tls}/hints"]].each do |args|
+      out, err, result = curl("-i", *args)
+      assert result.success?, with_log(@server, "curl #{args.join(' ')} failed: #{err}")
+      hints = out.index("HTTP/2 103") || flunk("no 103 over #{args.last}:\n#{out}")
+      final = out.index("HTTP/2 200") || flunk("no 200 over #{args.last}:\n#{out}")
+      assert_operator hints, :<, final, out
+      assert_match(%r{^link: </style.css>; rel=preload; as=style\r?$}, out[hints...final])
+      assert_match(/^hinted$/, out)
+    end
+  end
+
   def test_request_body_arrives_whole_over_h2_including_one_streamed_past_one_mebibyte
     [[10, "small"], [3 * 1024 * 1024 + 7, "large"]].each do |size, what|
       body = Random.new(size).bytes(size)

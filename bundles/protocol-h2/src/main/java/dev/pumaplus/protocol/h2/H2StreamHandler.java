@@ -282,6 +282,11 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
     }
 
     @Override
+    public void earlyHints(List<Map.Entry<String, String>> headers) {
+        onEventLoop(() -> writeEarlyHints(headers), null);
+    }
+
+    @Override
     public void fail(int status, String reason, boolean headSent) {
         onEventLoop(() -> {
             if (headWritten) {
@@ -308,6 +313,24 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
             return;
         }
         bodyAllowed = !headRequest && status >= 200 && status != 204 && status != 304;
+        Http2Headers out = responseHeaders(status, headers);
+        if (altSvc != null) {
+            out.add("alt-svc", altSvc);
+        }
+        headWritten = true;
+        write(new DefaultHttp2HeadersFrame(out, endOfStream), endOfStream, 0);
+    }
+
+    /** A 103 Early Hints HEADERS frame (not ending the stream), only while the final head is still to come. */
+    private void writeEarlyHints(List<Map.Entry<String, String>> headers) {
+        if (complete || headWritten) {
+            return;
+        }
+        stream.writeAndFlush(new DefaultHttp2HeadersFrame(responseHeaders(103, headers), false));
+    }
+
+    /** The app's headers as HTTP/2 allows them: lower-case names, no connection-specific fields. */
+    private static Http2Headers responseHeaders(int status, List<Map.Entry<String, String>> headers) {
         Http2Headers out = new DefaultHttp2Headers(false, headers.size() + 2);
         out.status(Integer.toString(status));
         for (Map.Entry<String, String> header : headers) {
@@ -321,11 +344,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
             }
             out.add(name, value);
         }
-        if (altSvc != null) {
-            out.add("alt-svc", altSvc);
-        }
-        headWritten = true;
-        write(new DefaultHttp2HeadersFrame(out, endOfStream), endOfStream, 0);
+        return out;
     }
 
     private void writeBody(ByteBuf chunk, boolean endOfStream, long bytes) {
