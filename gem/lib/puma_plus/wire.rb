@@ -11,6 +11,8 @@ require_relative "wire/hello"
 require_relative "wire/welcome"
 require_relative "wire/go_away"
 require_relative "wire/config"
+require_relative "wire/phased_restart"
+require_relative "wire/worker_count"
 require_relative "wire/request"
 require_relative "wire/body"
 require_relative "wire/response_head"
@@ -20,10 +22,10 @@ require_relative "wire/response_abort"
 module PumaPlus
   module Wire
     # The protocol version this codec speaks.
-    VERSION = 2
+    VERSION = 3
 
     # frame type code => payload class
-    PAYLOADS = [Hello, Welcome, GoAway, Config, Request, Body, ResponseHead, ResponseBody, ResponseAbort]
+    PAYLOADS = [Hello, Welcome, GoAway, Config, PhasedRestart, WorkerCount, Request, Body, ResponseHead, ResponseBody, ResponseAbort]
                .to_h { |klass| [klass::TYPE, klass] }.freeze
 
     # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed.

@@ -95,7 +95,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
 
   def test_hello_names_role_pid_worker_and_thread_index
     start(ok_app)
-    assert_equal [2, 0, Process.pid, 1, 2, 3],
+    assert_equal [PumaPlus::Wire::VERSION, 0, Process.pid, 1, 2, 3],
                  [@hello.version, @hello.role, @hello.pid, @hello.generation, @hello.worker_index, @hello.thread_index]
   end
 

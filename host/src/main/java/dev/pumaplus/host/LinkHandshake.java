@@ -15,16 +15,17 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
- * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks version 2 only (the
- * timing fields of REQUEST and RESPONSE_HEAD): a peer whose highest version is below 2 gets GOAWAY(2) and
- * the link closes; a peer offering a higher version is answered WELCOME(2), the highest version the host
+ * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks version 3 only (the
+ * timing fields of REQUEST and RESPONSE_HEAD since 2, the shepherd's PHASED_RESTART and WORKER_COUNT since 3):
+ * a peer whose highest version is below 3 gets GOAWAY(2) and
+ * the link closes; a peer offering a higher version is answered WELCOME(3), the highest version the host
  * supports that is ≤ the peer's, as the handshake rule says. Any frame other than HELLO, or a role
  * other than 0/1, is a protocol error. Runs on the link's event loop; one instance per channel.
  */
 final class LinkHandshake extends ChannelInboundHandlerAdapter {
 
     /** The protocol version this host speaks. */
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     private final LinkServer server;
 

@@ -15,6 +15,10 @@ public final class FrameType {
     public static final int GOAWAY = 0x03;
     /** shepherd → host: the resolved configuration as JSON. */
     public static final int CONFIG = 0x04;
+    /** host → shepherd: replace the workers one at a time (phased restart); empty payload. Version 3. */
+    public static final int PHASED_RESTART = 0x06;
+    /** host → shepherd: the desired number of worker processes ({@code u32}). Version 3. */
+    public static final int WORKER_COUNT = 0x07;
     /** host → worker: timing points T2, T2b, T3 and the Rack env pair list. */
     public static final int REQUEST = 0x10;
     /** host → worker: request body bytes. */
@@ -29,7 +33,7 @@ public final class FrameType {
     private FrameType() {
     }
 
-    /** True if {@code type} is defined by the protocol (versions 1 and 2 define the same types). */
+    /** True if {@code type} is defined by the protocol (version 3 adds PHASED_RESTART and WORKER_COUNT). */
     public static boolean isKnown(int type) {
         return name(type) != null;
     }
@@ -41,6 +45,8 @@ public final class FrameType {
             case WELCOME -> "WELCOME";
             case GOAWAY -> "GOAWAY";
             case CONFIG -> "CONFIG";
+            case PHASED_RESTART -> "PHASED_RESTART";
+            case WORKER_COUNT -> "WORKER_COUNT";
             case REQUEST -> "REQUEST";
             case BODY -> "BODY";
             case RESPONSE_HEAD -> "RESPONSE_HEAD";
@@ -57,6 +63,8 @@ public final class FrameType {
             case "WELCOME" -> WELCOME;
             case "GOAWAY" -> GOAWAY;
             case "CONFIG" -> CONFIG;
+            case "PHASED_RESTART" -> PHASED_RESTART;
+            case "WORKER_COUNT" -> WORKER_COUNT;
             case "REQUEST" -> REQUEST;
             case "BODY" -> BODY;
             case "RESPONSE_HEAD" -> RESPONSE_HEAD;

@@ -97,7 +97,7 @@ class LinkServerTest {
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             Frame welcome = worker.read();
             assertEquals(FrameType.WELCOME, welcome.type());
-            assertEquals(2, Welcome.decode(welcome.payload()).version());
+            assertEquals(LinkHandshake.VERSION, Welcome.decode(welcome.payload()).version());
             assertTrue(Welcome.decode(welcome.payload()).linkId() > 0);
             welcome.release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
@@ -122,13 +122,14 @@ class LinkServerTest {
     }
 
     @Test
-    void peerOfferingALaterVersionIsWelcomedWithVersionTwo() throws Exception {
+    void peerOfferingALaterVersionIsWelcomedWithTheHostsVersion() throws Exception {
         Path socket = start(false);
         try (LinkClient peer = new LinkClient(socket)) {
-            peer.write(new Hello(3, Hello.ROLE_WORKER, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
+            peer.write(new Hello(LinkHandshake.VERSION + 1, Hello.ROLE_WORKER, 1, 1, 0, 0, "")
+                    .toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = peer.read();
             assertEquals(FrameType.WELCOME, welcome.type());
-            assertEquals(2, Welcome.decode(welcome.payload()).version());
+            assertEquals(LinkHandshake.VERSION, Welcome.decode(welcome.payload()).version());
             welcome.release();
         }
     }
@@ -209,7 +210,7 @@ class LinkServerTest {
     void shepherdLinkDeliversItsConfiguration(boolean epoll) throws Exception {
         Path socket = start(epoll);
         try (LinkClient shepherd = new LinkClient(socket)) {
-            shepherd.write(new Hello(2, Hello.ROLE_SHEPHERD, 77, 1, 0, 0, "fork").toFrame(ByteBufAllocator.DEFAULT));
+            shepherd.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_SHEPHERD, 77, 1, 0, 0, "fork").toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = shepherd.read();
             assertEquals(FrameType.WELCOME, welcome.type());
             welcome.release();
