@@ -9,7 +9,7 @@
 # worker on which the worker reports "booted". A worker that dies is replaced under the same index; one
 # that dies before booting (or within MIN_HEALTHY_LIFETIME) is retried after a back-off of 1 s doubling
 # to 30 s, so an app that raises at load cannot fork-bomb the machine. GOAWAY(0) or EOF on the host link
-# (or SIGTERM) stops the workers: TERM, then KILL after STOP_TIMEOUT seconds; then the shepherd exits.
+# (or SIGTERM) stops the workers: TERM, then KILL after worker_shutdown_timeout seconds; then the shepherd exits.
 # SIGINT is ignored: a terminal's Ctrl-C reaches the whole process group, and the host decides.
 
 require "socket"
@@ -22,7 +22,7 @@ require_relative "worker"
 
 module PumaPlus
   class Shepherd
-    # Seconds between TERM and KILL when stopping the workers.
+    # Seconds between TERM and KILL when stopping the workers, before the configuration is known.
     STOP_TIMEOUT = 5.0
     # Back-off after consecutive boot failures of one worker index: 1, 2, 4 ... 30 seconds.
     BACKOFF_INITIAL = 1.0
@@ -34,8 +34,10 @@ module PumaPlus
     Slot = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at, keyword_init: true)
 
     # +argv+: the user's flags and rackup path; +link_path+: link.sock (PUMA_PLUS_LINK).
+    # +generation+: which shepherd generation this is (PUMA_PLUS_GENERATION, set by the host: 1 at boot,
+    # one more for each hot restart or config reload); it goes into every HELLO.
     def initialize(argv, link_path: ENV["PUMA_PLUS_LINK"], env: ENV, cwd: Dir.pwd, log: $stderr,
-                   generation: 1)
+                   generation: Integer(ENV.fetch("PUMA_PLUS_GENERATION", "1"), 10))
       @argv = argv
       @link_path = link_path
       @env = env
@@ -43,6 +45,11 @@ module PumaPlus
       @log = log
       @generation = generation
       @slots = {}
+      # Workers told to leave (phased restart, fewer workers) that have not exited yet: pid => Slot.
+      @retiring = {}
+      # Phased restart: indexes still to replace, and the replacement under way.
+      @phased = nil
+      @phase_step = nil
       @stopping = false
       @exit_status = 0
     end
@@ -57,6 +64,12 @@ module PumaPlus
       return 1 unless connect && handshake
       return 1 unless configure
 
+      redirect_output
+      Log.json = @config.log_format == "json"
+      Log.line("puma-plus #{VERSION} (ruby #{RUBY_VERSION}p#{RUBY_PATCHLEVEL}), shepherd generation #{@generation}, " \
+               "pid #{Process.pid}#{", preloading the app" if @config.preload_app?}", @log)
+      Process.setproctitle("puma-plus: shepherd#{" [#{@config.tag}]" if @config.tag} (generation #{@generation})")
+      @config.unsupported.each { |unsupported| Log.line(unsupported.to_s, @log) }
       @link.write(Wire::Config.new(json: @config.to_json).encode)
       @env["RACK_ENV"] = @config.environment
       install_signal_handlers
@@ -128,6 +141,18 @@ module PumaPlus
       false
     end
 
+    # Puma's stdout_redirect: this process and the workers it forks write to the files. The first
+    # generation truncates them unless told to append; later generations (hot restart) always append.
+    def redirect_output
+      mode = @config.redirect_append || @generation > 1 ? "a" : "w"
+      [[$stdout, @config.stdout_path], [$stderr, @config.stderr_path]].each do |io, path|
+        next unless path
+
+        io.reopen(path, mode)
+        io.sync = true
+      end
+    end
+
     def preload
       @app = Rackup.load(@config.rackup) if @config.preload_app?
       true
@@ -138,8 +163,8 @@ module PumaPlus
       false
     end
 
-    def run_hooks(hooks, name)
-      hooks.each(&:call)
+    def run_hooks(hooks, name, *args)
+      hooks.each { |hook| hook.call(*args) }
       true
     rescue StandardError, ScriptError => e
       Log.exception("#{name} hook raised", e, @log)
@@ -149,6 +174,8 @@ module PumaPlus
     def install_signal_handlers
       @signal_reader, @signal_writer = IO.pipe
       trap("INT", "IGNORE")
+      # The host's lifecycle signals; a signal sent to the whole process group must not kill the shepherd.
+      %w[USR1 USR2 TTIN TTOU].each { |name| trap(name, "IGNORE") }
       trap("TERM") { @signal_writer.write_nonblock("T", exception: false) }
       trap("CHLD") { @signal_writer.write_nonblock("C", exception: false) }
     end
@@ -165,9 +192,12 @@ module PumaPlus
                           workers: @config.worker_processes, app: @app,
                           rackup: @app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
                           booted: boot_writer, lifeline: @lifeline_reader, generation: @generation,
-                          log: @log)
+                          log: @log, on_worker_shutdown: @config.on_worker_shutdown_hooks,
+                          lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag)
+      run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", slot.index)
       pid = fork { run_worker(worker, boot_reader) }
       boot_writer.close
+      run_hooks(@config.after_worker_fork_hooks, "after_worker_fork", slot.index)
       slot.pid = pid
       slot.started_at = now
       slot.booted = false
@@ -197,7 +227,7 @@ module PumaPlus
     end
 
     def supervise
-      until @stopping && @slots.values.none?(&:pid)
+      until @stopping && @slots.values.none?(&:pid) && @retiring.empty?
         readers = [@signal_reader]
         readers << @link if @link && !@link.closed?
         @slots.each_value { |slot| readers << slot.boot_pipe if slot.boot_pipe }
@@ -210,6 +240,7 @@ module PumaPlus
         end
         reap
         @stopping ? enforce_stop_deadline : restart_due_workers
+        step_phased_restart
       end
     end
 
@@ -235,6 +266,10 @@ module PumaPlus
       if frame.nil?
         @link.close
         begin_stop(nil) # the host is gone or done with this generation
+      elsif frame.type == Wire::FrameType::PHASED_RESTART
+        begin_phased_restart
+      elsif frame.type == Wire::FrameType::WORKER_COUNT
+        scale_to(Wire.decode(frame).count)
       elsif frame.type == Wire::FrameType::GOAWAY
         goaway = Wire.decode(frame)
         unless goaway.code == Wire::GoAway::NORMAL
@@ -268,7 +303,11 @@ module PumaPlus
         break unless pid
 
         slot = @slots.values.find { |s| s.pid == pid }
-        worker_exited(slot, status) if slot
+        if slot
+          worker_exited(slot, status)
+        elsif (retired = @retiring.delete(pid))
+          Log.line("worker #{retired.index} (pid #{pid}) retired, #{describe(status)}", @log)
+        end
       end
     rescue Errno::ECHILD
       nil
@@ -311,11 +350,78 @@ module PumaPlus
 
       Log.line("shepherd stopping (#{reason})", @log) if reason
       @stopping = true
-      @kill_at = now + STOP_TIMEOUT
+      @kill_at = now + stop_timeout
       @slots.each_value do |slot|
         slot.restart_at = nil
         signal(slot.pid, "TERM") if slot.pid
       end
+      @retiring.each_key { |pid| signal(pid, "TERM") }
+      @phased = nil
+      @phase_step = nil
+    end
+
+    # -- phased restart and worker count (host frames, docs/ARCHITECTURE.md "Lifecycle") ---------------
+
+    # PHASED_RESTART: every worker index in turn gets a new process; once it has booted the old one is sent
+    # TERM (it finishes its running request, its links drain) and the next index starts after it exited.
+    # A replacement that fails to boot is retried as any worker is, and the old process keeps serving.
+    def begin_phased_restart
+      return if @stopping
+      if @phased
+        Log.line("phased restart already under way; ignored", @log)
+        return
+      end
+
+      note = @app ? " (preload_app: new workers fork from the app loaded at boot; USR2 loads new code)" : ""
+      Log.line("phased restart: replacing #{@slots.size} worker processes one at a time#{note}", @log)
+      @phased = @slots.keys.sort
+      step_phased_restart
+    end
+
+    def step_phased_restart
+      return if @phased.nil? || @stopping
+
+      if (step = @phase_step)
+        if !step[:termed] && step[:slot].booted
+          signal(step[:old_pid], "TERM")
+          step[:termed] = true
+        end
+        return if !step[:termed] || @retiring.key?(step[:old_pid])
+
+        @phase_step = nil
+      end
+      while (index = @phased.shift)
+        old = @slots[index]
+        next if old.nil? || old.pid.nil? # scaled away, or already being replaced after a crash
+
+        @retiring[old.pid] = old
+        fresh = new_slot(index)
+        start_worker(fresh)
+        @phase_step = { old_pid: old.pid, slot: fresh, termed: false }
+        return
+      end
+      @phased = nil
+      Log.line("phased restart done", @log)
+    end
+
+    # WORKER_COUNT: fork workers up to +count+ processes, or send TERM to the highest indexes above it.
+    def scale_to(count)
+      return if @stopping
+
+      before = @slots.size
+      if count > before
+        (before...count).each { |index| start_worker(new_slot(index)) }
+      else
+        @slots.keys.sort.last(before - count).each do |index|
+          slot = @slots.delete(index)
+          slot.boot_pipe&.close
+          next unless slot.pid
+
+          @retiring[slot.pid] = slot
+          signal(slot.pid, "TERM")
+        end
+      end
+      Log.line("worker processes: #{count} (was #{before})", @log) unless count == before
     end
 
     def enforce_stop_deadline
@@ -324,10 +430,16 @@ module PumaPlus
       @slots.each_value do |slot|
         next unless slot.pid
 
-        Log.line("worker #{slot.index} (pid #{slot.pid}) did not stop within #{STOP_TIMEOUT.round} s; killing it", @log)
+        Log.line("worker #{slot.index} (pid #{slot.pid}) did not stop within #{stop_timeout.round} s; killing it", @log)
         signal(slot.pid, "KILL")
       end
-      @kill_at = now + STOP_TIMEOUT # reap what KILL left; ask again only if something is still there
+      @retiring.each_key { |pid| signal(pid, "KILL") }
+      @kill_at = now + stop_timeout # reap what KILL left; ask again only if something is still there
+    end
+
+    # Seconds between TERM and KILL for a stopping worker: worker_shutdown_timeout once configured.
+    def stop_timeout
+      @config ? @config.worker_shutdown_timeout : STOP_TIMEOUT
     end
 
     def signal(pid, name)
