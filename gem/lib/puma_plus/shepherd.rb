@@ -31,7 +31,10 @@ module PumaPlus
     MIN_HEALTHY_LIFETIME = 1.0
 
     # One worker index's current process and its restart state.
-    Slot = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at, keyword_init: true)
+    # +boot_pipe+ stays open after the boot byte: the worker writes a check-in byte on it every few seconds
+    # (worker_timeout), and +checked_in_at+ is when the last one arrived. +retire_by+: KILL deadline once retired.
+    Slot = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at, :checked_in_at,
+                      :retire_by, keyword_init: true)
 
     # +argv+: the user's flags and rackup path; +link_path+: link.sock (PUMA_PLUS_LINK).
     # +generation+: which shepherd generation this is (PUMA_PLUS_GENERATION, set by the host: 1 at boot,
@@ -193,7 +196,8 @@ module PumaPlus
                           rackup: @app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
                           booted: boot_writer, lifeline: @lifeline_reader, generation: @generation,
                           log: @log, on_worker_shutdown: @config.on_worker_shutdown_hooks,
-                          lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag)
+                          lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
+                          checkin_interval: [@config.worker_timeout / 4.0, 5.0].min)
       run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", slot.index)
       pid = fork { run_worker(worker, boot_reader) }
       boot_writer.close
@@ -249,8 +253,9 @@ module PumaPlus
                     [@kill_at]
                   else
                     @slots.values.flat_map do |slot|
-                      [slot.restart_at, (slot.started_at + @config.worker_boot_timeout if slot.pid && !slot.booted)]
-                    end
+                      [slot.restart_at, (slot.started_at + @config.worker_boot_timeout if slot.pid && !slot.booted),
+                       (slot.checked_in_at + @config.worker_timeout if slot.pid && slot.booted && slot.checked_in_at)]
+                    end + @retiring.values.map(&:retire_by)
                   end
       deadline = deadlines.compact.min
       deadline && [deadline - now, 0].max
@@ -289,10 +294,14 @@ module PumaPlus
 
     def handle_boot_pipe(io)
       slot = @slots.values.find { |s| s.boot_pipe == io }
-      data = io.read_nonblock(1, exception: false)
+      data = io.read_nonblock(256, exception: false)
       return if data == :wait_readable
 
-      slot.booted = true if data.is_a?(String)
+      if data.is_a?(String) # the boot byte, then check-ins
+        slot.booted = true
+        slot.checked_in_at = now
+        return
+      end
       io.close
       slot.boot_pipe = nil
     end
@@ -341,7 +350,19 @@ module PumaPlus
           Log.line("worker #{slot.index} (pid #{slot.pid}) did not boot within #{@config.worker_boot_timeout} s; killing it", @log)
           signal(slot.pid, "KILL")
           slot.started_at = now # counted as a boot failure when reaped; do not signal again meanwhile
+        elsif slot.pid && slot.booted && slot.checked_in_at && now - slot.checked_in_at > @config.worker_timeout
+          # puma's worker_timeout: a worker whose Ruby threads cannot run (stuck in C, stopped) is replaced
+          Log.line("worker #{slot.index} (pid #{slot.pid}) did not check in within #{@config.worker_timeout} s; killing it", @log)
+          signal(slot.pid, "KILL")
+          slot.checked_in_at = nil
         end
+      end
+      @retiring.each do |pid, slot|
+        next unless slot.retire_by && now > slot.retire_by
+
+        Log.line("worker #{slot.index} (pid #{pid}) did not stop within #{stop_timeout.round} s; killing it", @log)
+        signal(pid, "KILL")
+        slot.retire_by = nil
       end
     end
 
@@ -384,6 +405,7 @@ module PumaPlus
       if (step = @phase_step)
         if !step[:termed] && step[:slot].booted
           signal(step[:old_pid], "TERM")
+          @retiring[step[:old_pid]]&.retire_by = now + stop_timeout
           step[:termed] = true
         end
         return if !step[:termed] || @retiring.key?(step[:old_pid])
@@ -394,7 +416,7 @@ module PumaPlus
         old = @slots[index]
         next if old.nil? || old.pid.nil? # scaled away, or already being replaced after a crash
 
-        @retiring[old.pid] = old
+        retire(old, termed: false) # it serves on until its replacement has booted
         fresh = new_slot(index)
         start_worker(fresh)
         @phase_step = { old_pid: old.pid, slot: fresh, termed: false }
@@ -402,6 +424,15 @@ module PumaPlus
       end
       @phased = nil
       Log.line("phased restart done", @log)
+    end
+
+    # Moves +slot+ out of supervision: its exit is awaited in @retiring, KILLed worker_shutdown_timeout
+    # after its TERM (#retire_by, set when TERM is sent).
+    def retire(slot, termed: true)
+      slot.boot_pipe&.close
+      slot.boot_pipe = nil
+      slot.retire_by = termed ? now + stop_timeout : nil
+      @retiring[slot.pid] = slot
     end
 
     # WORKER_COUNT: fork workers up to +count+ processes, or send TERM to the highest indexes above it.
@@ -415,9 +446,10 @@ module PumaPlus
         @slots.keys.sort.last(before - count).each do |index|
           slot = @slots.delete(index)
           slot.boot_pipe&.close
+          slot.boot_pipe = nil
           next unless slot.pid
 
-          @retiring[slot.pid] = slot
+          retire(slot)
           signal(slot.pid, "TERM")
         end
       end

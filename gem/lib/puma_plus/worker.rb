@@ -24,7 +24,8 @@ module PumaPlus
     # +link_path+: link.sock. +index+: worker index (0...workers). +threads+: links (slots) to open.
     # +workers+: how many worker processes the shepherd runs (for rack.multiprocess). +app+: a
     # preloaded app, or nil to load +rackup+ here. +on_worker_boot+: callables run with the index after
-    # the app is loaded. +booted+: an IO to which one byte is written once booted (then closed), so the
+    # the app is loaded. +booted+: an IO to which one byte is written once booted (then one per
+    # +checkin_interval+ seconds, worker_timeout), so the
     # shepherd can tell a boot failure from a later crash. +lifeline+: the read end of a pipe whose
     # write end only the shepherd holds; its EOF means the shepherd died, and the worker then stops as
     # on TERM rather than live on as an orphan.
@@ -32,7 +33,8 @@ module PumaPlus
     # exits. +lowlevel_error_handler+: see Link. +tag+: shown in the process title.
     def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
                    booted: nil, lifeline: nil, generation: 1, log: $stderr, on_worker_shutdown: [],
-                   lowlevel_error_handler: nil, tag: nil)
+                   lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0)
+      @checkin_interval = checkin_interval
       @on_worker_shutdown = on_worker_shutdown
       @lowlevel_error_handler = lowlevel_error_handler
       @tag = tag
@@ -85,7 +87,7 @@ module PumaPlus
       @on_worker_boot.each { |hook| hook.call(@index) }
       if @booted
         @booted.write("1")
-        @booted.close
+        check_in
       end
       true
     rescue Exception => e # rubocop:disable Lint/RescueException -- report any boot failure, then exit 1
@@ -103,6 +105,20 @@ module PumaPlus
     rescue StandardError, ScriptError => e
       Log.exception("worker #{@index}: on_worker_shutdown hook raised", e, @log)
       1
+    end
+
+    # worker_timeout: one byte on the boot pipe every +checkin_interval+ seconds from a Ruby thread, so a
+    # process whose threads cannot run stops checking in and the shepherd replaces it. Ends when the
+    # shepherd closed its end (the worker was retired) or went away.
+    def check_in
+      Thread.new do
+        loop do
+          sleep @checkin_interval
+          @booted.write(".")
+        end
+      rescue IOError, SystemCallError
+        nil
+      end
     end
 
     def watch_lifeline(stop_writer)

@@ -481,6 +481,7 @@ public final class Launcher {
             sleepQuietly(10);
         }
         settings = fresh;
+        desiredWorkers = (int) Math.max(1, fresh.number("workers", 1)); // TTIN/TTOU start again from the file
         current = next;
         watchExit(next);
         dispatcher.serverTiming(fresh.flag("server_timing", false));
