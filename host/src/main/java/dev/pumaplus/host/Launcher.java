@@ -227,7 +227,7 @@ public final class Launcher {
                 + ", " + transport.name + " transport; shepherd generation 1");
         announce("puma-plus: environment " + settings.string("environment", "development") + ", " + workers
                 + " worker" + (workers == 1 ? "" : "s") + " x " + threads + " thread" + (threads == 1 ? "" : "s")
-                + " = " + (workers * threads) + " slots");
+                + " = " + (workers * threads) + " slot" + (workers * threads == 1 ? "" : "s"));
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, dispatcher, null);
