@@ -51,6 +51,19 @@ class ConfigReloadTest < IntegrationTest
     diag("config reload: #{result.ok} requests served, 0 failed")
   end
 
+  def test_a_reload_with_a_broken_config_file_keeps_the_running_generation_serving
+    dir = temp_dir
+    write_config(dir, 1)
+    server = start_server(app("probe.ru"), config: File.join(dir, "puma-plus.rb"))
+    File.write(File.join(dir, "puma-plus.rb"), "workers 1\nwokers 2\n")
+    assert_equal 0, ctl("-S", File.join(dir, "puma.state"), "reload-config").first
+    assert server.await_line(/\Apuma-plus: hot restart failed: generation 2: .*; generation 1 keeps serving\z/, 60),
+           with_log(server, "the failed reload was not reported")
+    assert_includes server.output, "#{dir}/puma-plus.rb:2: unknown directive \"wokers\""
+    assert_equal 200, server.request("GET", "/").status
+    assert_equal 0, stats(server)["phase"]
+  end
+
   def test_ctl_needs_the_token_and_stop_is_a_graceful_stop
     dir = temp_dir
     write_config(dir, 1)
