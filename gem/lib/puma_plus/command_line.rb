@@ -83,14 +83,22 @@ module PumaPlus
       @settings.each { |key, value| @sources[key] = "flag #{flag}" if !before.key?(key) || before[key] != value }
     end
 
+    # An OptionParser whose handlers record their long flag as the source of what they set (--dry-run).
+    class TrackingParser < OptionParser
+      def initialize(command_line)
+        @command_line = command_line
+        super()
+      end
+
+      def on(*spec, &handler)
+        flag = spec.find { |s| s.start_with?("--") }.split(" ").first
+        super(*spec) { |value| @command_line.send(:tracked, flag) { handler.call(value) } }
+      end
+    end
+    private_constant :TrackingParser
+
     def parser(binds)
-      OptionParser.new do |o|
-        def o.on(*spec, &block)
-          flag = spec.find { |s| s.start_with?("--") }.split(" ").first
-          owner = @puma_plus_command_line
-          super(*spec) { |v| owner.send(:tracked, flag) { block.call(v) } }
-        end
-        o.instance_variable_set(:@puma_plus_command_line, self)
+      TrackingParser.new(self).tap do |o|
         o.on("-b", "--bind URI") { |v| binds << Setting.bind("--bind", v); @sources[:binds] = "flag --bind/--port" }
         o.on("-p", "--port PORT") { |v| binds << Setting.bind_for_port("--port", v); @sources[:binds] = "flag --bind/--port" }
         o.on("-w", "--workers N") { |v| @settings[:workers] = Setting.integer("--workers", v) }
