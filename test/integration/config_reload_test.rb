@@ -64,6 +64,22 @@ class ConfigReloadTest < IntegrationTest
     assert_equal 0, stats(server)["phase"]
   end
 
+  def test_debians_pumactl_drives_the_control_app_with_its_token
+    pumactl = self.class.find_executable("pumactl") or skip_or_fail("no pumactl on PATH (Debian puma)")
+    dir = temp_dir
+    write_config(dir, 1)
+    server = start_server(app("probe.ru"), config: File.join(dir, "puma-plus.rb"))
+    control = ["-C", "tcp://127.0.0.1:#{server.control_port}", "-T", "s3cret"]
+    stats = IO.popen([pumactl, *control, "stats"], &:read)
+    assert_match(/\ACommand stats sent success\n\{.*"worker_status"/m, stats)
+    old = stats(server)["worker_status"].map { |w| w["pid"] }
+    assert_equal "Command phased-restart sent success\n", IO.popen([pumactl, *control, "phased-restart"], &:read)
+    assert server.await_line(/\Apuma-plus: phased restart done\z/, 60), with_log(server, "no phased restart")
+    assert eventually(timeout: 10) { (stats(server)["worker_status"].map { |w| w["pid"] } & old).empty? }
+    assert_equal "Command stop sent success\n", IO.popen([pumactl, *control, "stop"], &:read)
+    assert server.wait(20)&.success?, with_log(server, "pumactl stop is a graceful stop")
+  end
+
   def test_ctl_needs_the_token_and_stop_is_a_graceful_stop
     dir = temp_dir
     write_config(dir, 1)
