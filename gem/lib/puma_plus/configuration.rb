@@ -36,8 +36,21 @@ module PumaPlus
       server_timing: false,
       tls_cert: nil,
       tls_key: nil,
-      bundles: %w[h1 h2].freeze
+      bundles: %w[h1 h2].freeze,
+      worker_timeout: 60,
+      worker_shutdown_timeout: 30,
+      pidfile: nil,
+      state_path: nil,
+      stdout_path: nil,
+      stderr_path: nil,
+      redirect_append: false,
+      tag: nil,
+      quiet: false,
+      log_format: "text"
     }.freeze
+    # Settings that are paths, made absolute against the working directory at resolution.
+    PATHS = %i[pidfile state_path stdout_path stderr_path].freeze
+    HOOKS = %i[before_fork on_worker_boot on_worker_shutdown on_worker_fork after_worker_fork lowlevel_error_handler].freeze
     # The host starts bundles in this order: protocol-h1 last, since it owns the TCP listeners and hands
     # connections to the others (h2 by ALPN or h2c, h3 on the UDP port of each ssl:// bind).
     BUNDLE_START_ORDER = { "h2" => "protocol-h2", "h3" => "protocol-h3", "h1" => "protocol-h1" }.freeze
@@ -57,12 +70,15 @@ module PumaPlus
 
       settings = flags.settings.dup
       settings[:rackup] = flags.rackup if flags.rackup
-      new(flags: settings, file: dsl&.settings || {}, env: from_environment(env), hooks: dsl&.hooks,
-          config_file: file_path, cwd: cwd, env_vars: env)
+      env_sources = {}
+      new(flags: settings, file: dsl&.settings || {}, env: from_environment(env, env_sources), hooks: dsl&.hooks,
+          config_file: file_path, cwd: cwd, env_vars: env, unsupported: dsl&.unsupported || [],
+          sources: env_sources.merge(dsl&.sources || {}).merge(flags.sources))
     end
 
     # The settings the environment variables of docs/CONFIG.md set. Empty values count as unset.
-    def self.from_environment(env)
+    # +sources+, when given, receives "env NAME" for each setting set.
+    def self.from_environment(env, sources = {})
       value = ->(name) { env[name].nil? || env[name].strip.empty? ? nil : env[name] }
       settings = {}
       settings[:binds] = [Setting.bind_for_port("PORT", value["PORT"])] if value["PORT"]
@@ -71,22 +87,42 @@ module PumaPlus
       settings[:threads] = Setting.integer(threads_var, value[threads_var], min: 1) if threads_var
       environment_var = %w[RACK_ENV RAILS_ENV].find { |name| value[name] }
       settings[:environment] = value[environment_var] if environment_var
+      sources[:binds] = "env PORT" if settings[:binds]
+      sources[:workers] = "env WEB_CONCURRENCY" if settings[:workers]
+      sources[:threads] = "env #{threads_var}" if threads_var
+      sources[:environment] = "env #{environment_var}" if environment_var
       settings
     end
 
     attr_reader :config_file, :hooks
+    # Puma directives the config file used that have no equivalent here (DSL::Unsupported, with file:line).
+    attr_reader :unsupported
 
     # +flags+, +file+, +env+: settings each layer set (keys of DEFAULTS). +hooks+: { before_fork: [...],
-    # on_worker_boot: [...] } from the file.
-    def initialize(flags: {}, file: {}, env: {}, hooks: nil, config_file: nil, cwd: Dir.pwd, env_vars: ENV)
+    # on_worker_boot: [...], ... } from the file. +sources+: where each non-default setting came from.
+    def initialize(flags: {}, file: {}, env: {}, hooks: nil, config_file: nil, cwd: Dir.pwd, env_vars: ENV,
+                   unsupported: [], sources: {})
       @values = DEFAULTS.merge(env).merge(file).merge(flags)
       min, max = @values.values_at(:min_threads, :threads)
       raise ConfigError, "threads: min #{min} is greater than max #{max}" if min > max
 
       @values[:rackup] = File.expand_path(@values[:rackup], cwd)
-      @hooks = hooks || { before_fork: [], on_worker_boot: [] }
+      PATHS.each { |key| @values[key] = File.expand_path(@values[key], cwd) if @values[key] }
+      @hooks = HOOKS.to_h { |name| [name, []] }.merge(hooks || {})
       @config_file = config_file
       @values[:binds] = resolve_tls(@values[:binds], cwd, env_vars)
+      @unsupported = unsupported
+      @sources = sources
+    end
+
+    # Where the value of +key+ came from: "default", "env NAME", "FILE:LINE" or "flag --NAME".
+    def source(key)
+      @sources.fetch(key, "default")
+    end
+
+    # [[key, value, source], ...] for every setting, in DEFAULTS order (what --dry-run prints).
+    def explain
+      DEFAULTS.keys.map { |key| [key, @values[key], source(key)] }
     end
 
     DEFAULTS.each_key do |key|
@@ -96,6 +132,7 @@ module PumaPlus
     alias preload_app? preload_app
     alias log_requests? log_requests
     alias server_timing? server_timing
+    alias quiet? quiet
 
     # Worker processes actually forked: at least one, since the app never runs in the shepherd.
     def worker_processes
@@ -108,6 +145,23 @@ module PumaPlus
 
     def on_worker_boot_hooks
       @hooks[:on_worker_boot]
+    end
+
+    def on_worker_shutdown_hooks
+      @hooks[:on_worker_shutdown]
+    end
+
+    def on_worker_fork_hooks
+      @hooks[:on_worker_fork]
+    end
+
+    def after_worker_fork_hooks
+      @hooks[:after_worker_fork]
+    end
+
+    # The configured lowlevel_error_handler (responds to call(error, env[, status])), or nil.
+    def lowlevel_error_handler
+      @hooks[:lowlevel_error_handler].last
     end
 
     # Raises ConfigError unless the rackup file exists (checked after resolution, so a flag or the file
@@ -135,8 +189,18 @@ module PumaPlus
         "http_content_length_limit" => http_content_length_limit,
         "worker_boot_timeout" => worker_boot_timeout,
         "shutdown_timeout" => shutdown_timeout,
-        "log_requests" => log_requests,
+        "log_requests" => log_requests && !quiet,
         "server_timing" => server_timing,
+        "worker_timeout" => worker_timeout,
+        "worker_shutdown_timeout" => worker_shutdown_timeout,
+        "pidfile" => pidfile,
+        "state_path" => state_path,
+        "stdout_path" => stdout_path,
+        "stderr_path" => stderr_path,
+        "redirect_append" => redirect_append,
+        "tag" => tag,
+        "quiet" => quiet,
+        "log_format" => log_format,
         "bundles" => BUNDLE_START_ORDER.select { |name, _| bundles.include?(name) }.values
       }
     end

@@ -38,6 +38,12 @@ module PumaPlus
        "--ruby", @ruby, "--gem", @gem_dir, "--", *argv]
     end
 
+    # "PATH (Java MAJOR)" for the java #command would run; raises Error as #command does.
+    def find_java_with_version
+      java = find_java
+      "#{java} (Java #{java_major(java)})"
+    end
+
     # The java to run: $JAVA_HOME/bin/java, else the bundled Temurin, else `java` on PATH.
     def find_java
       candidates = []

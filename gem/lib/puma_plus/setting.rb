@@ -129,6 +129,16 @@ module PumaPlus
       value
     end
 
+    LOG_FORMATS = %w[text json].freeze
+
+    # "text" or "json" (Symbols allowed).
+    def log_format(what, value)
+      value = value.to_s if value.is_a?(Symbol)
+      raise ConfigError, "#{what}: expected one of #{LOG_FORMATS.join(', ')}, got #{value.inspect}" unless LOG_FORMATS.include?(value)
+
+      value
+    end
+
     # [min, max] threads from "MIN:MAX" or "MAX" (flags) or two Integers (file).
     def threads(what, min, max)
       min = integer(what, min)

@@ -11,6 +11,8 @@ require_relative "wire/hello"
 require_relative "wire/welcome"
 require_relative "wire/go_away"
 require_relative "wire/config"
+require_relative "wire/phased_restart"
+require_relative "wire/worker_count"
 require_relative "wire/request"
 require_relative "wire/body"
 require_relative "wire/response_head"
@@ -26,8 +28,8 @@ module PumaPlus
     VERSION = 3
 
     # frame type code => payload class
-    PAYLOADS = [Hello, Welcome, GoAway, Config, Request, Body, ResponseHead, ResponseBody, ResponseAbort,
-                Hijack, HijackHead, EarlyHints, ResponseFile]
+    PAYLOADS = [Hello, Welcome, GoAway, Config, PhasedRestart, WorkerCount, Request, Body, ResponseHead,
+                ResponseBody, ResponseAbort, Hijack, HijackHead, EarlyHints, ResponseFile]
                .to_h { |klass| [klass::TYPE, klass] }.freeze
 
     # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed.

@@ -107,9 +107,10 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     refute process_alive?(hello.pid)
   end
 
-  def test_worker_that_ignores_term_is_killed_after_5_seconds
+  def test_worker_that_ignores_term_is_killed_after_worker_shutdown_timeout
     File.write(File.join(@app_dir, "config.ru"), "Signal.trap('TERM') {}\nrun ->(_) { [200, {}, []] }\n")
-    link, = start_shepherd(%w[-w 1 -t 1])
+    File.write(File.join(@app_dir, "stop.rb"), "worker_shutdown_timeout 5\n")
+    link, = start_shepherd(%w[-w 1 -t 1 -C stop.rb])
     _worker, hello = @host.accept_link
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     link.goaway(0)

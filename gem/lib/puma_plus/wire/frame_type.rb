@@ -9,6 +9,8 @@ module PumaPlus
       WELCOME        = 0x02
       GOAWAY         = 0x03
       CONFIG         = 0x04
+      PHASED_RESTART = 0x06 # version 3
+      WORKER_COUNT   = 0x07 # version 3
       REQUEST        = 0x10
       BODY           = 0x11
       RESPONSE_HEAD  = 0x20

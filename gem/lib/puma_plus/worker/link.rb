@@ -40,9 +40,12 @@ module PumaPlus
 
       # +path+: link.sock; +io+: an already-connected socket (tests); +app+: the Rack app;
       # +prototype+: the frozen env (RackEnv.prototype); indexes and +generation+ go into HELLO.
+      # +lowlevel_error_handler+: puma's, called as call(error[, env[, 500]]) when the app raises; its
+      # [status, headers, body] is the response (the worker's plain 500 when nil or when it raises too).
       def initialize(app:, prototype:, worker_index:, thread_index:, path: nil, io: nil, generation: 1,
-                     log: $stderr)
+                     log: $stderr, lowlevel_error_handler: nil)
         @app = app
+        @lowlevel_error_handler = lowlevel_error_handler
         @prototype = prototype
         @worker_index = worker_index
         @thread_index = thread_index
@@ -206,14 +209,16 @@ module PumaPlus
           status, headers, body = @app.call(env)
         rescue *APP_ERRORS => e
           error = e
-          app_returned = Process.clock_gettime(CLOCK, :nanosecond)
           if @hijacked_io
             # The client's connection is the app's: nothing can be answered on it, only logged and counted.
             Log.exception("#{@context}: #{env['REQUEST_METHOD']} #{env['PATH_INFO']}: app raised after a full hijack",
                           e, @log)
-            return @writer.write_hijacked(500, nil, app_called, app_returned, body_read_ns)
+            return @writer.write_hijacked(500, nil, app_called, Process.clock_gettime(CLOCK, :nanosecond), body_read_ns)
           end
-          return @writer.write_error(env, e, app_called, app_returned, body_read_ns)
+          status, headers, body = lowlevel_error_response(e, env)
+          unless status
+            return @writer.write_error(env, e, app_called, Process.clock_gettime(CLOCK, :nanosecond), body_read_ns)
+          end
         end
         app_returned = Process.clock_gettime(CLOCK, :nanosecond)
         if @hijacked_io
@@ -298,6 +303,21 @@ module PumaPlus
         data = +"".b
         data << socket.sysread(size - data.bytesize) while data.bytesize < size
         data
+      end
+
+      # The lowlevel_error_handler's response to +error+ (logged here), or nil without a handler or when
+      # the handler raised too (then the worker's own 500 follows).
+      def lowlevel_error_response(error, env)
+        return nil unless @lowlevel_error_handler
+
+        Log.exception("#{@context}: app raised; answering with lowlevel_error_handler", error, @log)
+        args = [error, env, 500]
+        arity = @lowlevel_error_handler.respond_to?(:arity) ? @lowlevel_error_handler.arity : 3
+        response = @lowlevel_error_handler.call(*args.first(arity.negative? ? 3 : arity))
+        response.is_a?(Array) && response.size == 3 ? response : nil
+      rescue *APP_ERRORS => e
+        Log.exception("#{@context}: lowlevel_error_handler raised", e, @log)
+        nil
       end
 
       # Reads BODY frames up to END_STREAM. Returns [rack.input, nil], or [nil-safe input, error] when the

@@ -71,6 +71,8 @@ class PumaPlus::Wire::CorpusTest < PumaPlus::TestCase
              when "WELCOME" then f.slice("version", "link_id")
              when "GOAWAY" then { "code" => f.fetch("code"), "reason" => bytes(f.fetch("reason")) }
              when "CONFIG" then { "json" => bytes(f.fetch("json")) }
+             when "PHASED_RESTART" then {}
+             when "WORKER_COUNT" then f.slice("count")
              when "REQUEST" then f.slice("headers_parsed_ns", "runnable_ns", "dispatched_ns")
                                    .merge("pairs" => pairs(f.fetch("pairs")))
              when "BODY", "RESPONSE_BODY" then { "data" => bytes(f.fetch("data")) }

@@ -16,8 +16,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
  * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks version 3 only (the
- * timing fields of REQUEST and RESPONSE_HEAD, hijack and early hints): a peer whose highest version is below
- * 3 gets GOAWAY(2) and the link closes; a peer offering a higher version is answered WELCOME(3), the highest version the host
+ * timing fields of REQUEST and RESPONSE_HEAD since 2; hijack, early hints, file bodies and the shepherd's
+ * PHASED_RESTART and WORKER_COUNT since 3): a peer whose highest version is below 3 gets GOAWAY(2) and the
+ * link closes; a peer offering a higher version is answered WELCOME(3), the highest version the host
  * supports that is ≤ the peer's, as the handshake rule says. Any frame other than HELLO, or a role
  * other than 0/1/2, is a protocol error. A hijack connection (role 2) gets no WELCOME here: it goes to
  * {@link Hijacks}, which answers once the hijack it names was announced. Runs on the link's event loop; one instance per channel.

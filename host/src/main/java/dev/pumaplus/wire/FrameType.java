@@ -15,6 +15,10 @@ public final class FrameType {
     public static final int GOAWAY = 0x03;
     /** shepherd → host: the resolved configuration as JSON. */
     public static final int CONFIG = 0x04;
+    /** host → shepherd: replace the workers one at a time (phased restart); empty payload. Version 3. */
+    public static final int PHASED_RESTART = 0x06;
+    /** host → shepherd: the desired number of worker processes ({@code u32}). Version 3. */
+    public static final int WORKER_COUNT = 0x07;
     /** host → worker: timing points T2, T2b, T3 and the Rack env pair list. */
     public static final int REQUEST = 0x10;
     /** host → worker: request body bytes. */
@@ -37,7 +41,8 @@ public final class FrameType {
     private FrameType() {
     }
 
-    /** True if {@code type} is defined by the protocol (version 3 adds HIJACK, HIJACK_HEAD, EARLY_HINTS, RESPONSE_FILE). */
+    /** True if {@code type} is defined by the protocol (version 3 adds HIJACK, HIJACK_HEAD, EARLY_HINTS, RESPONSE_FILE,
+     * PHASED_RESTART and WORKER_COUNT). */
     public static boolean isKnown(int type) {
         return name(type) != null;
     }
@@ -49,6 +54,8 @@ public final class FrameType {
             case WELCOME -> "WELCOME";
             case GOAWAY -> "GOAWAY";
             case CONFIG -> "CONFIG";
+            case PHASED_RESTART -> "PHASED_RESTART";
+            case WORKER_COUNT -> "WORKER_COUNT";
             case REQUEST -> "REQUEST";
             case BODY -> "BODY";
             case RESPONSE_HEAD -> "RESPONSE_HEAD";
@@ -69,6 +76,8 @@ public final class FrameType {
             case "WELCOME" -> WELCOME;
             case "GOAWAY" -> GOAWAY;
             case "CONFIG" -> CONFIG;
+            case "PHASED_RESTART" -> PHASED_RESTART;
+            case "WORKER_COUNT" -> WORKER_COUNT;
             case "REQUEST" -> REQUEST;
             case "BODY" -> BODY;
             case "RESPONSE_HEAD" -> RESPONSE_HEAD;
