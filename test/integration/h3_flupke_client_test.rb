@@ -52,6 +52,17 @@ class H3FlupkeClientTest < IntegrationTest
     flunk("h3: no attempt kept every gap within 100 ± 30 ms: #{seen.inspect}")
   end
 
+  def test_a_five_mebibyte_streamed_response_arrives_whole_over_h3
+    cert, key = rsa_certificate(temp_dir)
+    server = start_server(app("big_body.ru"), threads: 1,
+                          args: ["-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}", "--bundles", "h1,h2,h3"])
+    code, body, = h3_get("https://localhost:#{tls_port(server)}/?chunks=80")
+    expected = (0...80).map { |i| ("a".ord + (i % 26)).chr * 65_536 }.join
+    assert_equal 200, code
+    assert_equal expected.bytesize, body.bytesize, "bytes lost on the way"
+    assert body == expected, "bytes arrived out of order or corrupted"
+  end
+
   def test_without_the_h3_bundle_there_is_no_quic_listener_and_no_alt_svc
     cert, key = rsa_certificate(temp_dir)
     server = start_server(app("probe.ru"), threads: 1, args: ["-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}"])
