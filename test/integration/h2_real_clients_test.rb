@@ -16,7 +16,7 @@ class H2RealClientsTest < IntegrationTest
     @tls = tls_port(@server)
   end
 
-  def test_curl_speaks_http1_h2c_upgrade_h2c_prior_knowledge_and_h2_over_tls_to_one_server
+  def test_curl_speaks_http1_h2c_upgrade_h2c_prior_knowledge_and_h2_over_tls_and_tls_1_1_is_refused
     cases = {
       ["--http1.1", "http://127.0.0.1:#{@server.port}/"] => "HTTP/1.1 200",
       ["--http2", "http://127.0.0.1:#{@server.port}/"] => "HTTP/2 200", # Upgrade: h2c, then 101
@@ -32,6 +32,12 @@ class H2RealClientsTest < IntegrationTest
     end
     upgraded, = curl("-i", "--http2", "http://127.0.0.1:#{@server.port}/")
     assert_match(%r{\AHTTP/1\.1 101 Switching Protocols}, upgraded)
+
+    # TLS below 1.2 is refused (one server for both claims: each boot costs seconds).
+    require_tool("openssl")
+    out, = Open3.capture2e("openssl", "s_client", "-connect", "127.0.0.1:#{@tls}", "-tls1_1", stdin_data: "")
+    assert_match(/Cipher is \(NONE\)/, out, "a TLS 1.1 handshake completed")
+    assert_match(/alert protocol version|no protocols available|wrong version/i, out)
   end
 
   def test_early_hints_arrive_as_103_before_the_response_over_h2c_and_h2
@@ -67,12 +73,5 @@ class H2RealClientsTest < IntegrationTest
       diag("#{url}: #{summary} #{out[/^finished in .*$/]}")
       assert_match(/10000 succeeded, 0 failed, 0 errored, 0 timeout/, summary, "#{url}\n#{out}")
     end
-  end
-
-  def test_tls_below_1_2_is_refused
-    require_tool("openssl")
-    out, = Open3.capture2e("openssl", "s_client", "-connect", "127.0.0.1:#{@tls}", "-tls1_1", stdin_data: "")
-    assert_match(/Cipher is \(NONE\)/, out, "a TLS 1.1 handshake completed")
-    assert_match(/alert protocol version|no protocols available|wrong version/i, out)
   end
 end

@@ -1,6 +1,7 @@
 # HTTP/3 with a real client (Flupke's, a java.net.http.HttpClient over Kwik's QUIC): served on the UDP
 # port of the TLS listener with RSA and EC certificates, advertised by Alt-Svc on HTTP/1.1 and h2 over TLS,
 # streaming each event as it is yielded; and absent, with no UDP socket, when the h3 bundle is not loaded.
+require "digest"
 require "socket"
 require "server_helper"
 require "tls_helper"
@@ -9,7 +10,7 @@ class H3FlupkeClientTest < IntegrationTest
   include TlsHelper
   TEST_TIMEOUT = 120
 
-  def test_h3_answers_with_an_rsa_certificate_and_tls_responses_advertise_it
+  def test_h3_answers_with_an_rsa_certificate_takes_a_streamed_upload_and_tls_responses_advertise_it
     cert, key = rsa_certificate(temp_dir)
     server = start_server(app("probe.ru"), threads: 2,
                           args: ["-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}", "--bundles", "h1,h2,h3"])
@@ -24,6 +25,12 @@ class H3FlupkeClientTest < IntegrationTest
     end
     out, = curl("-i", "--http1.1", "http://127.0.0.1:#{server.port}/")
     refute_match(/^alt-svc/i, out, "cleartext responses do not advertise HTTP/3")
+
+    size = 3 * 1024 * 1024 + 7 # past the 1 MiB buffered before the request is runnable: the rest streams
+    out, err, status = h3_probe("post", "https://localhost:#{tls}/echo", size.to_s)
+    assert status.success?, err
+    expected = Digest::SHA256.hexdigest((0...size).map { |i| i % 251 }.pack("C*"))
+    assert_equal "POST len=#{size} sha256=#{expected}", out.lines.last.chomp
   end
 
   def test_h3_answers_with_the_ec_development_certificate_and_streams_events_as_they_are_yielded
@@ -50,6 +57,17 @@ class H3FlupkeClientTest < IntegrationTest
       seen << gaps
     end
     flunk("h3: no attempt kept every gap within 100 ± 30 ms: #{seen.inspect}")
+  end
+
+  def test_a_five_mebibyte_streamed_response_arrives_whole_over_h3
+    cert, key = rsa_certificate(temp_dir)
+    server = start_server(app("big_body.ru"), threads: 1,
+                          args: ["-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}", "--bundles", "h1,h2,h3"])
+    code, body, = h3_get("https://localhost:#{tls_port(server)}/?chunks=80")
+    expected = (0...80).map { |i| ("a".ord + (i % 26)).chr * 65_536 }.join
+    assert_equal 200, code
+    assert_equal expected.bytesize, body.bytesize, "bytes lost on the way"
+    assert body == expected, "bytes arrived out of order or corrupted"
   end
 
   def test_without_the_h3_bundle_there_is_no_quic_listener_and_no_alt_svc

@@ -163,6 +163,9 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
         if (frame.isEndStream()) {
             requestDone = true;
             submit(Unpooled.EMPTY_BUFFER, true);
+        } else if (h.contains("expect", "100-continue", true)) {
+            // The client waits for this before sending the body (curl does for large uploads), as in HTTP/1.1.
+            stream.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("100"), false));
         }
     }
 

@@ -256,7 +256,12 @@ final class H3RequestHandler implements HttpRequestHandler {
                     int n = chunk.readableBytes();
                     try {
                         if (n > 0 && out != null) {
-                            chunk.readBytes(out, n);
+                            // One fresh array per write: Kwik keeps the array it is given until the bytes are
+                            // sent, so a reused buffer (ByteBuf.readBytes(OutputStream) copies through a
+                            // thread-local one) would lose data.
+                            byte[] bytes = new byte[n];
+                            chunk.readBytes(bytes);
+                            out.write(bytes);
                             out.flush(); // streaming is immediate: each chunk leaves as the app yields it
                         }
                     } finally {

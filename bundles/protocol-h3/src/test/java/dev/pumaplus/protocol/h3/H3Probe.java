@@ -21,7 +21,8 @@ import tech.kwik.flupke.Http3Client;
 
 /**
  * Usage: {@code H3Probe get URL [Name:Value ...]} prints {@code status N}, each response header as
- * {@code header name: value}, then {@code body} and the body; {@code H3Probe stream URL [WARMUP_URL]} prints one
+ * {@code header name: value}, then {@code body} and the body; {@code H3Probe post URL SIZE} posts SIZE bytes (byte i is i mod 251) and prints as
+ * {@code get} does; {@code H3Probe stream URL [WARMUP_URL]} prints one
  * line {@code <nanoTime> <bytes>} per read of the body as it arrives (after 30 GETs of WARMUP_URL on the
  * same connection, if given); {@code H3Probe compare URL WARM N} makes WARM
  * then N timed sequential requests over h2 (the JDK's client; its host name check is off with
@@ -89,6 +90,19 @@ public final class H3Probe {
                 HttpResponse<byte[]> response = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
                 out.println("status " + response.statusCode());
                 response.headers().map().forEach((name, values) -> values.forEach(v -> out.println("header " + name + ": " + v)));
+                out.println("body");
+                out.write(response.body());
+                out.flush();
+            }
+            case "post" -> {
+                // A body of SIZE bytes, byte i = i mod 251, so the server's digest can be checked.
+                byte[] body = new byte[Integer.parseInt(args[2])];
+                for (int i = 0; i < body.length; i++) {
+                    body[i] = (byte) (i % 251);
+                }
+                HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(uri)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
+                out.println("status " + response.statusCode());
                 out.println("body");
                 out.write(response.body());
                 out.flush();
