@@ -9,6 +9,8 @@ import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.FileRegion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +63,26 @@ final class AltSvcQueue implements RequestQueue {
         @Override
         public void resumeRequestBody() {
             sink.resumeRequestBody();
+        }
+
+        @Override
+        public boolean acceptsFiles() {
+            return sink.acceptsFiles();
+        }
+
+        @Override
+        public boolean file(FileRegion region, boolean endOfStream) {
+            return sink.file(region, endOfStream);
+        }
+
+        @Override
+        public void earlyHints(List<Map.Entry<String, String>> headers) {
+            sink.earlyHints(headers);
+        }
+
+        @Override
+        public boolean hijack(int status, List<Map.Entry<String, String>> headers, Channel app, Runnable welcome) {
+            return sink.hijack(status, headers, app, welcome);
         }
     }
 }
