@@ -1,5 +1,5 @@
 # Autoscaling end to end (docs/CONTROL.md): the controller bundle ticks the tiered policy on the host's
-# queue signals, the fork actuator asks the shepherd for workers (DESIRED_WORKERS), they dial in, the
+# queue signals, the fork actuator asks the shepherd for workers (WORKER_COUNT), they dial in, the
 # queue drains, and after sustained idle the workers are retired; every tick is a replayable log line. And
 # the controller bundle can be swapped live under load without a failed request.
 require "timing_helper"

@@ -168,6 +168,12 @@ class PumaPlusServer
     @lock.synchronize { @lines.last(lines).join("\n") }
   end
 
+  # Waits up to +timeout+ seconds for an output line (any seen so far counts) matching +pattern+; returns
+  # the MatchData, or nil.
+  def await_line(pattern, timeout)
+    wait_for_line(pattern, timeout)
+  end
+
   private
 
   def wait_for_line(pattern, timeout)

@@ -14,7 +14,8 @@ module PumaPlus
     USAGE = <<~TEXT
       Usage: puma-plus [options] [rackup file]      (rackup file defaults to ./config.ru)
 
-          -b, --bind URI               listen on tcp://HOST:PORT; repeatable (default tcp://0.0.0.0:9292)
+          -b, --bind URI               listen on tcp://HOST:PORT or ssl://HOST:PORT[?cert=PATH&key=PATH];
+                                       repeatable (default tcp://0.0.0.0:9292)
           -p, --port PORT              shorthand for --bind tcp://0.0.0.0:PORT
           -w, --workers N              forked worker processes (default 0: one worker, puma's single mode)
           -t, --threads MIN:MAX        threads per worker, each one slot; MAX is used (default 0:5)
@@ -24,12 +25,32 @@ module PumaPlus
               --control-url URI        control app listener, tcp://HOST:PORT (port 0 allowed)
               --control-token TOKEN    token the control app requires (?token=)
               --log-requests           log one line per request with its timing points
+              --tls-cert PATH          PEM certificate chain for ssl:// binds that name none
+              --tls-key PATH           PEM private key (RSA or EC) for ssl:// binds that name none
+              --bundles NAMES          protocol bundles to load, comma-separated: h1,h2,h3 (default h1,h2)
+          -q, --quiet                  no request log lines (beats --log-requests and log_requests)
+              --log-format FORMAT      text (default) or json: one JSON object per log line
+              --pidfile PATH           write the host's pid (the process to signal) to PATH
+          -S, --state PATH             write pid, control URL and token to PATH (YAML, for ctl -S)
+              --tag NAME               shown in process titles
+              --redirect-stdout PATH   stdout of host, shepherd and workers goes to PATH
+              --redirect-stderr PATH   stderr of host, shepherd and workers goes to PATH
+              --redirect-append        append to the redirect files instead of truncating them
+              --dry-run                print each resolved setting and where it came from, then exit
           -h, --help                   show this help
           -v, --version                show the version
+
+      puma-plus ctl [-C PATH | -S PATH | --control-url URI [--control-token TOKEN]] COMMAND
+          COMMAND: stats, status, restart, phased-restart, reload-config, stop, halt
 
       Environment: PORT, WEB_CONCURRENCY, PUMA_MAX_THREADS / RAILS_MAX_THREADS, RACK_ENV / RAILS_ENV,
       JAVA_HOME (the JDK to run, 21 or newer).
     TEXT
+
+    # True when --dry-run was given (the executable prints the resolution and exits).
+    def dry_run?
+      @dry_run == true
+    end
 
     # Settings the flags set (keys as in Configuration::DEFAULTS), e.g. { workers: 2, binds: [...] }.
     attr_reader :settings
@@ -37,10 +58,13 @@ module PumaPlus
     attr_reader :config_path
     # The positional rackup path as given, or nil.
     attr_reader :rackup
+    # The flag that set each setting: { workers: "flag --workers", ... }.
+    attr_reader :sources
 
     # Parses +argv+ (not modified). Raises ConfigError for an unknown flag or a bad value.
     def initialize(argv)
       @settings = {}
+      @sources = {}
       @config_path = nil
       @rackup = nil
       binds = []
@@ -49,16 +73,38 @@ module PumaPlus
 
       @rackup = rest.first
       @settings[:binds] = binds unless binds.empty?
+      @sources[:rackup] = "argument #{@rackup}" if @rackup
     rescue OptionParser::ParseError => e
       raise ConfigError, e.message
     end
 
     private
 
+    # Records "flag --name" as the source of every setting the block changed.
+    def tracked(flag)
+      before = @settings.dup
+      yield
+      @settings.each { |key, value| @sources[key] = "flag #{flag}" if !before.key?(key) || before[key] != value }
+    end
+
+    # An OptionParser whose handlers record their long flag as the source of what they set (--dry-run).
+    class TrackingParser < OptionParser
+      def initialize(command_line)
+        @command_line = command_line
+        super()
+      end
+
+      def on(*spec, &handler)
+        flag = spec.find { |s| s.start_with?("--") }.split(" ").first
+        super(*spec) { |value| @command_line.send(:tracked, flag) { handler.call(value) } }
+      end
+    end
+    private_constant :TrackingParser
+
     def parser(binds)
-      OptionParser.new do |o|
-        o.on("-b", "--bind URI") { |v| binds << Setting.bind("--bind", v) }
-        o.on("-p", "--port PORT") { |v| binds << Setting.bind_for_port("--port", v) }
+      TrackingParser.new(self).tap do |o|
+        o.on("-b", "--bind URI") { |v| binds << Setting.listen_bind("--bind", v); @sources[:binds] = "flag --bind/--port" }
+        o.on("-p", "--port PORT") { |v| binds << Setting.bind_for_port("--port", v); @sources[:binds] = "flag --bind/--port" }
         o.on("-w", "--workers N") { |v| @settings[:workers] = Setting.integer("--workers", v) }
         o.on("-t", "--threads MIN:MAX") do |v|
           min, max = v.split(":", 2)
@@ -71,6 +117,18 @@ module PumaPlus
         o.on("--control-url URI") { |v| @settings[:control_url] = Setting.bind("--control-url", v) }
         o.on("--control-token TOKEN") { |v| @settings[:control_token] = Setting.string("--control-token", v) }
         o.on("--log-requests") { @settings[:log_requests] = true }
+        o.on("--tls-cert PATH") { |v| @settings[:tls_cert] = Setting.string("--tls-cert", v) }
+        o.on("--tls-key PATH") { |v| @settings[:tls_key] = Setting.string("--tls-key", v) }
+        o.on("--bundles NAMES") { |v| @settings[:bundles] = Setting.bundles("--bundles", v.split(",").map(&:strip)) }
+        o.on("-q", "--quiet") { @settings[:quiet] = true }
+        o.on("--log-format FORMAT") { |v| @settings[:log_format] = Setting.log_format("--log-format", v) }
+        o.on("--pidfile PATH") { |v| @settings[:pidfile] = Setting.string("--pidfile", v) }
+        o.on("-S", "--state PATH") { |v| @settings[:state_path] = Setting.string("--state", v) }
+        o.on("--tag NAME") { |v| @settings[:tag] = Setting.string("--tag", v) }
+        o.on("--redirect-stdout PATH") { |v| @settings[:stdout_path] = Setting.string("--redirect-stdout", v) }
+        o.on("--redirect-stderr PATH") { |v| @settings[:stderr_path] = Setting.string("--redirect-stderr", v) }
+        o.on("--redirect-append") { @settings[:redirect_append] = true }
+        o.on("--dry-run") { @dry_run = true }
         # Handled by the puma-plus executable; refuse them here rather than let OptionParser print and exit.
         o.on("-h", "--help") { raise ConfigError, "--help is handled by the puma-plus executable" }
         o.on("-v", "--version") { raise ConfigError, "--version is handled by the puma-plus executable" }

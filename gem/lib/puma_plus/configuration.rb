@@ -10,6 +10,8 @@ require_relative "setting"
 require_relative "config_error"
 require_relative "command_line"
 require_relative "dsl"
+require_relative "dev_certificate"
+require_relative "log"
 
 module PumaPlus
   class Configuration
@@ -32,6 +34,19 @@ module PumaPlus
       shutdown_timeout: 30,
       log_requests: false,
       server_timing: false,
+      tls_cert: nil,
+      tls_key: nil,
+      bundles: %w[h1 h2].freeze,
+      worker_timeout: 60,
+      worker_shutdown_timeout: 30,
+      pidfile: nil,
+      state_path: nil,
+      stdout_path: nil,
+      stderr_path: nil,
+      redirect_append: false,
+      tag: nil,
+      quiet: false,
+      log_format: "text",
       autoscale: false,
       autoscale_min: 1,
       autoscale_max: 8,
@@ -43,11 +58,15 @@ module PumaPlus
       health_check_path: "/health",
       health_check_answer: "app"
     }.freeze
+    # Settings that are paths, made absolute against the working directory at resolution.
+    PATHS = %i[pidfile state_path stdout_path stderr_path].freeze
+    HOOKS = %i[before_fork on_worker_boot on_worker_shutdown on_worker_fork after_worker_fork lowlevel_error_handler].freeze
+    # The host starts bundles in this order: protocol-h1 last, since it owns the TCP listeners and hands
+    # connections to the others (h2 by ALPN or h2c, h3 on the UDP port of each ssl:// bind).
+    BUNDLE_START_ORDER = { "h2" => "protocol-h2", "h3" => "protocol-h3", "h1" => "protocol-h1" }.freeze
     # Shedding's default limit is this share of client_timeout (docs/CONTROL.md, "Shedding").
     SHED_SHARE_OF_CLIENT_TIMEOUT = 0.25
-    # Protocol bundles the host starts; only HTTP/1.1 for now.
-    BUNDLES = ["protocol-h1"].freeze
-    # Bundles `autoscale` adds: the policy and the actuator it names.
+    # Bundles `autoscale` adds: the actuator it names and the policy.
     AUTOSCALE_BUNDLES = { "fork" => %w[actuator-fork controller] }.freeze
 
     # Resolves the configuration from +argv+ (the user's flags), the environment +env+ and the config
@@ -65,12 +84,15 @@ module PumaPlus
 
       settings = flags.settings.dup
       settings[:rackup] = flags.rackup if flags.rackup
-      new(flags: settings, file: dsl&.settings || {}, env: from_environment(env), hooks: dsl&.hooks,
-          config_file: file_path, cwd: cwd)
+      env_sources = {}
+      new(flags: settings, file: dsl&.settings || {}, env: from_environment(env, env_sources), hooks: dsl&.hooks,
+          config_file: file_path, cwd: cwd, env_vars: env, unsupported: dsl&.unsupported || [],
+          sources: env_sources.merge(dsl&.sources || {}).merge(flags.sources))
     end
 
     # The settings the environment variables of docs/CONFIG.md set. Empty values count as unset.
-    def self.from_environment(env)
+    # +sources+, when given, receives "env NAME" for each setting set.
+    def self.from_environment(env, sources = {})
       value = ->(name) { env[name].nil? || env[name].strip.empty? ? nil : env[name] }
       settings = {}
       settings[:binds] = [Setting.bind_for_port("PORT", value["PORT"])] if value["PORT"]
@@ -79,25 +101,46 @@ module PumaPlus
       settings[:threads] = Setting.integer(threads_var, value[threads_var], min: 1) if threads_var
       environment_var = %w[RACK_ENV RAILS_ENV].find { |name| value[name] }
       settings[:environment] = value[environment_var] if environment_var
+      sources[:binds] = "env PORT" if settings[:binds]
+      sources[:workers] = "env WEB_CONCURRENCY" if settings[:workers]
+      sources[:threads] = "env #{threads_var}" if threads_var
+      sources[:environment] = "env #{environment_var}" if environment_var
       settings
     end
 
     attr_reader :config_file, :hooks
+    # Puma directives the config file used that have no equivalent here (DSL::Unsupported, with file:line).
+    attr_reader :unsupported
 
     # +flags+, +file+, +env+: settings each layer set (keys of DEFAULTS). +hooks+: { before_fork: [...],
-    # on_worker_boot: [...] } from the file.
-    def initialize(flags: {}, file: {}, env: {}, hooks: nil, config_file: nil, cwd: Dir.pwd)
+    # on_worker_boot: [...], ... } from the file. +sources+: where each non-default setting came from.
+    def initialize(flags: {}, file: {}, env: {}, hooks: nil, config_file: nil, cwd: Dir.pwd, env_vars: ENV,
+                   unsupported: [], sources: {})
       @values = DEFAULTS.merge(env).merge(file).merge(flags)
       min, max = @values.values_at(:min_threads, :threads)
       raise ConfigError, "threads: min #{min} is greater than max #{max}" if min > max
 
       @values[:rackup] = File.expand_path(@values[:rackup], cwd)
-      @hooks = hooks || { before_fork: [], on_worker_boot: [] }
+      PATHS.each { |key| @values[key] = File.expand_path(@values[key], cwd) if @values[key] }
+      @hooks = HOOKS.to_h { |name| [name, []] }.merge(hooks || {})
       @config_file = config_file
       @cwd = cwd
       if autoscale && autoscale_min > autoscale_max
         raise ConfigError, "autoscale: min #{autoscale_min} is greater than max #{autoscale_max}"
       end
+      @values[:binds] = resolve_tls(@values[:binds], cwd, env_vars)
+      @unsupported = unsupported
+      @sources = sources
+    end
+
+    # Where the value of +key+ came from: "default", "env NAME", "FILE:LINE" or "flag --NAME".
+    def source(key)
+      @sources.fetch(key, "default")
+    end
+
+    # [[key, value, source], ...] for every setting, in DEFAULTS order (what --dry-run prints).
+    def explain
+      DEFAULTS.keys.map { |key| [key, @values[key], source(key)] }
     end
 
     DEFAULTS.each_key do |key|
@@ -107,6 +150,7 @@ module PumaPlus
     alias preload_app? preload_app
     alias log_requests? log_requests
     alias server_timing? server_timing
+    alias quiet? quiet
     alias autoscale? autoscale
 
     # The predicted wait above which an arriving request is answered 503 at once, in seconds; nil when
@@ -128,6 +172,23 @@ module PumaPlus
 
     def on_worker_boot_hooks
       @hooks[:on_worker_boot]
+    end
+
+    def on_worker_shutdown_hooks
+      @hooks[:on_worker_shutdown]
+    end
+
+    def on_worker_fork_hooks
+      @hooks[:on_worker_fork]
+    end
+
+    def after_worker_fork_hooks
+      @hooks[:after_worker_fork]
+    end
+
+    # The configured lowlevel_error_handler (responds to call(error, env[, status])), or nil.
+    def lowlevel_error_handler
+      @hooks[:lowlevel_error_handler].last
     end
 
     # Raises ConfigError unless the rackup file exists (checked after resolution, so a flag or the file
@@ -155,8 +216,18 @@ module PumaPlus
         "http_content_length_limit" => http_content_length_limit,
         "worker_boot_timeout" => worker_boot_timeout,
         "shutdown_timeout" => shutdown_timeout,
-        "log_requests" => log_requests,
+        "log_requests" => log_requests && !quiet,
         "server_timing" => server_timing,
+        "worker_timeout" => worker_timeout,
+        "worker_shutdown_timeout" => worker_shutdown_timeout,
+        "pidfile" => pidfile,
+        "state_path" => state_path,
+        "stdout_path" => stdout_path,
+        "stderr_path" => stderr_path,
+        "redirect_append" => redirect_append,
+        "tag" => tag,
+        "quiet" => quiet,
+        "log_format" => log_format,
         "autoscale" => autoscale,
         "autoscale_min" => autoscale_min,
         "autoscale_max" => autoscale_max,
@@ -167,12 +238,47 @@ module PumaPlus
         "shed_wait_limit_ms" => resolved_shed_wait_limit && (resolved_shed_wait_limit * 1000).round(3),
         "health_check_path" => health_check_path || nil,
         "health_check_answer" => health_check_answer,
-        "bundles" => autoscale ? BUNDLES + AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : BUNDLES
+        "bundles" => BUNDLE_START_ORDER.select { |name, _| bundles.include?(name) }.values +
+                     (autoscale ? AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : [])
       }
     end
 
     def to_json(*args)
       to_h.to_json(*args)
+    end
+
+    private
+
+    # Every ssl:// bind gets absolute cert= and key= paths: its own, else --tls-cert/--tls-key, else (in
+    # development only) the self-signed localhost certificate of DevCertificate. Raises ConfigError.
+    def resolve_tls(binds, cwd, env_vars)
+      tls_binds = binds.select { |b| b.start_with?("ssl://") }
+      if tls_binds.empty? && (tls_cert || tls_key)
+        raise ConfigError, "--tls-cert/--tls-key given, but no ssl:// bind to use them (add -b ssl://0.0.0.0:9443)"
+      end
+      raise ConfigError, "--tls-cert and --tls-key go together" if tls_cert.nil? != tls_key.nil?
+
+      binds.map do |bind|
+        next bind unless bind.start_with?("ssl://")
+
+        params = Setting.ssl_params("bind", bind)
+        cert, key = params.values_at("cert", "key")
+        cert, key = tls_cert, tls_key if cert.nil? && key.nil?
+        if cert.nil? && key.nil?
+          unless environment == "development"
+            raise ConfigError, "#{bind}: no certificate (give cert= and key=, or --tls-cert and --tls-key); " \
+                               "a self-signed one is made only in development"
+          end
+          cert, key = DevCertificate.ensure(env: env_vars, log: ->(line) { Log.line(line) })
+        end
+        raise ConfigError, "#{bind}: cert= and key= go together" if cert.nil? || key.nil?
+
+        cert, key = [cert, key].map { |path| File.expand_path(path, cwd) }
+        [cert, key].each { |path| raise ConfigError, "#{bind}: no such file #{path}" unless File.file?(path) }
+        host_port = bind[%r{\Assl://[^?]+}]
+        verify = params["verify_mode"] ? "&verify_mode=#{params['verify_mode']}" : ""
+        "#{host_port}?#{URI.encode_www_form('cert' => cert, 'key' => key)}#{verify}"
+      end.freeze
     end
   end
 end

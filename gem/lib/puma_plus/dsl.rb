@@ -6,6 +6,8 @@
 # is reported as "<file>:<line>: <directive>: <problem>".
 #
 #   bind "tcp://127.0.0.1:3000"       # URI, repeatable          (default tcp://0.0.0.0:9292)
+#   bind "ssl://0.0.0.0:9443?cert=cert.pem&key=key.pem"  # TLS (h2 and http/1.1 by ALPN; h3 if loaded)
+#   ssl_bind "0.0.0.0", 9443, { cert: "cert.pem", key: "key.pem" }  # puma's form of the same
 #   port 3000, "127.0.0.1"            # integer, optional host   (env PORT)
 #   workers 2                         # integer                  (default 0; env WEB_CONCURRENCY)
 #   threads 5, 5                      # min, max; max is used    (default 0, 5; env PUMA_MAX_THREADS,
@@ -26,6 +28,19 @@
 #                                     #                          (default false; alone means true, as in puma)
 #   server_timing                     # the host adds Server-Timing: queue;dur=…, app;dur=… to responses
 #                                     #                          (default false; alone means true)
+#   bundles "h1", "h2", "h3"          # protocol bundles to load (default h1, h2; h3 loads Kwik)
+#   on_worker_shutdown { |index| }    # block, run in each worker after its last request, before it exits
+#   on_worker_fork { |index| }        # block, run in the shepherd just before forking worker +index+
+#   after_worker_fork { |index| }     # block, run in the shepherd just after forking worker +index+
+#   worker_timeout 60                 # seconds a booted worker may go without checking in (default 60)
+#   worker_shutdown_timeout 30        # seconds a stopping worker may take before KILL (default 30)
+#   pidfile "tmp/pids/server.pid"     # the host's pid (the process to signal), written at boot
+#   state_path "tmp/puma.state"       # YAML: pid, control_url, control_auth_token (for `puma-plus ctl -S`)
+#   stdout_redirect "log/out", "log/err", true   # paths; append (default false)
+#   tag "shop"                        # shown in process titles
+#   quiet                             # no request log lines (puma's quiet; alone means true)
+#   log_format "json"                 # "text" (default) or "json": one JSON object a line
+#   lowlevel_error_handler { |error, env| [500, {}, ["oops"]] }   # the response when the app raises
 #   autoscale min: 1, max: 8, target_queue_p95: "50ms", actuator: :fork
 #                                     # size the workers from queue time (default off; docs/CONTROL.md)
 #   decision_log "log/decisions.jsonl"  # one JSON line per autoscaling tick (default none)
@@ -34,6 +49,9 @@
 #                                     #   (default client_timeout / 4; false = never shed)
 #   health_check_path "/up", answer: :host   # never shed, never queued behind app requests
 #                                     #   (default "/health", answer: :app; false = none)
+#
+# A puma directive with no equivalent here (UNSUPPORTED, e.g. plugin) is recorded in #unsupported with its
+# file and line, and the shepherd reports it; any other unknown name is an error.
 
 require_relative "setting"
 require_relative "config_error"
@@ -53,12 +71,35 @@ module PumaPlus
       dsl
     end
 
-    attr_reader :settings, :hooks
+    # Puma 5.6 directives with no equivalent in puma-plus: accepted, ignored, and reported with file and
+    # line (a Rails config/puma.rb must run unchanged). Any other unknown name is an error.
+    UNSUPPORTED = %i[
+      plugin max_fast_inline nakayoshi_fork fork_worker wait_for_less_busy_worker extra_runtime_dependencies
+      queue_requests out_of_band prune_bundler raise_exception_on_sigterm silence_single_worker_warning
+      early_hints set_remote_address clean_thread_locals log_formatter debug drain_on_shutdown
+      force_shutdown_after restart_command worker_check_interval worker_culling_strategy state_permission
+      mutate_stdout_and_stderr_to_sync_on_write io_selector_backend on_restart on_refork
+      bind_to_activated_sockets directory load app rack_url_scheme shutdown_debug clear_binds!
+    ].freeze
+
+    # One reported puma directive: { directive:, file:, line: }.
+    Unsupported = Struct.new(:directive, :file, :line, keyword_init: true) do
+      def to_s
+        "#{file}:#{line}: #{directive} is a puma directive with no equivalent in puma-plus; ignored"
+      end
+    end
+
+    attr_reader :settings, :hooks, :unsupported
+    # Where each setting was set: { workers: "config/puma.rb:3", ... } (the last directive that set it).
+    attr_reader :sources
 
     def initialize(path)
       @path = path
       @settings = {}
-      @hooks = { before_fork: [], on_worker_boot: [] }
+      @sources = {}
+      @unsupported = []
+      @hooks = { before_fork: [], on_worker_boot: [], on_worker_shutdown: [], on_worker_fork: [],
+                 after_worker_fork: [], lowlevel_error_handler: [] }
     end
 
     def __evaluate(source)
@@ -79,7 +120,25 @@ module PumaPlus
     end
 
     def bind(uri)
-      directive(:bind) { (@settings[:binds] ||= []) << Setting.bind("bind", uri) }
+      directive(:bind) { (@settings[:binds] ||= []) << Setting.listen_bind("bind", uri) }
+    end
+
+    # puma's directive: ssl_bind host, port, { cert: PATH, key: PATH } (verify_mode: "none" accepted).
+    def ssl_bind(host, port, opts = {})
+      directive(:ssl_bind) do
+        opts = opts.transform_keys(&:to_sym)
+        unknown = opts.keys - %i[cert key verify_mode]
+        raise ConfigError, "ssl_bind: unknown option #{unknown.first.inspect}" unless unknown.empty?
+        raise ConfigError, "ssl_bind: only verify_mode \"none\" is supported" if opts[:verify_mode] && opts[:verify_mode].to_s != "none"
+
+        uri = Setting.ssl_bind_uri(host, Setting.port("ssl_bind", port), cert: opts[:cert], key: opts[:key])
+        (@settings[:binds] ||= []) << Setting.listen_bind("ssl_bind", uri)
+      end
+    end
+
+    # Protocol bundles to load: any of "h1", "h2", "h3"; h1 is required (it owns the TCP listeners).
+    def bundles(*names)
+      directive(:bundles) { @settings[:bundles] = Setting.bundles("bundles", names.flatten) }
     end
 
     def port(number, host = "0.0.0.0")
@@ -188,13 +247,78 @@ module PumaPlus
       end
     end
 
-    # Any other name in the config file is a mistake (a typo or a puma directive we do not have).
+    def on_worker_shutdown(&block)
+      directive(:on_worker_shutdown) { @hooks[:on_worker_shutdown] << hook("on_worker_shutdown", block) }
+    end
+
+    def on_worker_fork(&block)
+      directive(:on_worker_fork) { @hooks[:on_worker_fork] << hook("on_worker_fork", block) }
+    end
+
+    def after_worker_fork(&block)
+      directive(:after_worker_fork) { @hooks[:after_worker_fork] << hook("after_worker_fork", block) }
+    end
+
+    # Puma's form: a block, or an object that responds to call(error, env[, status]); the last one wins.
+    def lowlevel_error_handler(handler = nil, &block)
+      directive(:lowlevel_error_handler) do
+        handler ||= block
+        raise ConfigError, "lowlevel_error_handler: expected a block or an object with #call" unless handler.respond_to?(:call)
+
+        @hooks[:lowlevel_error_handler] = [handler]
+      end
+    end
+
+    %i[worker_timeout worker_shutdown_timeout].each do |name|
+      define_method(name) do |seconds|
+        directive(name) { @settings[name] = Setting.seconds(name.to_s, seconds) }
+      end
+    end
+
+    def pidfile(path)
+      directive(:pidfile) { @settings[:pidfile] = Setting.string("pidfile", path) }
+    end
+
+    def state_path(path)
+      directive(:state_path) { @settings[:state_path] = Setting.string("state_path", path) }
+    end
+
+    # Puma's: stdout and stderr of the host, shepherd and workers go to these files (appended with
+    # +append+ true, else truncated at boot).
+    def stdout_redirect(stdout = nil, stderr = nil, append = false)
+      directive(:stdout_redirect) do
+        @settings[:stdout_path] = stdout.nil? ? nil : Setting.string("stdout_redirect stdout", stdout)
+        @settings[:stderr_path] = stderr.nil? ? nil : Setting.string("stdout_redirect stderr", stderr)
+        @settings[:redirect_append] = Setting.boolean("stdout_redirect append", append)
+      end
+    end
+
+    def tag(name)
+      directive(:tag) { @settings[:tag] = Setting.string("tag", name) }
+    end
+
+    # Puma's: `quiet` alone means true, and silences request logging.
+    def quiet(answer = true)
+      directive(:quiet) { @settings[:quiet] = Setting.boolean("quiet", answer) }
+    end
+
+    def log_format(format)
+      directive(:log_format) { @settings[:log_format] = Setting.log_format("log_format", format) }
+    end
+
+    # Any other name in the config file is a mistake (a typo), unless it is a puma directive we do not have:
+    # that one is recorded and reported, never silently ignored.
     def method_missing(name, *_args, &_block)
+      if UNSUPPORTED.include?(name)
+        @unsupported << Unsupported.new(directive: name.to_s, file: @path, line: caller_line)
+        return nil
+      end
+
       raise ConfigError, "#{@path}:#{caller_line}: unknown directive #{name.to_s.inspect}"
     end
 
-    def respond_to_missing?(_name, _include_private = false)
-      false
+    def respond_to_missing?(name, _include_private = false)
+      UNSUPPORTED.include?(name)
     end
 
     private
@@ -202,7 +326,9 @@ module PumaPlus
     # Runs a directive's body, prefixing any ConfigError with file:line. Directive errors already name
     # the directive; ArgumentError (wrong arity) is reported the same way.
     def directive(name)
+      before = @settings.transform_values { |v| v.is_a?(Array) ? v.dup : v }
       yield
+      @settings.each { |key, value| @sources[key] = "#{@path}:#{caller_line}" if !before.key?(key) || before[key] != value }
       nil
     rescue ConfigError => e
       raise ConfigError, "#{@path}:#{caller_line}: #{e.message}"

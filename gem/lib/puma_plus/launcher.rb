@@ -38,6 +38,12 @@ module PumaPlus
        "--ruby", @ruby, "--gem", @gem_dir, "--", *argv]
     end
 
+    # "PATH (Java MAJOR)" for the java #command would run; raises Error as #command does.
+    def find_java_with_version
+      java = find_java
+      "#{java} (Java #{java_major(java)})"
+    end
+
     # Java tools that run outside a server (docs/CONTROL.md): subcommand => main class in the controller
     # bundle's jar.
     TOOLS = { "replay" => "dev.pumaplus.controller.Replay",

@@ -25,11 +25,20 @@ module PumaPlus
     DISPATCHED_AT = Wire::Request::DISPATCHED_AT
     PAIRS_AT = Wire::Request::PAIRS_AT
 
+    # The Rack spec the loaded rack follows: 3 for Rack 3.x, 2 for Rack 2.x. Decided once, from the
+    # rack the process loaded (the app's, since the shepherd and the app share one load path).
+    SPEC = Gem::Version.new(Rack.release).segments.first >= 3 ? 3 : 2
+
+    # Whether the loaded rack is Rack 3 or later (lower-case header names, Array header values,
+    # streaming bodies, no rack.version).
+    def self.rack3?
+      SPEC >= 3
+    end
+
     # The frozen env every request starts from. +multithread+ / +multiprocess+ describe the worker
     # process (threads > 1, workers > 1).
     def self.prototype(multithread:, multiprocess:, errors: $stderr)
-      {
-        "rack.version" => Rack::VERSION,
+      prototype = {
         "rack.errors" => errors,
         "rack.multithread" => multithread,
         "rack.multiprocess" => multiprocess,
@@ -37,7 +46,10 @@ module PumaPlus
         "rack.hijack?" => false,
         "SCRIPT_NAME" => "",
         "SERVER_SOFTWARE" => "puma-plus #{PumaPlus::VERSION}"
-      }.freeze
+      }
+      # Rack 2 requires rack.version (an Array); Rack 3.1 dropped it from the spec and the constant.
+      prototype["rack.version"] = Rack::VERSION unless rack3?
+      prototype.freeze
     end
 
     # A new env from the REQUEST +payload+: +prototype+'s entries, then every pair (names interned as

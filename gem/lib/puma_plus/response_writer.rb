@@ -6,9 +6,16 @@
 # - Headers: a Rack 2 value holding "\n" and a Rack 3 Array value become repeated pairs; `rack.*`
 #   headers are middleware-only and never sent. When the app gave no content-length and the body
 #   responds to to_ary, the length is computed and added.
-# - Bodies: an Array body (to_ary) goes out with the head in one write. Any other body is streamed: each
+# - Bodies: a file body (to_path, status 200) goes out as one RESPONSE_FILE frame naming the file, which
+#   the host sends itself. An Array body (to_ary) goes out with the head in one write. Any other body is streamed: each
 #   chunk the app yields is written as soon as it is yielded (split at 1 MiB), never buffered; the head
 #   goes out with the first chunk.
+# - Streaming bodies (Rack 3): a body without `each` that responds to `call` is called with a stream
+#   whose writes become RESPONSE_BODY frames at once; the response ends when `call` returns.
+# - Partial hijack: a `rack.hijack` response header (when env["rack.hijack?"]) sends the head as
+#   HIJACK_HEAD, ignores the body (it is closed) and calls the header's callable, in a thread of its own,
+#   with the IO the +hijacker+ dials; the link's slot is free once that thread started.
+# - Early hints: #write_early_hints sends an EARLY_HINTS frame before the head.
 # - HEAD requests and 1xx/204/304 responses: the head carries END_STREAM and the body is not iterated.
 # - body.close is called exactly once, before END_STREAM is written, so the slot does not look free to
 #   the host while close callbacks (e.g. Rails' executor) still run.
@@ -31,6 +38,10 @@ module PumaPlus
     MAX_PAYLOAD = Wire::Frame::MAX_PAYLOAD
     END_STREAM = Wire::Frame::END_STREAM
     HEAD_TYPE = Wire::FrameType::RESPONSE_HEAD
+    HIJACK_HEAD_TYPE = Wire::FrameType::HIJACK_HEAD
+    FILE_TYPE = Wire::FrameType::RESPONSE_FILE
+    ASCII_PATH = /\A[\x20-\x7e]+\z/
+    RACK_HIJACK = "rack.hijack"
     BODY_TYPE = Wire::FrameType::RESPONSE_BODY
     CONTENT_LENGTH = "content-length"
     NO_BODY_STATUS = ->(status) { status < 200 || status == 204 || status == 304 }
@@ -42,10 +53,48 @@ module PumaPlus
                      [CONTENT_LENGTH, ERROR_BODY.bytesize.to_s].freeze].freeze
 
     # +io+: the link's socket (sync). +context+: a label for log lines, e.g. "worker 0 thread 3".
-    def initialize(io, context: "worker", log: $stderr)
+    # +hijacker+: a callable returning a new IO connected to the client (docs/PROTOCOL.md, "Hijack"), or
+    # nil when this link cannot hijack.
+    def initialize(io, context: "worker", log: $stderr, hijacker: nil)
       @io = io
       @context = context
       @log = log
+      @hijacker = hijacker
+    end
+
+    # Sends +headers+ (a Rack headers Hash) as an EARLY_HINTS frame, for env["rack.early_hints"]: the
+    # protocol answers the client with 103 Early Hints where it can. Must be called before the response
+    # head is written (from the app, inside app.call); later calls are ignored. Raises LinkBroken.
+    def write_early_hints(headers)
+      return if @head_sent
+
+      pairs, = header_pairs(headers)
+      @io.write(Wire::EarlyHints.new(pairs: pairs).encode)
+    rescue IOError, SystemCallError => e
+      raise LinkBroken, "#{e.class}: #{e.message}"
+    end
+
+    # Ends the response of a fully hijacked request: a RESPONSE_HEAD with END_STREAM whose +status+ (the
+    # app's, or 200 when it returned none) and timing are for the host's log and metrics only; the client
+    # hears nothing of it. body.close is called once when the app returned a body.
+    def write_hijacked(status, body, app_called_ns, app_returned_ns, body_read_ns)
+      @app_called_ns = app_called_ns
+      @app_returned_ns = app_returned_ns
+      @body_read_ns = body_read_ns
+      @body_closed = false
+      close_body(body) if body
+      status = 200 unless status.is_a?(Integer) && status.between?(100, 999)
+      send_bytes(Wire::Frame.encode(HEAD_TYPE, head_payload(status, []), END_STREAM))
+    end
+
+    # Whether env["rack.early_hints"] may still send (no head was written for the current response).
+    def head_sent?
+      @head_sent
+    end
+
+    # Marks the start of a new request's response (before app.call), so early hints can be sent.
+    def reset
+      @head_sent = false
     end
 
     # Writes the app's response (+status+, +headers+, +body+ as returned by app.call) for +env+. The
@@ -54,6 +103,7 @@ module PumaPlus
     # it logs and sends a 500 or RESPONSE_ABORT. Raises LinkBroken when the link itself fails.
     # body.close is called exactly once in every case.
     def write(env, status, headers, body, app_called_ns, app_returned_ns, body_read_ns)
+      @stream_input = env["rack.input"]
       @app_called_ns = app_called_ns
       @app_returned_ns = app_returned_ns
       @body_read_ns = body_read_ns
@@ -65,9 +115,22 @@ module PumaPlus
         raise ArgumentError, "status #{status} is outside 100..999" unless status.between?(100, 999)
 
         pairs, has_length = header_pairs(headers)
-        if env["REQUEST_METHOD"] == "HEAD" || NO_BODY_STATUS.call(status)
+        if env["rack.hijack?"] && @hijacker && (hijack = headers[RACK_HIJACK])
+          close_body(body)
+          partial_hijack(env, status, pairs, hijack)
+        elsif env["REQUEST_METHOD"] == "HEAD" || NO_BODY_STATUS.call(status)
           close_body(body)
           send_bytes(Wire::Frame.encode(HEAD_TYPE, head_payload(status, pairs), END_STREAM))
+        elsif (file = sendable_file(status, headers, body))
+          path, size = file
+          pairs << [CONTENT_LENGTH, size.to_s] unless has_length
+          buffer = head_frame(status, pairs, size.positive?)
+          if size.positive?
+            Wire::Frame.append(buffer, FILE_TYPE, Wire::ResponseFile.new(offset: 0, length: size, path: path).payload,
+                               END_STREAM)
+          end
+          close_body(body)
+          send_bytes(buffer)
         elsif body.respond_to?(:to_ary) && (chunks = body.to_ary)
           # Rails 6.1's response body answers to_ary with nil: such a body is streamed below.
           pairs << [CONTENT_LENGTH, chunks.sum(&:bytesize).to_s] unless has_length
@@ -122,23 +185,83 @@ module PumaPlus
     end
 
     # Streams a body that is not an Array: the head waits for the first chunk (one write for both),
-    # then every chunk is written as it comes.
+    # then every chunk is written as it comes. A body without each but with call (a Rack 3 streaming
+    # body) is called with a Stream; the response ends when call returns.
     def stream(status, pairs, body)
       @pending_head = head_payload(status, pairs)
       if @pending_head.bytesize > MAX_PAYLOAD
         raise Wire::ProtocolError, "response head of #{@pending_head.bytesize} bytes exceeds #{MAX_PAYLOAD}"
       end
 
-      body.each do |chunk|
-        next if chunk.empty?
-
-        buffer = String.new(encoding: BINARY)
-        if @pending_head
-          Wire::Frame.append(buffer, HEAD_TYPE, @pending_head)
-          @pending_head = nil
+      if !body.respond_to?(:each) && body.respond_to?(:call)
+        stream = Stream.new(self, @stream_input)
+        begin
+          body.call(stream)
+        ensure
+          stream.finish
         end
-        append_data(buffer, chunk, false)
-        send_bytes(buffer)
+      else
+        body.each { |chunk| emit_chunk(chunk) }
+      end
+    end
+
+    # [path, size] when +body+ can go out as a RESPONSE_FILE: it answers to_path with an absolute, printable
+    # ASCII path (the host opens it by name) of a regular file this process can read, the status is 200 and
+    # a content-length the app gave matches the file's size. Anything else (a 206 from Rack::Files, whose
+    # each yields only the range; a path that is gone) is nil, and the body is iterated instead.
+    def sendable_file(status, headers, body)
+      return nil unless status == 200 && body.respond_to?(:to_path)
+
+      path = body.to_path
+      return nil unless path.is_a?(String) && path.start_with?("/") && ASCII_PATH.match?(path)
+
+      stat = File.stat(path)
+      return nil unless stat.file? && stat.readable?
+
+      length = headers[CONTENT_LENGTH] || headers["Content-Length"]
+      return nil if length && length.to_s != stat.size.to_s
+
+      [path, stat.size]
+    rescue SystemCallError
+      nil
+    end
+
+    # Writes one body chunk (any String) as RESPONSE_BODY frames, the pending head in front of the first.
+    def emit_chunk(chunk)
+      chunk = chunk.to_s
+      return if chunk.empty?
+
+      buffer = String.new(encoding: BINARY)
+      if @pending_head
+        Wire::Frame.append(buffer, HEAD_TYPE, @pending_head)
+        @pending_head = nil
+      end
+      append_data(buffer, chunk, false)
+      send_bytes(buffer)
+    end
+
+    # Partial hijack: HIJACK_HEAD ends this response on the link, then the raw connection is dialled and
+    # handed to +callable+ in a thread of its own (Rack's partial hijack runs after the head is out;
+    # running it here would hold the slot for as long as the app streams). An IO the hijacker could not
+    # open is logged; the callable is not called then.
+    def partial_hijack(env, status, pairs, callable)
+      frame = Wire::Frame.encode(HIJACK_HEAD_TYPE, Wire::HijackHead.payload(status, @app_called_ns,
+                                                                           @app_returned_ns, @body_read_ns, pairs))
+      send_bytes(frame)
+      begin
+        io = @hijacker.call
+      rescue IOError, SystemCallError => e
+        Log.line("#{@context}: #{request_line(env)}: partial hijack failed: #{e.class}: #{e.message}", @log)
+        return
+      end
+      context = @context
+      log = @log
+      line = request_line(env)
+      Thread.new do
+        callable.call(io)
+      rescue Exception => e # rubocop:disable Lint/RescueException -- the app's thread: report, never kill the worker
+        Log.exception("#{context}: #{line}: partial hijack callable raised", e, log)
+        io.close unless io.closed?
       end
     end
 
@@ -215,6 +338,68 @@ module PumaPlus
 
     def request_line(env)
       "#{env['REQUEST_METHOD']} #{env['PATH_INFO']}"
+    end
+  
+    # The stream a Rack 3 streaming body (body.call(stream)) writes to: write / << / flush / close go to
+    # the client as RESPONSE_BODY frames at once; read / read_partial read rack.input. It ends when
+    # body.call returns, or earlier at close / close_write. Same thread as the writer.
+    class Stream
+      def initialize(writer, input)
+        @writer = writer
+        @input = input
+        @closed = false
+      end
+
+      def write(data)
+        raise IOError, "stream closed" if @closed
+
+        @writer.send(:emit_chunk, data)
+        data.to_s.bytesize
+      end
+
+      def <<(data)
+        write(data)
+        self
+      end
+
+      def flush
+        self
+      end
+
+      def read(length = nil, buffer = nil)
+        @input ? @input.read(length, buffer) : nil
+      end
+
+      def read_partial(length, buffer = nil)
+        data = read(length, buffer)
+        raise EOFError, "end of request body" if data.nil?
+
+        data
+      end
+      alias readpartial read_partial
+
+      def close_read
+        nil
+      end
+
+      def close_write
+        @closed = true
+        nil
+      end
+
+      def close
+        @closed = true
+        nil
+      end
+
+      def closed?
+        @closed
+      end
+
+      # The body's call returned: later writes raise IOError.
+      def finish
+        @closed = true
+      end
     end
   end
 end

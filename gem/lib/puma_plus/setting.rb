@@ -4,11 +4,16 @@
 # `-w two`, `workers "two"` and `WEB_CONCURRENCY=two` are refused with the same words. Each method
 # returns the normalised value or raises ConfigError with "<what>: <problem>"; callers add file:line.
 
+require "uri"
 require_relative "config_error"
 
 module PumaPlus
   module Setting
     BIND = %r{\Atcp://(?<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?<port>\d{1,5})\z}.freeze
+    # puma's TLS bind: ssl://HOST:PORT, optionally ?cert=PATH&key=PATH (URL-encoded) and verify_mode=none.
+    SSL_BIND = %r{\Assl://(?<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]?]+):(?<port>\d{1,5})(?:\?(?<query>\S*))?\z}.freeze
+    SSL_PARAMS = %w[cert key verify_mode].freeze
+    BUNDLE_NAMES = %w[h1 h2 h3].freeze
 
     module_function
 
@@ -56,6 +61,50 @@ module PumaPlus
       value
     end
 
+    # A listener: tcp://HOST:PORT as #bind, or ssl://HOST:PORT[?cert=PATH&key=PATH] (puma's syntax; a
+    # missing cert/key is filled in by Configuration from --tls-cert/--tls-key or the development
+    # certificate).
+    def listen_bind(what, value)
+      return bind(what, value) unless value.is_a?(String) && value.start_with?("ssl://")
+
+      match = SSL_BIND.match(value)
+      unless match && match[:port].to_i <= 65_535
+        raise ConfigError, "#{what}: expected ssl://HOST:PORT?cert=PATH&key=PATH, got #{value.inspect}"
+      end
+
+      ssl_params(what, value).each do |name, param|
+        raise ConfigError, "#{what}: unknown ssl:// parameter #{name.inspect} in #{value.inspect}" unless SSL_PARAMS.include?(name)
+        if name == "verify_mode" && param != "none"
+          raise ConfigError, "#{what}: only verify_mode=none is supported, got #{value.inspect}"
+        end
+      end
+      value
+    end
+
+    # The query parameters of an ssl:// bind as a Hash of Strings.
+    def ssl_params(_what, value)
+      query = SSL_BIND.match(value)&.[](:query)
+      query.nil? || query.empty? ? {} : URI.decode_www_form(query).to_h
+    end
+
+    # "ssl://HOST:PORT?cert=..&key=.." with the values URL-encoded; nil values are left out.
+    def ssl_bind_uri(host, port, cert: nil, key: nil)
+      host = host.to_s
+      host = "[#{host}]" if host.include?(":") && !host.start_with?("[")
+      query = URI.encode_www_form({ "cert" => cert, "key" => key }.compact.transform_values(&:to_s))
+      "ssl://#{host}:#{port}#{query.empty? ? '' : "?#{query}"}"
+    end
+
+    # Protocol bundle short names, in a canonical order; h1 is required (it owns every TCP listener).
+    def bundles(what, names)
+      names = names.map { |n| n.is_a?(Symbol) ? n.to_s : n }
+      unknown = names.reject { |n| BUNDLE_NAMES.include?(n) }
+      raise ConfigError, "#{what}: unknown bundle #{unknown.first.inspect} (expected some of #{BUNDLE_NAMES.join(', ')})" unless unknown.empty?
+      raise ConfigError, "#{what}: h1 is required (it owns the TCP listeners), got #{names.inspect}" unless names.include?("h1")
+
+      BUNDLE_NAMES & names
+    end
+
     # "tcp://HOST:PORT" for +port+ on +host+ (IPv6 addresses get brackets).
     def bind_for_port(what, port_value, host = "0.0.0.0")
       host = host.to_s
@@ -76,6 +125,16 @@ module PumaPlus
     def string(what, value)
       value = value.to_s if value.is_a?(Symbol)
       raise ConfigError, "#{what}: expected a non-empty string, got #{value.inspect}" unless value.is_a?(String) && !value.empty?
+
+      value
+    end
+
+    LOG_FORMATS = %w[text json].freeze
+
+    # "text" or "json" (Symbols allowed).
+    def log_format(what, value)
+      value = value.to_s if value.is_a?(Symbol)
+      raise ConfigError, "#{what}: expected one of #{LOG_FORMATS.join(', ')}, got #{value.inspect}" unless LOG_FORMATS.include?(value)
 
       value
     end

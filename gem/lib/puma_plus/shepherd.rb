@@ -9,7 +9,7 @@
 # worker on which the worker reports "booted". A worker that dies is replaced under the same index; one
 # that dies before booting (or within MIN_HEALTHY_LIFETIME) is retried after a back-off of 1 s doubling
 # to 30 s, so an app that raises at load cannot fork-bomb the machine. GOAWAY(0) or EOF on the host link
-# (or SIGTERM) stops the workers: TERM, then KILL after STOP_TIMEOUT seconds; then the shepherd exits.
+# (or SIGTERM) stops the workers: TERM, then KILL after worker_shutdown_timeout seconds; then the shepherd exits.
 # SIGINT is ignored: a terminal's Ctrl-C reaches the whole process group, and the host decides.
 
 require "socket"
@@ -22,7 +22,7 @@ require_relative "worker"
 
 module PumaPlus
   class Shepherd
-    # Seconds between TERM and KILL when stopping the workers.
+    # Seconds between TERM and KILL when stopping the workers, before the configuration is known.
     STOP_TIMEOUT = 5.0
     # Back-off after consecutive boot failures of one worker index: 1, 2, 4 ... 30 seconds.
     BACKOFF_INITIAL = 1.0
@@ -31,11 +31,16 @@ module PumaPlus
     MIN_HEALTHY_LIFETIME = 1.0
 
     # One worker index's current process and its restart state.
-    Slot = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at, keyword_init: true)
+    # +boot_pipe+ stays open after the boot byte: the worker writes a check-in byte on it every few seconds
+    # (worker_timeout), and +checked_in_at+ is when the last one arrived. +retire_by+: KILL deadline once retired.
+    Slot = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at, :checked_in_at,
+                      :retire_by, keyword_init: true)
 
     # +argv+: the user's flags and rackup path; +link_path+: link.sock (PUMA_PLUS_LINK).
+    # +generation+: which shepherd generation this is (PUMA_PLUS_GENERATION, set by the host: 1 at boot,
+    # one more for each hot restart or config reload); it goes into every HELLO.
     def initialize(argv, link_path: ENV["PUMA_PLUS_LINK"], env: ENV, cwd: Dir.pwd, log: $stderr,
-                   generation: 1)
+                   generation: Integer(ENV.fetch("PUMA_PLUS_GENERATION", "1"), 10))
       @argv = argv
       @link_path = link_path
       @env = env
@@ -43,6 +48,11 @@ module PumaPlus
       @log = log
       @generation = generation
       @slots = {}
+      # Workers told to leave (phased restart, fewer workers) that have not exited yet: pid => Slot.
+      @retiring = {}
+      # Phased restart: indexes still to replace, and the replacement under way.
+      @phased = nil
+      @phase_step = nil
       @stopping = false
       @exit_status = 0
     end
@@ -57,6 +67,12 @@ module PumaPlus
       return 1 unless connect && handshake
       return 1 unless configure
 
+      redirect_output
+      Log.json = @config.log_format == "json"
+      Log.line("puma-plus #{VERSION} (ruby #{RUBY_VERSION}p#{RUBY_PATCHLEVEL}), shepherd generation #{@generation}, " \
+               "pid #{Process.pid}#{", preloading the app" if @config.preload_app?}", @log)
+      Process.setproctitle("puma-plus: shepherd#{" [#{@config.tag}]" if @config.tag} (generation #{@generation})")
+      @config.unsupported.each { |unsupported| Log.line(unsupported.to_s, @log) }
       @link.write(Wire::Config.new(json: @config.to_json).encode)
       @env["RACK_ENV"] = @config.environment
       install_signal_handlers
@@ -128,6 +144,18 @@ module PumaPlus
       false
     end
 
+    # Puma's stdout_redirect: this process and the workers it forks write to the files. The first
+    # generation truncates them unless told to append; later generations (hot restart) always append.
+    def redirect_output
+      mode = @config.redirect_append || @generation > 1 ? "a" : "w"
+      [[$stdout, @config.stdout_path], [$stderr, @config.stderr_path]].each do |io, path|
+        next unless path
+
+        io.reopen(path, mode)
+        io.sync = true
+      end
+    end
+
     def preload
       @app = Rackup.load(@config.rackup) if @config.preload_app?
       true
@@ -138,8 +166,8 @@ module PumaPlus
       false
     end
 
-    def run_hooks(hooks, name)
-      hooks.each(&:call)
+    def run_hooks(hooks, name, *args)
+      hooks.each { |hook| hook.call(*args) }
       true
     rescue StandardError, ScriptError => e
       Log.exception("#{name} hook raised", e, @log)
@@ -149,6 +177,8 @@ module PumaPlus
     def install_signal_handlers
       @signal_reader, @signal_writer = IO.pipe
       trap("INT", "IGNORE")
+      # The host's lifecycle signals; a signal sent to the whole process group must not kill the shepherd.
+      %w[USR1 USR2 TTIN TTOU].each { |name| trap(name, "IGNORE") }
       trap("TERM") { @signal_writer.write_nonblock("T", exception: false) }
       trap("CHLD") { @signal_writer.write_nonblock("C", exception: false) }
     end
@@ -165,9 +195,13 @@ module PumaPlus
                           workers: @config.worker_processes, app: @app,
                           rackup: @app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
                           booted: boot_writer, lifeline: @lifeline_reader, generation: @generation,
-                          log: @log)
+                          log: @log, on_worker_shutdown: @config.on_worker_shutdown_hooks,
+                          lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
+                          checkin_interval: [@config.worker_timeout / 4.0, 5.0].min)
+      run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", slot.index)
       pid = fork { run_worker(worker, boot_reader) }
       boot_writer.close
+      run_hooks(@config.after_worker_fork_hooks, "after_worker_fork", slot.index)
       slot.pid = pid
       slot.started_at = now
       slot.booted = false
@@ -197,7 +231,7 @@ module PumaPlus
     end
 
     def supervise
-      until @stopping && @slots.values.none?(&:pid)
+      until @stopping && @slots.values.none?(&:pid) && @retiring.empty?
         readers = [@signal_reader]
         readers << @link if @link && !@link.closed?
         @slots.each_value { |slot| readers << slot.boot_pipe if slot.boot_pipe }
@@ -210,6 +244,7 @@ module PumaPlus
         end
         reap
         @stopping ? enforce_stop_deadline : restart_due_workers
+        step_phased_restart
       end
     end
 
@@ -218,8 +253,9 @@ module PumaPlus
                     [@kill_at]
                   else
                     @slots.values.flat_map do |slot|
-                      [slot.restart_at, (slot.started_at + @config.worker_boot_timeout if slot.pid && !slot.booted)]
-                    end
+                      [slot.restart_at, (slot.started_at + @config.worker_boot_timeout if slot.pid && !slot.booted),
+                       (slot.checked_in_at + @config.worker_timeout if slot.pid && slot.booted && slot.checked_in_at)]
+                    end + @retiring.values.map(&:retire_by)
                   end
       deadline = deadlines.compact.min
       deadline && [deadline - now, 0].max
@@ -235,6 +271,10 @@ module PumaPlus
       if frame.nil?
         @link.close
         begin_stop(nil) # the host is gone or done with this generation
+      elsif frame.type == Wire::FrameType::PHASED_RESTART
+        begin_phased_restart
+      elsif frame.type == Wire::FrameType::WORKER_COUNT
+        scale_to(Wire.decode(frame).count)
       elsif frame.type == Wire::FrameType::GOAWAY
         goaway = Wire.decode(frame)
         unless goaway.code == Wire::GoAway::NORMAL
@@ -242,8 +282,6 @@ module PumaPlus
           @exit_status = 1
         end
         begin_stop(nil)
-      elsif frame.type == Wire::FrameType::DESIRED_WORKERS
-        resize_workers(Wire.decode(frame).count) unless @stopping
       else
         raise Wire::ProtocolError, "unexpected #{frame.type_name} on the shepherd link"
       end
@@ -254,29 +292,16 @@ module PumaPlus
       begin_stop(nil)
     end
 
-    # Autoscaling (DESIRED_WORKERS, docs/CONTROL.md): forks workers under the lowest free indexes, or
-    # retires the highest-indexed ones, until +count+ (at least 1) are wanted. A retired worker gets TERM
-    # (it finishes the requests it is serving, then exits) and leaves @slots at once, so it is reaped
-    # without a replacement.
-    def resize_workers(count)
-      count = [count, 1].max
-      while @slots.size < count
-        index = (0..@slots.size).find { |i| !@slots.key?(i) }
-        start_worker(new_slot(index))
-      end
-      while @slots.size > count
-        slot = @slots.delete(@slots.keys.max)
-        slot.boot_pipe&.close
-        signal(slot.pid, "TERM") if slot.pid
-      end
-    end
-
     def handle_boot_pipe(io)
       slot = @slots.values.find { |s| s.boot_pipe == io }
-      data = io.read_nonblock(1, exception: false)
+      data = io.read_nonblock(256, exception: false)
       return if data == :wait_readable
 
-      slot.booted = true if data.is_a?(String)
+      if data.is_a?(String) # the boot byte, then check-ins
+        slot.booted = true
+        slot.checked_in_at = now
+        return
+      end
       io.close
       slot.boot_pipe = nil
     end
@@ -287,7 +312,11 @@ module PumaPlus
         break unless pid
 
         slot = @slots.values.find { |s| s.pid == pid }
-        worker_exited(slot, status) if slot
+        if slot
+          worker_exited(slot, status)
+        elsif (retired = @retiring.delete(pid))
+          Log.line("worker #{retired.index} (pid #{pid}) retired, #{describe(status)}", @log)
+        end
       end
     rescue Errno::ECHILD
       nil
@@ -321,7 +350,19 @@ module PumaPlus
           Log.line("worker #{slot.index} (pid #{slot.pid}) did not boot within #{@config.worker_boot_timeout} s; killing it", @log)
           signal(slot.pid, "KILL")
           slot.started_at = now # counted as a boot failure when reaped; do not signal again meanwhile
+        elsif slot.pid && slot.booted && slot.checked_in_at && now - slot.checked_in_at > @config.worker_timeout
+          # puma's worker_timeout: a worker whose Ruby threads cannot run (stuck in C, stopped) is replaced
+          Log.line("worker #{slot.index} (pid #{slot.pid}) did not check in within #{@config.worker_timeout} s; killing it", @log)
+          signal(slot.pid, "KILL")
+          slot.checked_in_at = nil
         end
+      end
+      @retiring.each do |pid, slot|
+        next unless slot.retire_by && now > slot.retire_by
+
+        Log.line("worker #{slot.index} (pid #{pid}) did not stop within #{stop_timeout.round} s; killing it", @log)
+        signal(pid, "KILL")
+        slot.retire_by = nil
       end
     end
 
@@ -330,11 +371,89 @@ module PumaPlus
 
       Log.line("shepherd stopping (#{reason})", @log) if reason
       @stopping = true
-      @kill_at = now + STOP_TIMEOUT
+      @kill_at = now + stop_timeout
       @slots.each_value do |slot|
         slot.restart_at = nil
         signal(slot.pid, "TERM") if slot.pid
       end
+      @retiring.each_key { |pid| signal(pid, "TERM") }
+      @phased = nil
+      @phase_step = nil
+    end
+
+    # -- phased restart and worker count (host frames, docs/ARCHITECTURE.md "Lifecycle") ---------------
+
+    # PHASED_RESTART: every worker index in turn gets a new process; once it has booted the old one is sent
+    # TERM (it finishes its running request, its links drain) and the next index starts after it exited.
+    # A replacement that fails to boot is retried as any worker is, and the old process keeps serving.
+    def begin_phased_restart
+      return if @stopping
+      if @phased
+        Log.line("phased restart already under way; ignored", @log)
+        return
+      end
+
+      note = @app ? " (preload_app: new workers fork from the app loaded at boot; USR2 loads new code)" : ""
+      Log.line("phased restart: replacing #{@slots.size} worker processes one at a time#{note}", @log)
+      @phased = @slots.keys.sort
+      step_phased_restart
+    end
+
+    def step_phased_restart
+      return if @phased.nil? || @stopping
+
+      if (step = @phase_step)
+        if !step[:termed] && step[:slot].booted
+          signal(step[:old_pid], "TERM")
+          @retiring[step[:old_pid]]&.retire_by = now + stop_timeout
+          step[:termed] = true
+        end
+        return if !step[:termed] || @retiring.key?(step[:old_pid])
+
+        @phase_step = nil
+      end
+      while (index = @phased.shift)
+        old = @slots[index]
+        next if old.nil? || old.pid.nil? # scaled away, or already being replaced after a crash
+
+        retire(old, termed: false) # it serves on until its replacement has booted
+        fresh = new_slot(index)
+        start_worker(fresh)
+        @phase_step = { old_pid: old.pid, slot: fresh, termed: false }
+        return
+      end
+      @phased = nil
+      Log.line("phased restart done", @log)
+    end
+
+    # Moves +slot+ out of supervision: its exit is awaited in @retiring, KILLed worker_shutdown_timeout
+    # after its TERM (#retire_by, set when TERM is sent).
+    def retire(slot, termed: true)
+      slot.boot_pipe&.close
+      slot.boot_pipe = nil
+      slot.retire_by = termed ? now + stop_timeout : nil
+      @retiring[slot.pid] = slot
+    end
+
+    # WORKER_COUNT: fork workers up to +count+ processes, or send TERM to the highest indexes above it.
+    def scale_to(count)
+      return if @stopping
+
+      before = @slots.size
+      if count > before
+        (before...count).each { |index| start_worker(new_slot(index)) }
+      else
+        @slots.keys.sort.last(before - count).each do |index|
+          slot = @slots.delete(index)
+          slot.boot_pipe&.close
+          slot.boot_pipe = nil
+          next unless slot.pid
+
+          retire(slot)
+          signal(slot.pid, "TERM")
+        end
+      end
+      Log.line("worker processes: #{count} (was #{before})", @log) unless count == before
     end
 
     def enforce_stop_deadline
@@ -343,10 +462,16 @@ module PumaPlus
       @slots.each_value do |slot|
         next unless slot.pid
 
-        Log.line("worker #{slot.index} (pid #{slot.pid}) did not stop within #{STOP_TIMEOUT.round} s; killing it", @log)
+        Log.line("worker #{slot.index} (pid #{slot.pid}) did not stop within #{stop_timeout.round} s; killing it", @log)
         signal(slot.pid, "KILL")
       end
-      @kill_at = now + STOP_TIMEOUT # reap what KILL left; ask again only if something is still there
+      @retiring.each_key { |pid| signal(pid, "KILL") }
+      @kill_at = now + stop_timeout # reap what KILL left; ask again only if something is still there
+    end
+
+    # Seconds between TERM and KILL for a stopping worker: worker_shutdown_timeout once configured.
+    def stop_timeout
+      @config ? @config.worker_shutdown_timeout : STOP_TIMEOUT
     end
 
     def signal(pid, name)

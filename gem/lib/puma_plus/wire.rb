@@ -11,12 +11,16 @@ require_relative "wire/hello"
 require_relative "wire/welcome"
 require_relative "wire/go_away"
 require_relative "wire/config"
-require_relative "wire/desired_workers"
+require_relative "wire/phased_restart"
+require_relative "wire/worker_count"
 require_relative "wire/request"
 require_relative "wire/body"
 require_relative "wire/response_head"
 require_relative "wire/response_body"
 require_relative "wire/response_abort"
+require_relative "wire/hijack"
+require_relative "wire/early_hints"
+require_relative "wire/response_file"
 
 module PumaPlus
   module Wire
@@ -24,7 +28,8 @@ module PumaPlus
     VERSION = 3
 
     # frame type code => payload class
-    PAYLOADS = [Hello, Welcome, GoAway, Config, DesiredWorkers, Request, Body, ResponseHead, ResponseBody, ResponseAbort]
+    PAYLOADS = [Hello, Welcome, GoAway, Config, PhasedRestart, WorkerCount, Request, Body, ResponseHead,
+                ResponseBody, ResponseAbort, Hijack, HijackHead, EarlyHints, ResponseFile]
                .to_h { |klass| [klass::TYPE, klass] }.freeze
 
     # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed.

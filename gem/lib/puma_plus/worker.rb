@@ -24,12 +24,20 @@ module PumaPlus
     # +link_path+: link.sock. +index+: worker index (0...workers). +threads+: links (slots) to open.
     # +workers+: how many worker processes the shepherd runs (for rack.multiprocess). +app+: a
     # preloaded app, or nil to load +rackup+ here. +on_worker_boot+: callables run with the index after
-    # the app is loaded. +booted+: an IO to which one byte is written once booted (then closed), so the
+    # the app is loaded. +booted+: an IO to which one byte is written once booted (then one per
+    # +checkin_interval+ seconds, worker_timeout), so the
     # shepherd can tell a boot failure from a later crash. +lifeline+: the read end of a pipe whose
     # write end only the shepherd holds; its EOF means the shepherd died, and the worker then stops as
     # on TERM rather than live on as an orphan.
+    # +on_worker_shutdown+: callables run with the index after the last link ended, before the process
+    # exits. +lowlevel_error_handler+: see Link. +tag+: shown in the process title.
     def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
-                   booted: nil, lifeline: nil, generation: 1, log: $stderr)
+                   booted: nil, lifeline: nil, generation: 1, log: $stderr, on_worker_shutdown: [],
+                   lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0)
+      @checkin_interval = checkin_interval
+      @on_worker_shutdown = on_worker_shutdown
+      @lowlevel_error_handler = lowlevel_error_handler
+      @tag = tag
       @link_path = link_path
       @index = index
       @threads = threads
@@ -48,10 +56,11 @@ module PumaPlus
     # Boots and serves until every link has ended. Returns the process exit status: 0, or 1 when the
     # app or a boot hook raised (logged).
     def run
-      Process.setproctitle("puma-plus: worker #{@index}")
+      Process.setproctitle("puma-plus: worker #{@index}#{" [#{@tag}]" if @tag} (generation #{@generation})")
       # The app's log lines reach a pipe, not a terminal: unbuffered, they arrive in order with the host's
       # and are not lost when a worker is killed.
       $stdout.sync = true
+      Log.source = "worker #{@index}"
       trap("INT", "IGNORE")
       stop_reader, stop_writer = IO.pipe
       trap("TERM") { stop_writer.write_nonblock(".", exception: false) }
@@ -68,7 +77,7 @@ module PumaPlus
       end
       Thread.new { drain_on_term(stop_reader) }
       threads.each(&:join)
-      0
+      run_shutdown_hooks
     end
 
     private
@@ -78,7 +87,7 @@ module PumaPlus
       @on_worker_boot.each { |hook| hook.call(@index) }
       if @booted
         @booted.write("1")
-        @booted.close
+        check_in
       end
       true
     rescue Exception => e # rubocop:disable Lint/RescueException -- report any boot failure, then exit 1
@@ -86,6 +95,30 @@ module PumaPlus
 
       Log.exception("worker #{@index} failed to boot", e, @log)
       false
+    end
+
+    # Puma's on_worker_shutdown: after the last request, in this process, with the index. Returns the exit
+    # status: 1 when a hook raised (logged), else 0.
+    def run_shutdown_hooks
+      @on_worker_shutdown.each { |hook| hook.call(@index) }
+      0
+    rescue StandardError, ScriptError => e
+      Log.exception("worker #{@index}: on_worker_shutdown hook raised", e, @log)
+      1
+    end
+
+    # worker_timeout: one byte on the boot pipe every +checkin_interval+ seconds from a Ruby thread, so a
+    # process whose threads cannot run stops checking in and the shepherd replaces it. Ends when the
+    # shepherd closed its end (the worker was retired) or went away.
+    def check_in
+      Thread.new do
+        loop do
+          sleep @checkin_interval
+          @booted.write(".")
+        end
+      rescue IOError, SystemCallError
+        nil
+      end
     end
 
     def watch_lifeline(stop_writer)
@@ -103,7 +136,8 @@ module PumaPlus
       delay = REDIAL_DELAY
       loop do
         link = Link.new(app: @app, prototype: prototype, worker_index: @index, thread_index: thread_index,
-                        path: @link_path, generation: @generation, log: @log)
+                        path: @link_path, generation: @generation, log: @log,
+                        lowlevel_error_handler: @lowlevel_error_handler)
         @links[thread_index] = link
         link.stop if @stopping
         break if link.run || @stopping

@@ -24,7 +24,7 @@ class PumaPlus::ConfigurationDocTest < PumaPlus::TestCase
       usages.each do |usage|
         flag = usage.split(" ", 2).first
         value = { "URI" => "tcp://127.0.0.1:1", "PORT" => "1", "N" => "1", "MIN:MAX" => "1:2", "PATH" => "c.rb",
-                  "ENV" => "test", "TOKEN" => "t" }[placeholder]
+                  "ENV" => "test", "TOKEN" => "t", "NAMES" => "h1,h2", "NAME" => "n", "FORMAT" => "json" }[placeholder]
         argv = [flag, value].compact
         PumaPlus::CommandLine.new(argv) # raises ConfigError when the flag is unknown
       end
@@ -48,12 +48,20 @@ class PumaPlus::ConfigurationDocTest < PumaPlus::TestCase
     d = PumaPlus::Configuration::DEFAULTS
     assert_equal d[:binds].first, defaults["bind"]
     assert_equal "#{d[:min_threads]}, #{d[:threads]}", defaults["threads"]
-    %i[workers persistent_timeout first_data_timeout write_timeout worker_boot_timeout shutdown_timeout].each do |key|
+    %i[workers persistent_timeout first_data_timeout write_timeout worker_boot_timeout shutdown_timeout
+       worker_timeout worker_shutdown_timeout].each do |key|
       assert_equal d[key].to_s, defaults[key.to_s], key
     end
     assert_equal [d[:environment], d[:rackup]], [defaults["environment"], defaults["rackup"]]
     assert_equal "none", defaults["http_content_length_limit"]
-    %i[log_requests server_timing].each { |key| assert_equal d[key].to_s, defaults[key.to_s], key }
+    %i[log_requests server_timing quiet].each { |key| assert_equal d[key].to_s, defaults[key.to_s], key }
+    assert_equal d[:log_format], defaults["log_format"]
+  end
+
+  def test_every_reported_puma_directive_is_documented
+    section = DOC.split(/^## /).find { |s| s.start_with?("Puma directives that puma-plus does not have") }
+    documented = section.scan(/`([a-z_!]+)`/).flatten.map(&:to_sym)
+    assert_equal PumaPlus::DSL::UNSUPPORTED.sort, (documented & PumaPlus::DSL::UNSUPPORTED).sort
   end
 
   def test_config_frame_has_exactly_the_documented_keys

@@ -32,11 +32,14 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                    "preload_app" => false, "control_url" => nil, "control_token" => nil,
                    "persistent_timeout" => 20, "first_data_timeout" => 30, "write_timeout" => 10,
                    "http_content_length_limit" => nil, "worker_boot_timeout" => 60, "shutdown_timeout" => 30,
-                   "log_requests" => false, "server_timing" => false,
+                   "log_requests" => false, "server_timing" => false, "worker_timeout" => 60,
+                   "worker_shutdown_timeout" => 30, "pidfile" => nil, "state_path" => nil, "stdout_path" => nil,
+                   "stderr_path" => nil, "redirect_append" => false, "tag" => nil, "quiet" => false,
+                   "log_format" => "text",
                    "autoscale" => false, "autoscale_min" => 1, "autoscale_max" => 8,
                    "autoscale_target_queue_p95_ms" => 50.0, "autoscale_actuator" => "fork", "decision_log" => nil,
                    "client_timeout" => 10, "shed_wait_limit_ms" => 2500.0, "health_check_path" => "/health",
-                   "health_check_answer" => "app", "bundles" => ["protocol-h1"] },
+                   "health_check_answer" => "app", "bundles" => ["protocol-h2", "protocol-h1"] },
                  config.to_h)
   end
 
@@ -44,7 +47,9 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
     keys = JSON.parse(resolve.to_json).keys
     assert_equal %w[binds workers threads rackup environment preload_app control_url control_token
                     persistent_timeout first_data_timeout write_timeout http_content_length_limit
-                    worker_boot_timeout shutdown_timeout log_requests server_timing bundles
+                    worker_boot_timeout shutdown_timeout log_requests server_timing worker_timeout
+                    worker_shutdown_timeout pidfile state_path stdout_path stderr_path redirect_append tag quiet
+                    log_format bundles
                     autoscale autoscale_min autoscale_max autoscale_target_queue_p95_ms autoscale_actuator
                     decision_log client_timeout shed_wait_limit_ms health_check_path health_check_answer].sort,
                  keys.sort
@@ -164,6 +169,30 @@ server_timing false
     assert_equal 30, JSON.parse(resolve(file: "write_timeout 30\n").to_json).fetch("write_timeout")
   end
 
+  def test_each_value_names_its_source_flag_beats_file_beats_env_beats_default
+    config = resolve(%w[-w 3], env: { "WEB_CONCURRENCY" => "2", "RAILS_MAX_THREADS" => "4", "PORT" => "7000" },
+                     file: "workers 5\nport 8000\n")
+    assert_equal [3, "flag --workers"], [config.workers, config.source(:workers)]
+    assert_equal [["tcp://0.0.0.0:8000"], "#{@dir}/config/puma-plus.rb:2"], [config.binds, config.source(:binds)]
+    assert_equal [4, "env RAILS_MAX_THREADS"], [config.threads, config.source(:threads)]
+    assert_equal %w[development default], [config.environment, config.source(:environment)]
+  end
+
+  def test_paths_are_absolute_against_the_working_directory
+    config = resolve(%w[--pidfile tmp/p.pid], file: "state_path 'tmp/s.state'\n")
+    assert_equal [File.join(@dir, "tmp/p.pid"), File.join(@dir, "tmp/s.state")], [config.pidfile, config.state_path]
+  end
+
+  def test_quiet_silences_log_requests_in_the_config_frame
+    assert_equal [false, true], resolve(%w[--log-requests -q]).to_h.values_at("log_requests", "quiet")
+  end
+
+  def test_unsupported_puma_directives_reach_the_configuration
+    config = resolve(file: "plugin :tmp_restart\n")
+    assert_equal ["#{@dir}/config/puma-plus.rb:1: plugin is a puma directive with no equivalent in puma-plus; ignored"],
+                 config.unsupported.map(&:to_s)
+  end
+
   def test_autoscale_adds_the_controller_and_actuator_bundles_and_resolves_its_bounds
     config = resolve(file: <<~RUBY)
       autoscale min: 2, max: 12, target_queue_p95: "25ms"
@@ -171,7 +200,7 @@ server_timing false
     RUBY
     h = config.to_h
     assert_equal [true, 2, 12, 25.0], h.values_at("autoscale", "autoscale_min", "autoscale_max", "autoscale_target_queue_p95_ms")
-    assert_equal %w[protocol-h1 actuator-fork controller], h["bundles"]
+    assert_equal %w[protocol-h2 protocol-h1 actuator-fork controller], h["bundles"]
     assert_equal File.join(@dir, "log/decisions.jsonl"), h["decision_log"]
   end
 

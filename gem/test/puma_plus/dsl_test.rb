@@ -75,8 +75,41 @@ class PumaPlus::DSLTest < PumaPlus::TestCase
     assert_equal "#{@path}:3: unknown directive \"wokers\"", error_for("workers 1\n\nwokers 2\n")
   end
 
-  def test_puma_directive_we_do_not_support_is_unknown
-    assert_equal "#{@path}:1: unknown directive \"pidfile\"", error_for("pidfile 'tmp/pids/server.pid'\n")
+  def test_puma_directive_without_equivalent_is_reported_with_file_and_line_not_an_error
+    dsl = evaluate("workers 2\nplugin :tmp_restart\n\nmax_fast_inline 10\n")
+    assert_equal 2, dsl.settings[:workers]
+    assert_equal [["plugin", @path, 2], ["max_fast_inline", @path, 4]],
+                 dsl.unsupported.map { |u| [u.directive, u.file, u.line] }
+    assert_equal "#{@path}:2: plugin is a puma directive with no equivalent in puma-plus; ignored", dsl.unsupported.first.to_s
+  end
+
+  def test_a_name_that_is_no_puma_directive_is_an_error_with_file_and_line
+    assert_equal "#{@path}:1: unknown directive \"plugins\"", error_for("plugins :tmp_restart\n")
+  end
+
+  def test_each_setting_remembers_the_file_line_that_set_it
+    dsl = evaluate("workers 2\n\nthreads 1, 3\nstdout_redirect 'o', 'e', true\n")
+    assert_equal({ workers: "#{@path}:1", min_threads: "#{@path}:3", threads: "#{@path}:3",
+                   stdout_path: "#{@path}:4", stderr_path: "#{@path}:4", redirect_append: "#{@path}:4" },
+                 dsl.sources)
+  end
+
+  def test_puma_hooks_and_lowlevel_error_handler_are_recorded
+    dsl = evaluate(<<~RUBY)
+      on_worker_shutdown { |i| i }
+      on_worker_fork { |i| i }
+      after_worker_fork { |i| i }
+      lowlevel_error_handler { |e, env| [500, {}, ["x"]] }
+    RUBY
+    %i[on_worker_shutdown on_worker_fork after_worker_fork lowlevel_error_handler].each do |name|
+      assert_equal 1, dsl.hooks[name].size, name
+    end
+    assert_match(/lowlevel_error_handler: expected a block/, error_for("lowlevel_error_handler\n"))
+  end
+
+  def test_log_format_is_text_or_json
+    assert_equal "json", evaluate("log_format :json\n").settings[:log_format]
+    assert_equal "#{@path}:1: log_format: expected one of text, json, got \"xml\"", error_for("log_format 'xml'\n")
   end
 
   def test_bad_value_names_file_line_directive_and_value

@@ -41,7 +41,7 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
 
   def test_shepherd_says_hello_then_sends_the_resolved_config
     _link, hello, config = start_shepherd(%w[-w 2 -t 3 -p 4321])
-    assert_equal [Wire::VERSION, 1, @host.pid, 1], [hello.version, hello.role, hello.pid, hello.generation]
+    assert_equal [PumaPlus::Wire::VERSION, 1, @host.pid, 1], [hello.version, hello.role, hello.pid, hello.generation]
     assert_equal 2, config["workers"]
     assert_equal 3, config["threads"]
     assert_equal ["tcp://0.0.0.0:4321"], config["binds"]
@@ -53,7 +53,7 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     links = accept_workers(4)
     hellos = links.map(&:last)
     assert_equal [[0, 0], [0, 1], [1, 0], [1, 1]], hellos.map { |h| [h.worker_index, h.thread_index] }.sort
-    assert(hellos.all? { |h| h.version == Wire::VERSION && h.role.zero? && h.generation == 1 })
+    assert(hellos.all? { |h| h.version == PumaPlus::Wire::VERSION && h.role.zero? && h.generation == 1 })
     assert_equal 2, hellos.map(&:pid).uniq.size
     refute_includes hellos.map(&:pid), @host.pid, "the app must never run in the shepherd"
     worker, hello = links.first
@@ -107,9 +107,10 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     refute process_alive?(hello.pid)
   end
 
-  def test_worker_that_ignores_term_is_killed_after_5_seconds
+  def test_worker_that_ignores_term_is_killed_after_worker_shutdown_timeout
     File.write(File.join(@app_dir, "config.ru"), "Signal.trap('TERM') {}\nrun ->(_) { [200, {}, []] }\n")
-    link, = start_shepherd(%w[-w 1 -t 1])
+    File.write(File.join(@app_dir, "stop.rb"), "worker_shutdown_timeout 5\n")
+    link, = start_shepherd(%w[-w 1 -t 1 -C stop.rb])
     _worker, hello = @host.accept_link
     started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
     link.goaway(0)
@@ -202,18 +203,5 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     assert_equal 1, @host.wait_shepherd(5).exitstatus
     assert_includes @host.log, "the app failed to load in the shepherd (preload_app): RuntimeError: boom at load"
     refute @host.link_pending?(0.2), "no worker may be forked"
-  end
-
-  def test_desired_workers_forks_new_indexes_and_retires_the_highest_with_term
-    link, = start_shepherd(%w[-w 1 -t 1])
-    first = accept_workers(1).first.last
-    link.io.write(Wire::DesiredWorkers.new(count: 3).encode)
-    added = accept_workers(2).map(&:last)
-    assert_equal [1, 2], added.map(&:worker_index).sort
-    assert_equal 3, (added.map(&:pid) + [first.pid]).uniq.size
-    link.io.write(Wire::DesiredWorkers.new(count: 1).encode)
-    retired = added.map(&:pid)
-    assert eventually(10) { retired.none? { |pid| process_alive?(pid) } }, "retired workers still alive: #{@host.log}"
-    assert process_alive?(first.pid), "worker 0 must stay"
   end
 end

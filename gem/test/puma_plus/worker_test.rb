@@ -112,7 +112,7 @@ class PumaPlus::WorkerTest < PumaPlus::TestCase
   def test_a_forked_workers_timing_points_are_on_the_hosts_monotonic_clock
     fork_worker(->(env) { sleep 0.02; [200, {}, [env["puma_plus.queue_time_ns"].to_s]] }, threads: 1)
     link, hello = @host.accept_link
-    assert_equal Wire::VERSION, hello.version
+    assert_equal PumaPlus::Wire::VERSION, hello.version
     runnable = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
     dispatched = runnable + 1_500
     link.request({}, headers_parsed_ns: runnable, runnable_ns: runnable, dispatched_ns: dispatched)

@@ -1,7 +1,8 @@
 # The integration tests' probe app: each path exposes one server behaviour (echoing the body's length and
 # digest, two Set-Cookie headers, sleeping, reporting the worker's pid) so a test can assert it over raw
 # HTTP. With `?log=PATH` every call appends "PATH_INFO id pid" to PATH when the app starts it, which lets
-# a test prove what the app did (or never) see. `/timing/TAG` reports the request's timing as the app saw it.
+# a test prove what the app did (or never) see. `/timing/TAG` reports the request's timing as the app saw it;
+# `/hints` sends 103 Early Hints first.
 require "digest"
 require "json"
 require "rack"
@@ -30,6 +31,9 @@ run lambda { |env|
     text("#{query['id']} #{Process.pid}\n")
   when "/pid"
     text("#{Process.pid}\n")
+  when "/hints" # a 103 Early Hints before the answer, where the protocol can send one
+    env["rack.early_hints"]&.call("Link" => "</style.css>; rel=preload; as=style")
+    text("hinted\n")
   when %r{\A/timing/[^/]+\z} # reads the whole body, sleeps ?ms=, answers the puma_plus.* timing env as JSON
     body = env["rack.input"].read
     sleep Integer(query.fetch("ms", "0")) / 1000.0

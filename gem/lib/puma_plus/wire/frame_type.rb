@@ -9,12 +9,17 @@ module PumaPlus
       WELCOME        = 0x02
       GOAWAY         = 0x03
       CONFIG         = 0x04
-      DESIRED_WORKERS = 0x05
+      PHASED_RESTART = 0x06 # version 3
+      WORKER_COUNT   = 0x07 # version 3
       REQUEST        = 0x10
       BODY           = 0x11
       RESPONSE_HEAD  = 0x20
       RESPONSE_BODY  = 0x21
       RESPONSE_ABORT = 0x22
+      HIJACK         = 0x23
+      HIJACK_HEAD    = 0x24
+      EARLY_HINTS    = 0x25
+      RESPONSE_FILE  = 0x26
 
       # code => name, e.g. 0x10 => "REQUEST"
       NAMES = constants.to_h { |name| [const_get(name), name.to_s] }.freeze

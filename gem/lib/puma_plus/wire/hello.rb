@@ -17,6 +17,9 @@ module PumaPlus
       FIXED_SIZE = 20
       ROLE_WORKER = 0
       ROLE_SHEPHERD = 1
+      # A worker's second connection carrying a hijacked client connection's bytes (docs/PROTOCOL.md,
+      # "Hijack"); capabilities name the request: "request=<puma_plus.request_id>".
+      ROLE_HIJACK = 2
 
       # Parses a HELLO payload; raises ProtocolError when it is shorter than its 20 fixed bytes.
       def self.decode(payload)

@@ -15,6 +15,11 @@
 # A request with BODY frames adds one reading after the last of them: the body is read into rack.input on
 # the app's behalf between T4 and the call, and reported as body-read ns so the host can take it out of
 # service time (service = T5 - T4 - body read).
+#
+# Per request the link adds what the prototype cannot hold (docs/RACK.md): rack.errors and rack.logger
+# (this link's ErrorStream, tagged with the request id), rack.early_hints, rack.response_finished, and on
+# HTTP/1.x rack.hijack? / rack.hijack. A hijack dials a second connection to link.sock (HELLO role 2,
+# naming the request) whose bytes the host splices to the client's connection (docs/PROTOCOL.md, "Hijack").
 
 require "socket"
 require_relative "../wire"
@@ -22,6 +27,7 @@ require_relative "../log"
 require_relative "../rack_env"
 require_relative "../request_body"
 require_relative "../response_writer"
+require_relative "../error_stream"
 
 module PumaPlus
   class Worker
@@ -29,12 +35,17 @@ module PumaPlus
       Wire = PumaPlus::Wire
       APP_ERRORS = ResponseWriter::APP_ERRORS
       CLOCK = Process::CLOCK_MONOTONIC
+      REQUEST_ID = "puma_plus.request_id"
+      HTTP1 = "HTTP/1"
 
       # +path+: link.sock; +io+: an already-connected socket (tests); +app+: the Rack app;
       # +prototype+: the frozen env (RackEnv.prototype); indexes and +generation+ go into HELLO.
+      # +lowlevel_error_handler+: puma's, called as call(error[, env[, 500]]) when the app raises; its
+      # [status, headers, body] is the response (the worker's plain 500 when nil or when it raises too).
       def initialize(app:, prototype:, worker_index:, thread_index:, path: nil, io: nil, generation: 1,
-                     log: $stderr)
+                     log: $stderr, lowlevel_error_handler: nil)
         @app = app
+        @lowlevel_error_handler = lowlevel_error_handler
         @prototype = prototype
         @worker_index = worker_index
         @thread_index = thread_index
@@ -49,6 +60,9 @@ module PumaPlus
         @goaway_sent = false
         @close_when_idle = false
         @link_id = nil
+        @errors = ErrorStream.new(log)
+        @early_hints = ->(headers) { @writer.write_early_hints(headers) }
+        @hijack = -> { hijack_full }
       end
 
       # The id the host gave this link in WELCOME (nil before).
@@ -65,7 +79,8 @@ module PumaPlus
           return true
         end
         @io.sync = true
-        @writer = ResponseWriter.new(@io, context: @context, log: @log)
+        @writer = ResponseWriter.new(@io, context: @context, log: @log,
+                                               hijacker: @path && -> { dial_hijack })
         return true unless handshake
 
         serve_requests || @stopping
@@ -173,6 +188,7 @@ module PumaPlus
       def serve(frame)
         input = nil
         env = RackEnv.build(@prototype, frame.payload, nil)
+        add_request_entries(env)
         app_called = Process.clock_gettime(CLOCK, :nanosecond)
         if frame.end_stream?
           input = RequestBody.empty
@@ -188,15 +204,120 @@ module PumaPlus
           return @writer.write_error(env, failure, app_called, app_called + body_read_ns, body_read_ns)
         end
 
+        error = nil
         begin
           status, headers, body = @app.call(env)
         rescue *APP_ERRORS => e
-          return @writer.write_error(env, e, app_called, Process.clock_gettime(CLOCK, :nanosecond), body_read_ns)
+          error = e
+          if @hijacked_io
+            # The client's connection is the app's: nothing can be answered on it, only logged and counted.
+            Log.exception("#{@context}: #{env['REQUEST_METHOD']} #{env['PATH_INFO']}: app raised after a full hijack",
+                          e, @log)
+            return @writer.write_hijacked(500, nil, app_called, Process.clock_gettime(CLOCK, :nanosecond), body_read_ns)
+          end
+          status, headers, body = lowlevel_error_response(e, env)
+          unless status
+            return @writer.write_error(env, e, app_called, Process.clock_gettime(CLOCK, :nanosecond), body_read_ns)
+          end
         end
         app_returned = Process.clock_gettime(CLOCK, :nanosecond)
-        @writer.write(env, status, headers, body, app_called, app_returned, body_read_ns)
+        if @hijacked_io
+          # Full hijack: the app owns the connection; whatever it returned is ignored (Rack 2 and 3).
+          @writer.write_hijacked(status, body, app_called, app_returned, body_read_ns)
+        else
+          @writer.write(env, status, headers, body, app_called, app_returned, body_read_ns)
+        end
       ensure
         input&.close
+        @hijacked_io = nil
+        @env = nil
+        response_finished(env, status, headers, error) if env
+        @errors.request_id = nil
+      end
+
+      # The per-request env entries that cannot live in the frozen prototype. rack.hijack is offered on
+      # HTTP/1.x only: h2 and h3 streams are not a byte stream an app could take over (docs/RACK.md).
+      def add_request_entries(env)
+        @env = env
+        @request_id = env[REQUEST_ID]
+        @errors.request_id = @request_id
+        @writer.reset
+        env["rack.errors"] = @errors
+        env["rack.logger"] = @errors.logger
+        env["rack.early_hints"] = @early_hints
+        env["rack.response_finished"] = []
+        return unless @path && env["SERVER_PROTOCOL"]&.start_with?(HTTP1)
+
+        env["rack.hijack?"] = true
+        env["rack.hijack"] = @hijack
+      end
+
+      # Runs the rack.response_finished callables (env, status, headers, error) once the response left
+      # the worker; an exception from one is logged and does not stop the others.
+      def response_finished(env, status, headers, error)
+        callbacks = env["rack.response_finished"]
+        return unless callbacks.is_a?(Array)
+
+        callbacks.reverse_each do |callback|
+          callback.call(env, status, headers, error)
+        rescue *APP_ERRORS => e
+          Log.exception("#{@context}: rack.response_finished callback raised", e, @log)
+        end
+      end
+
+      # env["rack.hijack"]: tells the host (HIJACK), dials the raw connection and returns it, also as
+      # env["rack.hijack_io"] (Rack 2). A second call returns the same IO.
+      def hijack_full
+        return @hijacked_io if @hijacked_io
+
+        @io.write(Wire::Hijack.new.encode)
+        @hijacked_io = dial_hijack
+        @env["rack.hijack_io"] = @hijacked_io if @env
+        @hijacked_io
+      end
+
+      # A new connection to link.sock with HELLO role 2 naming the current request; once the host answered WELCOME
+      # its bytes are the client's. The handshake reads with sysread so no client byte is left in a Ruby
+      # buffer that IO.select cannot see. Raises IOError when the host refuses.
+      def dial_hijack
+        socket = UNIXSocket.new(@path)
+        socket.sync = true
+        socket.binmode
+        hello = Wire::Hello.new(version: Wire::VERSION, role: Wire::Hello::ROLE_HIJACK, pid: Process.pid,
+                                generation: @generation, worker_index: @worker_index,
+                                thread_index: @thread_index, capabilities: "request=#{@request_id}")
+        socket.write(hello.encode)
+        header = read_exactly(socket, Wire::Frame::HEADER_SIZE)
+        word, length = header.unpack(Wire::Frame::HEADER_FORMAT)
+        payload = length.zero? ? Wire::Frame::EMPTY : read_exactly(socket, length)
+        return socket if (word >> 24) == Wire::FrameType::WELCOME
+
+        socket.close
+        raise IOError, "the host refused the hijack: #{Wire::GoAway.decode(payload).reason_text}"
+      rescue StandardError
+        socket&.close unless socket&.closed?
+        raise
+      end
+
+      def read_exactly(socket, size)
+        data = +"".b
+        data << socket.sysread(size - data.bytesize) while data.bytesize < size
+        data
+      end
+
+      # The lowlevel_error_handler's response to +error+ (logged here), or nil without a handler or when
+      # the handler raised too (then the worker's own 500 follows).
+      def lowlevel_error_response(error, env)
+        return nil unless @lowlevel_error_handler
+
+        Log.exception("#{@context}: app raised; answering with lowlevel_error_handler", error, @log)
+        args = [error, env, 500]
+        arity = @lowlevel_error_handler.respond_to?(:arity) ? @lowlevel_error_handler.arity : 3
+        response = @lowlevel_error_handler.call(*args.first(arity.negative? ? 3 : arity))
+        response.is_a?(Array) && response.size == 3 ? response : nil
+      rescue *APP_ERRORS => e
+        Log.exception("#{@context}: lowlevel_error_handler raised", e, @log)
+        nil
       end
 
       # Reads BODY frames up to END_STREAM. Returns [rack.input, nil], or [nil-safe input, error] when the

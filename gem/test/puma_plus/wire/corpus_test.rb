@@ -71,11 +71,15 @@ class PumaPlus::Wire::CorpusTest < PumaPlus::TestCase
              when "WELCOME" then f.slice("version", "link_id")
              when "GOAWAY" then { "code" => f.fetch("code"), "reason" => bytes(f.fetch("reason")) }
              when "CONFIG" then { "json" => bytes(f.fetch("json")) }
-             when "DESIRED_WORKERS" then f.slice("count")
+             when "PHASED_RESTART" then {}
+             when "WORKER_COUNT" then f.slice("count")
              when "REQUEST" then f.slice("headers_parsed_ns", "runnable_ns", "dispatched_ns")
                                    .merge("pairs" => pairs(f.fetch("pairs")))
              when "BODY", "RESPONSE_BODY" then { "data" => bytes(f.fetch("data")) }
-             when "RESPONSE_HEAD" then f.slice("status", "app_called_ns", "app_returned_ns", "body_read_ns")
+             when "HIJACK" then {}
+             when "RESPONSE_FILE" then f.slice("offset", "length").merge("path" => bytes(f.fetch("path")))
+             when "EARLY_HINTS" then { "pairs" => pairs(f.fetch("pairs")) }
+             when "RESPONSE_HEAD", "HIJACK_HEAD" then f.slice("status", "app_called_ns", "app_returned_ns", "body_read_ns")
                                          .merge("pairs" => pairs(f.fetch("pairs")))
              when "RESPONSE_ABORT" then { "reason" => bytes(f.fetch("reason")) }
              end

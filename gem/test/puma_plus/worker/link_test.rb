@@ -62,13 +62,14 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     @thread&.join(2)
   end
 
-  def start(app, lint: true, threads: 1, workers: 1, counting: false)
+  def start(app, lint: true, threads: 1, workers: 1, counting: false, lowlevel_error_handler: nil)
     host_io, worker_io = UNIXSocket.pair
     worker_io = CountingIO.new(worker_io) if counting
     @worker_io = worker_io
     prototype = PumaPlus::RackEnv.prototype(multithread: threads > 1, multiprocess: workers > 1)
     @link = PumaPlus::Worker::Link.new(app: lint ? Rack::Lint.new(app) : app, prototype: prototype,
-                                       worker_index: 2, thread_index: 3, io: worker_io, log: @log)
+                                       worker_index: 2, thread_index: 3, io: worker_io, log: @log,
+                                       lowlevel_error_handler: lowlevel_error_handler)
     @thread = Thread.new { @link.run }
     @host = PumaPlus::HostEnd.new(host_io)
     @hello = @host.accept
@@ -120,7 +121,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     @host.request({})
     @host.response
     assert_equal Rack::VERSION, seen["rack.version"]
-    assert_same $stderr, seen["rack.errors"]
+    assert_kind_of PumaPlus::ErrorStream, seen["rack.errors"], "rack.errors tags lines with the request id"
     assert_equal true, seen["rack.multithread"]
     assert_equal false, seen["rack.multiprocess"]
     assert_equal false, seen["rack.run_once"]
@@ -269,6 +270,29 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     assert_equal "Internal Server Error", response.body
     assert_includes response.headers, ["content-type", "text/plain"]
     assert_match(%r{worker 2 thread 3: GET /explode: app raised: ArgumentError: kaput\n    .*link_test\.rb:\d+}, @log.string)
+  end
+
+  def test_lowlevel_error_handler_answers_for_an_app_that_raised_with_error_env_and_status
+    seen = nil
+    handler = lambda do |error, env, status|
+      seen = [error.message, env["PATH_INFO"], status]
+      [503, { "Content-Type" => "text/plain" }, ["sorry"]]
+    end
+    start(->(_env) { raise ArgumentError, "kaput" }, lint: false, lowlevel_error_handler: handler)
+    @host.request({ "PATH_INFO" => "/explode" })
+    response = @host.response
+    assert_equal [503, "sorry"], [response.status, response.body]
+    assert_equal ["kaput", "/explode", 500], seen
+    assert_includes @log.string, "app raised; answering with lowlevel_error_handler"
+  end
+
+  def test_a_lowlevel_error_handler_that_raises_falls_back_to_the_plain_500
+    start(->(_env) { raise ArgumentError, "kaput" }, lint: false,
+                                                    lowlevel_error_handler: ->(_error) { raise "handler broke" })
+    @host.request({ "PATH_INFO" => "/explode" })
+    response = @host.response
+    assert_equal [500, "Internal Server Error"], [response.status, response.body]
+    assert_includes @log.string, "lowlevel_error_handler raised"
   end
 
   def test_invalid_status_gets_a_500

@@ -71,11 +71,30 @@ final class ControlApp {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * What the lifecycle endpoints ask of the launcher (pumactl's verbs). Called on an event loop; each
+     * method only schedules the work and returns at once.
+     */
+    interface Actions {
+
+        /** Hot restart: a new shepherd generation, which also reloads the config file. */
+        void restart();
+
+        /** Replace the current generation's workers one at a time. */
+        void phasedRestart();
+
+        /** Graceful stop (drain queued and running requests), or with {@code halt} at once. */
+        void stop(boolean halt);
+    }
+
     private final Dispatcher dispatcher;
     private final String token;
-    private final int workers;
-    private final int threads;
+    private volatile int workers;
+    private volatile int threads;
+    /** The shepherd generation serving: puma's "phase" (0 for the first, as puma counts). */
+    private volatile int phase;
     private final Instant startedAt;
+    private volatile Actions actions;
     private Channel server;
     /** The OSGi runtime, for the autoscaler's /controller endpoint; null until {@link #felix} is called. */
     private volatile EmbeddedFelix felix;
@@ -86,6 +105,18 @@ final class ControlApp {
         this.workers = workers;
         this.threads = threads;
         this.startedAt = startedAt;
+    }
+
+    /** Enables GET /restart, /phased-restart, /reload-config, /stop and /halt (404 without). */
+    void actions(Actions lifecycle) {
+        this.actions = lifecycle;
+    }
+
+    /** A hot restart or TTIN/TTOU changed what /stats reports: generation number, workers, threads. */
+    void generation(int number, int workerCount, int threadCount) {
+        this.phase = number - 1;
+        this.workers = workerCount;
+        this.threads = threadCount;
     }
 
     /**
@@ -136,7 +167,8 @@ final class ControlApp {
         List<Dispatcher.ProcessStatus> booted = s.processes();
         root.put("started_at", startedAt.toString());
         root.put("workers", workers);
-        root.put("phase", 0);
+        root.put("phase", phase);
+        root.put("pid", ProcessHandle.current().pid());
         root.put("booted_workers", booted.size());
         root.put("old_workers", 0);
         root.put("backlog", s.depth());
@@ -149,7 +181,7 @@ final class ControlApp {
             w.put("started_at", Instant.ofEpochMilli(p.startedAtMillis()).toString());
             w.put("pid", p.pid());
             w.put("index", p.workerIndex());
-            w.put("phase", 0);
+            w.put("phase", phase);
             w.put("booted", true);
             w.put("last_checkin", now.toString());
             ObjectNode last = w.putObject("last_status");
@@ -252,7 +284,22 @@ final class ControlApp {
             }
             FullHttpResponse response;
             boolean metrics = query.path().equals("/metrics");
-            if (!query.path().equals("/stats") && !metrics) {
+            Runnable action = action(query.path());
+            if (action != null) {
+                // pumactl's verbs: GET, with the token, answered before the work starts (a stop closes us)
+                if (!authorized(query)) {
+                    response = text(HttpResponseStatus.FORBIDDEN, "forbidden\n");
+                } else {
+                    response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                            Unpooled.copiedBuffer("{\"status\":\"ok\"}", StandardCharsets.UTF_8));
+                    response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+                    response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+                    HttpUtil.setKeepAlive(response, false);
+                    ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE)
+                            .addListener(done -> action.run());
+                    return;
+                }
+            } else if (!query.path().equals("/stats") && !metrics) {
                 response = text(HttpResponseStatus.NOT_FOUND, "not found\n");
             } else if (!request.method().equals(HttpMethod.GET) && !request.method().equals(HttpMethod.HEAD)) {
                 response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed\n");
@@ -295,6 +342,21 @@ final class ControlApp {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             ctx.close();
+        }
+
+        /** The lifecycle action for {@code path}, or null when it is not one (or none is wired). */
+        private Runnable action(String path) {
+            Actions a = actions;
+            if (a == null) {
+                return null;
+            }
+            return switch (path) {
+                case "/restart", "/reload-config" -> a::restart;
+                case "/phased-restart" -> a::phasedRestart;
+                case "/stop" -> () -> a.stop(false);
+                case "/halt" -> () -> a.stop(true);
+                default -> null;
+            };
         }
 
         private FullHttpResponse text(HttpResponseStatus status, String body) {

@@ -488,6 +488,25 @@ final class Dispatcher implements RequestQueue {
         return drained;
     }
 
+    /**
+     * Live links whose HELLO named shepherd generation {@code generation}: how the launcher tells that a
+     * new generation (hot restart, config reload) has dialled in before it retires the old one.
+     */
+    int liveLinks(long generation) {
+        lock.lock();
+        try {
+            int n = 0;
+            for (WorkerLink link : links) {
+                if (link.hello.generation() == generation && !link.draining) {
+                    n++;
+                }
+            }
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** True when nothing waits and nothing runs. */
     boolean isDrained() {
         lock.lock();

@@ -15,19 +15,18 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
- * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks version 2 only (the
- * timing fields of REQUEST and RESPONSE_HEAD): a peer whose highest version is below 2 gets GOAWAY(2) and
- * the link closes; a peer offering a higher version is answered WELCOME(3), the highest version the host
- * supports that is ≤ the peer's, as the handshake rule says. A version 2 peer is welcomed with 2 (it only
- * lacks DESIRED_WORKERS, which the host then never sends it). Any frame other than HELLO, or a role
- * other than 0/1, is a protocol error. Runs on the link's event loop; one instance per channel.
+ * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks version 3 only (the
+ * timing fields of REQUEST and RESPONSE_HEAD since 2; hijack, early hints, file bodies and the shepherd's
+ * PHASED_RESTART and WORKER_COUNT since 3): a peer whose highest version is below 3 gets GOAWAY(2) and the
+ * link closes; a peer offering a higher version is answered WELCOME(3), the highest version the host
+ * supports that is ≤ the peer's, as the handshake rule says. Any frame other than HELLO, or a role
+ * other than 0/1/2, is a protocol error. A hijack connection (role 2) gets no WELCOME here: it goes to
+ * {@link Hijacks}, which answers once the hijack it names was announced. Runs on the link's event loop; one instance per channel.
  */
 final class LinkHandshake extends ChannelInboundHandlerAdapter {
 
     /** The protocol version this host speaks. */
     static final int VERSION = 3;
-    /** The oldest version it still speaks: 2 (version 1 has no timing fields). */
-    static final int MIN_VERSION = 2;
 
     private final LinkServer server;
 
@@ -43,20 +42,29 @@ final class LinkHandshake extends ChannelInboundHandlerAdapter {
                 throw new ProtocolException(FrameType.name(frame.type()) + " before HELLO");
             }
             Hello hello = Hello.decode(frame.payload());
-            if (hello.version() < MIN_VERSION) {
+            if (hello.version() < VERSION) {
                 ctx.writeAndFlush(new Goaway(Goaway.CODE_UNSUPPORTED_VERSION,
                                 "version " + hello.version() + " unsupported, this host speaks " + VERSION)
                                 .toFrame(ctx.alloc()))
                         .addListener(ChannelFutureListener.CLOSE);
                 return;
             }
+            if (hello.role() == Hello.ROLE_HIJACK) {
+                long requestId = Hijacks.requestId(hello.capabilities());
+                if (requestId < 0) {
+                    throw new ProtocolException("hijack HELLO names no request");
+                }
+                ctx.channel().config().setAutoRead(false);
+                server.hijacks().arrive(requestId, ctx.channel());
+                return;
+            }
             if (hello.role() != Hello.ROLE_WORKER && hello.role() != Hello.ROLE_SHEPHERD) {
                 throw new ProtocolException("unknown role " + hello.role());
             }
             long id = server.nextLinkId();
-            ctx.writeAndFlush(new Welcome(Math.min(VERSION, hello.version()), id).toFrame(ctx.alloc()));
+            ctx.writeAndFlush(new Welcome(VERSION, id).toFrame(ctx.alloc()));
             if (hello.role() == Hello.ROLE_WORKER) {
-                WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher());
+                WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher(), server.hijacks());
                 ctx.pipeline().replace(this, "worker", link);
                 server.dispatcher().linkReady(link);
             } else {

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A unix domain socket server. Each accepted channel gets {@link FrameDecoder}, {@link FrameEncoder} and a
  * {@link LinkHandshake}, which replaces itself with a {@link WorkerLink} (role 0) or a {@link ShepherdLink}
- * (role 1). Link ids are assigned here, from 1, unique for the host's lifetime (u32).
+ * (role 1), or hands a worker's hijack connection (role 2) to {@link Hijacks}. Link ids are assigned here, from 1, unique for the host's lifetime (u32).
  *
  * <p>Threading: channels run on the {@link HostTransport}'s loops; {@link #goawayAll} and {@link #close}
  * may be called from any thread.
@@ -35,6 +35,7 @@ final class LinkServer {
     private final Dispatcher dispatcher;
     private final ShepherdLink.Listener shepherdListener;
     private final AtomicLong linkIds = new AtomicLong();
+    private final Hijacks hijacks = new Hijacks();
     private final ChannelGroup links = new DefaultChannelGroup("links", GlobalEventExecutor.INSTANCE);
     private Channel server;
     private Path path;
@@ -76,6 +77,10 @@ final class LinkServer {
 
     Dispatcher dispatcher() {
         return dispatcher;
+    }
+
+    Hijacks hijacks() {
+        return hijacks;
     }
 
     ShepherdLink.Listener shepherdListener() {

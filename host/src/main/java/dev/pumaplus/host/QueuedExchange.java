@@ -54,6 +54,8 @@ final class QueuedExchange implements Exchange {
     volatile boolean cancelled;
     /** The response ended or failed: body chunks written from now on are dropped. */
     volatile boolean finished;
+    /** The app took the client connection (a hijack was handed to the protocol): no head is forwarded. */
+    volatile boolean hijacked;
     /** The host failed the request (502/503, or an abort after the head): no service or total recorded. */
     volatile boolean failed;
     /** T4 from the RESPONSE_HEAD; 0 until it arrives. Written on the link's loop before {@link #status}. */

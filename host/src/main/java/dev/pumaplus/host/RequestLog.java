@@ -25,10 +25,17 @@ final class RequestLog {
 
     private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final PrintStream out;
+    private final boolean json;
 
     /** Starts the printing thread; lines go to {@code out}, each flushed once the queue is empty. */
     RequestLog(PrintStream out) {
+        this(out, false);
+    }
+
+    /** As {@link #RequestLog(PrintStream)}; with {@code json}, each line is a JSON object ({@link LogFormat}). */
+    RequestLog(PrintStream out, boolean json) {
         this.out = out;
+        this.json = json;
         Thread printer = new Thread(this::print, "puma-plus-request-log");
         printer.setDaemon(true);
         printer.start();
@@ -36,7 +43,7 @@ final class RequestLog {
 
     /** The line for {@code ex}, which was sent at {@code t6}. Any thread. */
     void log(QueuedExchange ex, long t6) {
-        lines.add(line(ex, t6));
+        lines.add(json ? LogFormat.json(line(ex, t6)) : line(ex, t6));
     }
 
     static String line(QueuedExchange ex, long t6) {

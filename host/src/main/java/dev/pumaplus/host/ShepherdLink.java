@@ -1,6 +1,7 @@
 /*
  * The shepherd's control link to the host: carries the one CONFIG frame the launcher waits for at boot,
- * and GOAWAY in either direction; its closing is how the host learns the shepherd is gone.
+ * GOAWAY in either direction, and the host's PHASED_RESTART and WORKER_COUNT (written by
+ * ShepherdGeneration, never read here); its closing is how the host learns the shepherd is gone.
  */
 package dev.pumaplus.host;
 

@@ -1,32 +1,30 @@
 /*
- * The WorkerPool service: sends DESIRED_WORKERS to the shepherd over its link and reports which worker
- * processes have dialled in every thread. What the fork actuator bundle drives.
+ * The WorkerPool service: asks the current shepherd for a worker process count (the WORKER_COUNT frame,
+ * through the launcher) and reports which worker processes have dialled in every thread. What the fork
+ * actuator bundle drives.
  */
 package dev.pumaplus.host;
 
 import dev.pumaplus.spi.WorkerPool;
-import dev.pumaplus.wire.DesiredWorkers;
-import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntConsumer;
 
 /**
  * A process is ready when its live links equal {@code threads}: readiness is the connections, never a
- * timer. Requests for a count are sent as they come (the shepherd acts on the last one); a shepherd that
- * spoke protocol version 2 cannot take them and they are dropped with a line on stderr.
+ * timer. A count is sent as it comes (the shepherd acts on the last one it read).
  */
 final class ShepherdWorkerPool implements WorkerPool {
 
     private final Dispatcher dispatcher;
-    private final Channel shepherd;
-    private final int shepherdVersion;
+    private final IntConsumer desiredWorkers;
     private final int threads;
     private final int initialWorkers;
 
-    ShepherdWorkerPool(Dispatcher dispatcher, Channel shepherd, int shepherdVersion, int threads, int initialWorkers) {
+    /** @param desiredWorkers sends the count to the current shepherd ({@link Launcher#scaleWorkers}) */
+    ShepherdWorkerPool(Dispatcher dispatcher, IntConsumer desiredWorkers, int threads, int initialWorkers) {
         this.dispatcher = dispatcher;
-        this.shepherd = shepherd;
-        this.shepherdVersion = shepherdVersion;
+        this.desiredWorkers = desiredWorkers;
         this.threads = threads;
         this.initialWorkers = initialWorkers;
     }
@@ -43,12 +41,7 @@ final class ShepherdWorkerPool implements WorkerPool {
 
     @Override
     public void desiredWorkers(int count) {
-        if (shepherdVersion < 3) {
-            System.err.println("puma-plus: the shepherd speaks protocol " + shepherdVersion
-                    + " and cannot change its worker count");
-            return;
-        }
-        shepherd.writeAndFlush(new DesiredWorkers(Math.max(1, count)).toFrame(shepherd.alloc()));
+        desiredWorkers.accept(Math.max(1, count));
     }
 
     @Override

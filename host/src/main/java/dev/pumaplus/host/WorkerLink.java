@@ -9,16 +9,23 @@ import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
+import dev.pumaplus.wire.PairList;
 import dev.pumaplus.wire.ProtocolException;
 import dev.pumaplus.wire.Request;
+import dev.pumaplus.wire.ResponseFile;
 import dev.pumaplus.wire.ResponseHead;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.codec.DecoderException;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +53,11 @@ import java.util.concurrent.RejectedExecutionException;
  * time T5 − T4 − body read. With {@code server_timing} on, each forwarded head gets
  * {@code Server-Timing: queue;dur=<T3 − T2b in ms>, app;dur=<service, T5 − T4 − body read, in ms>} (3 decimals).
  *
+ * <p>Version 3 frames: EARLY_HINTS go to the sink's {@code earlyHints} before the head; HIJACK and HIJACK_HEAD
+ * announce a hijack to {@link Hijacks} (after a full hijack the worker's closing RESPONSE_HEAD is recorded
+ * and never forwarded); RESPONSE_FILE opens the named file and hands the sink a file region, or reads it
+ * into {@code body} pieces ({@link FileFeeder}) for a sink that takes no files.
+ *
  * <p>Threading: fields marked "lock" are guarded by the dispatcher's lock; the response progress fields
  * are confined to {@link #channel}'s event loop, where all frames are written and read.
  */
@@ -55,6 +67,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     final Channel channel;
     final Hello hello;
     private final Dispatcher dispatcher;
+    private final Hijacks hijacks;
 
     /** lock: the process this link belongs to. */
     WorkerProcess process;
@@ -80,12 +93,22 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     private boolean responseEnded;
     /** Reading is off because the sink asked for a pause ({@code autoRead} is false exactly then). */
     private boolean responsePaused;
+    /** A file body the host is reading for a sink that takes no file regions; null otherwise. */
+    private FileFeeder feeder;
+    /** The current request's full hijack was announced (HIJACK), and its offer, until claimed or withdrawn. */
+    private Hijacks.Offer hijackOffer;
 
     WorkerLink(long id, Channel channel, Hello hello, Dispatcher dispatcher) {
+        this(id, channel, hello, dispatcher, new Hijacks());
+    }
+
+    /** @param hijacks where HIJACK / HIJACK_HEAD announcements meet the worker's hijack connections */
+    WorkerLink(long id, Channel channel, Hello hello, Dispatcher dispatcher, Hijacks hijacks) {
         this.id = id;
         this.channel = channel;
         this.hello = hello;
         this.dispatcher = dispatcher;
+        this.hijacks = hijacks;
     }
 
     /** Sends {@code ex} to the worker; called by the dispatcher after assigning it. Any thread. */
@@ -113,6 +136,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         requestEndSent = false;
         headForwarded = false;
         responseEnded = false;
+        hijackOffer = null;
         resumeReading(); // never paused here (finish resumed); kept so a new exchange always starts reading
         QueuedExchange.BodyChunks body = ex.takeBody();
         boolean endNow = body.end() && body.chunks().isEmpty();
@@ -184,7 +208,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         boolean drainBody = ex.truncateBody();
         try {
             channel.eventLoop().execute(() -> {
-                if (ex == current) {
+                if (feeder != null && feeder.exchange == ex) {
+                    feeder.pump(); // cancelled: closes the file and ends the response
+                } else if (ex == current) {
                     resumeReading();
                 }
                 if (drainBody) {
@@ -204,7 +230,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     void resumeResponse(QueuedExchange ex) {
         try {
             channel.eventLoop().execute(() -> {
-                if (ex == current) {
+                if (feeder != null && feeder.exchange == ex) {
+                    feeder.pump();
+                } else if (ex == current) {
                     resumeReading();
                 }
             });
@@ -237,6 +265,10 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
                 case FrameType.RESPONSE_HEAD -> onHead(frame);
                 case FrameType.RESPONSE_BODY -> onBody(frame);
                 case FrameType.RESPONSE_ABORT -> onAbort(frame);
+                case FrameType.EARLY_HINTS -> onEarlyHints(frame);
+                case FrameType.HIJACK -> onHijack();
+                case FrameType.HIJACK_HEAD -> onHijackHead(frame);
+                case FrameType.RESPONSE_FILE -> onFile(frame);
                 case FrameType.GOAWAY -> {
                     if (dispatcher.linkDraining(this)) {
                         channel.close();
@@ -258,7 +290,16 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
         ex.headReceived(head.status(), head.appCalledNanos(), head.appReturnedNanos(), head.bodyReadNanos());
-        if (!ex.cancelled) {
+        if (hijackOffer != null && !ex.hijacked) {
+            // The app asked for the connection but never got it (its dial failed) and answered normally.
+            hijacks.withdraw(ex.requestId, hijackOffer);
+        }
+        hijackOffer = null;
+        if (ex.hijacked) {
+            // A full hijack's closing head: timing for the metrics; the client's bytes are the app's now. (A
+            // body follows only when the protocol refused the hijack and the app answered normally; the
+            // client's connection is closed then, and the body is drained and dropped.)
+        } else if (!ex.cancelled) {
             List<Map.Entry<String, String>> headers = head.headers();
             if (dispatcher.serverTiming()) {
                 headers.add(Map.entry("Server-Timing", serverTiming(ex.dispatchedNanos - ex.runnableNanos,
@@ -271,13 +312,159 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Headers for a 103 Early Hints, before the head. */
+    private void onEarlyHints(Frame frame) {
+        if (current == null || headForwarded || responseEnded) {
+            throw new ProtocolException("EARLY_HINTS while no response head is expected");
+        }
+        QueuedExchange ex = current;
+        if (!ex.cancelled && hijackOffer == null) {
+            ex.sink.earlyHints(PairList.decode(frame.payload(), 0));
+        }
+    }
+
+    /**
+     * Full hijack announced: the worker's hijack connection follows (and is claimed before the app gets its
+     * IO, so before the worker's closing RESPONSE_HEAD).
+     */
+    private void onHijack() {
+        if (current == null || headForwarded || responseEnded || hijackOffer != null) {
+            throw new ProtocolException("HIJACK while no response head is expected");
+        }
+        hijackOffer = new Hijacks.Offer(current, 0, List.of(), LinkHandshake.VERSION);
+        hijacks.offer(current.requestId, hijackOffer);
+    }
+
+    /** Partial hijack: the head to write before the raw bytes; it ends the worker's response on this link. */
+    private void onHijackHead(Frame frame) {
+        if (current == null || headForwarded || responseEnded || hijackOffer != null) {
+            throw new ProtocolException("HIJACK_HEAD while no response head is expected");
+        }
+        ResponseHead head = ResponseHead.decode(frame.payload());
+        headForwarded = true;
+        responseEnded = true;
+        QueuedExchange ex = current;
+        ex.headReceived(head.status(), head.appCalledNanos(), head.appReturnedNanos(), head.bodyReadNanos());
+        if (!ex.cancelled) {
+            hijacks.offer(ex.requestId, new Hijacks.Offer(ex, head.status(), head.headers(), LinkHandshake.VERSION));
+        }
+        responseDone(ex);
+    }
+
+    /**
+     * A file body (RESPONSE_FILE): the host opens the file and sends the region as a {@link DefaultFileRegion}
+     * when the sink takes files, else reads it in pieces through {@link FileFeeder}. A file the host cannot
+     * open fails the response (the head is out: the client sees a truncated response).
+     */
+    private void onFile(Frame frame) {
+        if (current == null || !headForwarded || responseEnded) {
+            throw new ProtocolException("RESPONSE_FILE before RESPONSE_HEAD or after END_STREAM");
+        }
+        ResponseFile file = ResponseFile.decode(frame.payload());
+        responseEnded = frame.endStream();
+        QueuedExchange ex = current;
+        if (ex.cancelled || ex.failed || ex.hijacked) {
+            if (responseEnded) {
+                responseDone(ex);
+            }
+            return;
+        }
+        FileChannel data;
+        try {
+            data = FileChannel.open(Path.of(file.path()), StandardOpenOption.READ);
+        } catch (IOException | RuntimeException e) {
+            ex.fail(502, "cannot read the response's file " + file.path() + ": " + e, true);
+            if (responseEnded) {
+                responseDone(ex);
+            }
+            return;
+        }
+        if (ex.sink.acceptsFiles()) {
+            boolean more = ex.sink.file(new DefaultFileRegion(data, file.offset(), file.length()), responseEnded);
+            if (responseEnded) {
+                responseDone(ex);
+            } else if (!more && !ex.cancelled) {
+                pauseReading();
+            }
+        } else {
+            pauseReading(); // the worker's next frames wait until the file is out
+            feeder = new FileFeeder(ex, data, file.offset(), file.length(), responseEnded);
+            feeder.pump();
+        }
+    }
+
+    /**
+     * Reads a file body into the sink's {@code body} in pieces of at most {@link Frame#MAX_PAYLOAD}, pausing
+     * when the sink asks to and going on at its resume. Event loop only.
+     */
+    private final class FileFeeder {
+        final QueuedExchange exchange;
+        private final FileChannel data;
+        private long position;
+        private long remaining;
+        private final boolean endOfStream;
+
+        FileFeeder(QueuedExchange exchange, FileChannel data, long offset, long length, boolean endOfStream) {
+            this.exchange = exchange;
+            this.data = data;
+            this.position = offset;
+            this.remaining = length;
+            this.endOfStream = endOfStream;
+        }
+
+        void pump() {
+            try {
+                while (remaining > 0 && !exchange.cancelled) {
+                    int size = (int) Math.min(Frame.MAX_PAYLOAD, remaining);
+                    ByteBuf piece = channel.alloc().buffer(size);
+                    int read;
+                    try {
+                        read = piece.writeBytes(data, position, size);
+                    } catch (IOException | RuntimeException e) {
+                        piece.release();
+                        throw e;
+                    }
+                    if (read <= 0) {
+                        piece.release();
+                        throw new IOException("the file ended " + remaining + " bytes early");
+                    }
+                    position += read;
+                    remaining -= read;
+                    boolean last = remaining == 0;
+                    if (!exchange.sink.body(piece, last && endOfStream) && !last) {
+                        return; // resumeResponse calls pump again
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                if (!exchange.cancelled) {
+                    exchange.fail(502, "reading the response's file failed: " + e, true);
+                }
+            }
+            done();
+        }
+
+        private void done() {
+            feeder = null;
+            try {
+                data.close();
+            } catch (IOException ignored) {
+                // read-only: nothing was lost
+            }
+            if (endOfStream) {
+                responseDone(exchange);
+            } else {
+                resumeReading();
+            }
+        }
+    }
+
     private void onBody(Frame frame) {
         if (current == null || !headForwarded || responseEnded) {
             throw new ProtocolException("RESPONSE_BODY before RESPONSE_HEAD or after END_STREAM");
         }
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
-        boolean more = ex.cancelled || ex.sink.body(frame.payload().retain(), responseEnded);
+        boolean more = ex.cancelled || ex.hijacked || ex.sink.body(frame.payload().retain(), responseEnded);
         if (responseEnded) {
             responseDone(ex);
         } else if (!more && !ex.cancelled) {
@@ -337,6 +524,14 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (feeder != null) {
+            try {
+                feeder.data.close();
+            } catch (IOException ignored) {
+                // closing a read-only file
+            }
+            feeder = null;
+        }
         QueuedExchange ex = dispatcher.linkClosed(this);
         if (ex != null) {
             boolean started = ex == current;

@@ -1,6 +1,8 @@
 package dev.pumaplus.spi;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.FileRegion;
 import java.util.List;
 import java.util.Map;
 
@@ -59,4 +61,56 @@ public interface ResponseSink {
      * thread.
      */
     void resumeRequestBody();
+
+    /**
+     * Whether this sink takes file regions through {@link #file}, sending them to its client without copying
+     * them through memory (sendfile). The default is false: the host then reads a file body itself and
+     * delivers it through {@link #body} in pieces of at most 1 MiB, honouring its backpressure.
+     */
+    default boolean acceptsFiles() {
+        return false;
+    }
+
+    /**
+     * A piece of the response body that is a region of a file (a Rack body answering {@code to_path}); only
+     * called when {@link #acceptsFiles()} is true, in place of {@link #body}, with the same ordering, ownership
+     * (release {@code region} when done) and backpressure contract, {@code region.count()} counting as the
+     * piece's size.
+     */
+    default boolean file(FileRegion region, boolean endOfStream) {
+        region.release();
+        throw new UnsupportedOperationException("this sink does not accept files");
+    }
+
+    /**
+     * Headers the app sent through {@code rack.early_hints} while its request runs: an informational
+     * {@code 103 Early Hints} response for the client, before {@link #head}. Called from a worker link's
+     * event loop, possibly several times, only before {@code head}. The default drops them (a protocol that
+     * cannot send 1xx responses loses nothing but the hint). Must not block.
+     *
+     * @param headers names and values as ISO-8859-1 chars, one per byte; a name may repeat
+     */
+    default void earlyHints(List<Map.Entry<String, String>> headers) {
+    }
+
+    /**
+     * The app took this request's client connection (Rack hijack, docs/RACK.md): from now on the client's
+     * bytes go to {@code app} and {@code app}'s bytes to the client, unchanged, until either side closes;
+     * no {@link #head}, {@link #body} or {@link #fail} follows. For a partial hijack the protocol first writes
+     * the response head {@code status} and {@code headers} without body framing; for a full hijack
+     * ({@code status} 0, no headers) it writes nothing, the app speaks the protocol itself.
+     *
+     * <p>{@code app} is the worker's hijack connection (a unix socket, its pipeline empty, auto-read off).
+     * The worker hands the app its IO only once {@code welcome} has run, so the app writes nothing before
+     * that: the protocol installs its handlers on {@code app}, writes the partial head, runs {@code welcome}
+     * (from any thread; bytes the protocol writes to {@code app} afterwards from the same thread follow it),
+     * then turns auto-read on. It closes {@code app} when the client goes away.
+     * Called from a host thread; the protocol hops to its own event loop and must not block.
+     *
+     * @return true if the protocol took {@code app}; false (the default, for protocols whose connections are
+     *         not a byte stream of one request, such as h2 and h3) makes the host close {@code app}
+     */
+    default boolean hijack(int status, List<Map.Entry<String, String>> headers, Channel app, Runnable welcome) {
+        return false;
+    }
 }

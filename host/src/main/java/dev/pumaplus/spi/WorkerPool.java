@@ -1,6 +1,6 @@
 /*
  * The host's handle on the shepherd's worker processes, for the fork actuator: ask for a number of worker
- * processes (the DESIRED_WORKERS frame, docs/PROTOCOL.md) and see which have dialled in.
+ * processes (the WORKER_COUNT frame, docs/PROTOCOL.md) and see which have dialled in.
  */
 package dev.pumaplus.spi;
 

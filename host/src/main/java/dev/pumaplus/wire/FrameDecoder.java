@@ -14,7 +14,6 @@ import java.util.List;
  * buffer (no copy). Rejects, with a {@link ProtocolException}, an unknown type, a length above
  * {@link Frame#MAX_PAYLOAD} (as soon as the header arrives, before buffering the payload) and payloads whose
  * fixed layout is malformed: HELLO shorter than 20 bytes, WELCOME shorter than 8, GOAWAY shorter than 2,
- * DESIRED_WORKERS other than 4,
  * REQUEST shorter than 24, RESPONSE_HEAD shorter than 28, or a truncated pair list in REQUEST or
  * RESPONSE_HEAD. After the first error
  * the decoder discards everything else: the link is to be closed. One instance per channel; runs on the
@@ -80,18 +79,19 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 }
             }
             case FrameType.WELCOME -> Welcome.decode(payload);
-            case FrameType.DESIRED_WORKERS -> DesiredWorkers.decode(payload);
             case FrameType.GOAWAY -> Goaway.decode(payload);
             case FrameType.REQUEST -> {
                 Request.checkLength(payload);
                 PairList.validate(payload, Request.FIXED_LENGTH);
             }
-            case FrameType.RESPONSE_HEAD -> {
+            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> {
                 ResponseHead.checkLength(payload);
                 PairList.validate(payload, ResponseHead.FIXED_LENGTH);
             }
+            case FrameType.EARLY_HINTS -> PairList.validate(payload, 0);
+            case FrameType.RESPONSE_FILE -> ResponseFile.decode(payload);
             default -> {
-                // CONFIG, BODY, RESPONSE_BODY, RESPONSE_ABORT: any bytes are a valid payload
+                // HIJACK (payload ignored), CONFIG, BODY, RESPONSE_BODY, RESPONSE_ABORT: any bytes are a valid payload
             }
         }
     }

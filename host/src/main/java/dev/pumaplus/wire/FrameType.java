@@ -15,8 +15,10 @@ public final class FrameType {
     public static final int GOAWAY = 0x03;
     /** shepherd → host: the resolved configuration as JSON. */
     public static final int CONFIG = 0x04;
-    /** host → shepherd: the number of worker processes to run (version 3). */
-    public static final int DESIRED_WORKERS = 0x05;
+    /** host → shepherd: replace the workers one at a time (phased restart); empty payload. Version 3. */
+    public static final int PHASED_RESTART = 0x06;
+    /** host → shepherd: the desired number of worker processes ({@code u32}). Version 3. */
+    public static final int WORKER_COUNT = 0x07;
     /** host → worker: timing points T2, T2b, T3 and the Rack env pair list. */
     public static final int REQUEST = 0x10;
     /** host → worker: request body bytes. */
@@ -27,11 +29,20 @@ public final class FrameType {
     public static final int RESPONSE_BODY = 0x21;
     /** worker → host: the response cannot be completed. */
     public static final int RESPONSE_ABORT = 0x22;
+    /** worker → host: the app took the client connection (full hijack); a role-2 link follows. */
+    public static final int HIJACK = 0x23;
+    /** worker → host: a partial hijack's response head (RESPONSE_HEAD layout); ends the response. */
+    public static final int HIJACK_HEAD = 0x24;
+    /** worker → host: headers for a 103 Early Hints response, as a pair list. */
+    public static final int EARLY_HINTS = 0x25;
+    /** worker → host: a region of a file the host sends as response body (u64 offset, u64 length, path). */
+    public static final int RESPONSE_FILE = 0x26;
 
     private FrameType() {
     }
 
-    /** True if {@code type} is defined by the protocol (version 3 adds DESIRED_WORKERS). */
+    /** True if {@code type} is defined by the protocol (version 3 adds HIJACK, HIJACK_HEAD, EARLY_HINTS, RESPONSE_FILE,
+     * PHASED_RESTART and WORKER_COUNT). */
     public static boolean isKnown(int type) {
         return name(type) != null;
     }
@@ -43,12 +54,17 @@ public final class FrameType {
             case WELCOME -> "WELCOME";
             case GOAWAY -> "GOAWAY";
             case CONFIG -> "CONFIG";
-            case DESIRED_WORKERS -> "DESIRED_WORKERS";
+            case PHASED_RESTART -> "PHASED_RESTART";
+            case WORKER_COUNT -> "WORKER_COUNT";
             case REQUEST -> "REQUEST";
             case BODY -> "BODY";
             case RESPONSE_HEAD -> "RESPONSE_HEAD";
             case RESPONSE_BODY -> "RESPONSE_BODY";
             case RESPONSE_ABORT -> "RESPONSE_ABORT";
+            case HIJACK -> "HIJACK";
+            case HIJACK_HEAD -> "HIJACK_HEAD";
+            case EARLY_HINTS -> "EARLY_HINTS";
+            case RESPONSE_FILE -> "RESPONSE_FILE";
             default -> null;
         };
     }
@@ -60,12 +76,17 @@ public final class FrameType {
             case "WELCOME" -> WELCOME;
             case "GOAWAY" -> GOAWAY;
             case "CONFIG" -> CONFIG;
-            case "DESIRED_WORKERS" -> DESIRED_WORKERS;
+            case "PHASED_RESTART" -> PHASED_RESTART;
+            case "WORKER_COUNT" -> WORKER_COUNT;
             case "REQUEST" -> REQUEST;
             case "BODY" -> BODY;
             case "RESPONSE_HEAD" -> RESPONSE_HEAD;
             case "RESPONSE_BODY" -> RESPONSE_BODY;
             case "RESPONSE_ABORT" -> RESPONSE_ABORT;
+            case "HIJACK" -> HIJACK;
+            case "HIJACK_HEAD" -> HIJACK_HEAD;
+            case "EARLY_HINTS" -> EARLY_HINTS;
+            case "RESPONSE_FILE" -> RESPONSE_FILE;
             default -> throw new IllegalArgumentException("unknown frame type name: " + name);
         };
     }

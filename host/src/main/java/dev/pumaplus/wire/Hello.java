@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * capabilities as space-separated ASCII tokens. The u32 fields are held as non-negative longs.
  *
  * @param version      the highest protocol version the peer speaks
- * @param role         {@link #ROLE_WORKER} or {@link #ROLE_SHEPHERD}
+ * @param role         {@link #ROLE_WORKER}, {@link #ROLE_SHEPHERD} or {@link #ROLE_HIJACK}
  * @param pid          the peer's process id
  * @param generation   the app generation the peer belongs to
  * @param workerIndex  the worker process's index (0 for the shepherd)
@@ -27,6 +27,11 @@ public record Hello(int version, int role, long pid, long generation, long worke
     public static final int ROLE_WORKER = 0;
     /** Role of the shepherd's control link. */
     public static final int ROLE_SHEPHERD = 1;
+    /**
+     * Role of a worker's hijack connection: after WELCOME it carries the raw bytes of the client connection
+     * a request on link {@code link=<id>} (named in the capabilities) took over.
+     */
+    public static final int ROLE_HIJACK = 2;
     /** Bytes before the capabilities. */
     public static final int FIXED_LENGTH = 20;
 

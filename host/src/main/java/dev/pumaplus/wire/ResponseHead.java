@@ -55,10 +55,15 @@ public record ResponseHead(int status, long appCalledNanos, long appReturnedNano
 
     /** This head as a frame. */
     public Frame toFrame(ByteBufAllocator alloc, boolean endStream) {
+        return toFrame(alloc, FrameType.RESPONSE_HEAD, endStream);
+    }
+
+    /** This head as a frame of {@code type}: RESPONSE_HEAD, or HIJACK_HEAD (same layout). */
+    public Frame toFrame(ByteBufAllocator alloc, int type, boolean endStream) {
         ByteBuf out = alloc.buffer(FIXED_LENGTH + PairList.encodedLength(headers));
         out.writeShort(status).writeShort(0).writeLong(appCalledNanos).writeLong(appReturnedNanos)
                 .writeLong(bodyReadNanos);
         PairList.write(headers, out);
-        return Frame.of(FrameType.RESPONSE_HEAD, endStream, out);
+        return Frame.of(type, endStream, out);
     }
 }

@@ -28,7 +28,7 @@ final class EmbeddedWorker {
 
     EmbeddedWorker(Dispatcher dispatcher, long pid, long workerIndex) {
         channel = new EmbeddedChannel();
-        link = new WorkerLink(++ids, channel, new Hello(2, Hello.ROLE_WORKER, pid, 1, workerIndex, ids, ""), dispatcher);
+        link = new WorkerLink(++ids, channel, new Hello(LinkHandshake.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, ids, ""), dispatcher);
         channel.pipeline().addLast(link);
         dispatcher.linkReady(link);
         channel.runPendingTasks();

@@ -31,7 +31,7 @@ final class LinkClient implements AutoCloseable {
 
     static LinkClient worker(Path path, long pid, long workerIndex, long threadIndex) throws IOException {
         LinkClient c = new LinkClient(path);
-        c.write(new Hello(2, Hello.ROLE_WORKER, pid, 1, workerIndex, threadIndex, "").toFrame(ByteBufAllocator.DEFAULT));
+        c.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, threadIndex, "").toFrame(ByteBufAllocator.DEFAULT));
         return c;
     }
 

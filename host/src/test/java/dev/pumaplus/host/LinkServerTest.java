@@ -17,6 +17,8 @@ import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
+import dev.pumaplus.wire.PairList;
+import dev.pumaplus.wire.ResponseFile;
 import dev.pumaplus.wire.ResponseHead;
 import dev.pumaplus.wire.Welcome;
 import io.netty.buffer.ByteBuf;
@@ -97,7 +99,7 @@ class LinkServerTest {
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             Frame welcome = worker.read();
             assertEquals(FrameType.WELCOME, welcome.type());
-            assertEquals(2, Welcome.decode(welcome.payload()).version());
+            assertEquals(LinkHandshake.VERSION, Welcome.decode(welcome.payload()).version());
             assertTrue(Welcome.decode(welcome.payload()).linkId() > 0);
             welcome.release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
@@ -122,13 +124,13 @@ class LinkServerTest {
     }
 
     @Test
-    void peerOfferingALaterVersionIsWelcomedWithVersionThree() throws Exception {
+    void peerOfferingALaterVersionIsWelcomedWithTheHostsVersion() throws Exception {
         Path socket = start(false);
         try (LinkClient peer = new LinkClient(socket)) {
-            peer.write(new Hello(4, Hello.ROLE_WORKER, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
+            peer.write(new Hello(LinkHandshake.VERSION + 1, Hello.ROLE_WORKER, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = peer.read();
             assertEquals(FrameType.WELCOME, welcome.type());
-            assertEquals(3, Welcome.decode(welcome.payload()).version());
+            assertEquals(LinkHandshake.VERSION, Welcome.decode(welcome.payload()).version());
             welcome.release();
         }
     }
@@ -178,6 +180,145 @@ class LinkServerTest {
         }
     }
 
+    @Test
+    void fileBodyReachesASinkWithoutFileSupportInPiecesOfOneMebibyteHonouringItsPause() throws Exception {
+        Path socket = start(false);
+        Path file = Files.createTempFile("puma-plus-file-body", ".bin");
+        byte[] content = new byte[(5 << 20) / 2]; // 2.5 MiB: three pieces
+        for (int i = 0; i < content.length; i++) {
+            content[i] = (byte) ('a' + i % 26);
+        }
+        Files.write(file, content);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            RecordingSink sink = new RecordingSink();
+            sink.acceptMore = false; // pause after the first piece
+            Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/file"), Unpooled.EMPTY_BUFFER, true, sink);
+            worker.read().release(); // REQUEST
+            worker.write(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-length", "" + content.length)))
+                    .toFrame(ByteBufAllocator.DEFAULT, false));
+            worker.write(new ResponseFile(0, content.length, file.toString()).toFrame(ByteBufAllocator.DEFAULT, true));
+            await(() -> sink.bodies == 1, "the first piece");
+            Thread.sleep(100);
+            assertEquals(1, sink.bodies, "no more pieces while the sink is paused");
+            sink.acceptMore = true;
+            ex.resumeResponse();
+            assertEquals("end", sink.done.get(5, TimeUnit.SECONDS));
+            assertEquals(3, sink.bodies, "1 MiB, 1 MiB, 0.5 MiB");
+            assertEquals(new String(content, StandardCharsets.ISO_8859_1), sink.bodyText());
+            await(() -> dispatcher.snapshot().busy() == 0 && dispatcher.snapshot().completed() == 1, "the link to be idle");
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** A sink that offers hijacking: records the call, splices nothing, and lets the app's WELCOME go. */
+    static final class HijackingSink extends RecordingSink {
+        final CompletableFuture<io.netty.channel.Channel> app = new CompletableFuture<>();
+
+        @Override
+        public boolean hijack(int status, List<Map.Entry<String, String>> headers, io.netty.channel.Channel channel,
+                              Runnable welcome) {
+            events.add("hijack " + status + " " + headers);
+            welcome.run();
+            app.complete(channel);
+            return true;
+        }
+    }
+
+    @Test
+    void fullHijackAnnouncedBeforeTheHijackConnectionIsHandedToTheSinkAndItsClosingHeadStaysInTheHost()
+            throws Exception {
+        Path socket = start(false);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            HijackingSink sink = new HijackingSink();
+            QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/ws"),
+                    Unpooled.EMPTY_BUFFER, true, sink);
+            worker.read().release(); // REQUEST
+            worker.write(Frame.empty(FrameType.HIJACK, false));
+            try (LinkClient hijack = new LinkClient(socket)) {
+                hijack.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
+                        "request=" + ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
+                Frame welcome = hijack.read();
+                assertEquals(FrameType.WELCOME, welcome.type());
+                welcome.release();
+                io.netty.channel.Channel app = sink.app.get(5, TimeUnit.SECONDS);
+                assertEquals(0, app.pipeline().names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline")).count(),
+                        "the frame handlers are gone: raw bytes from here on");
+                worker.write(new ResponseHead(101, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, true));
+                await(() -> dispatcher.snapshot().busy() == 0, "the slot to be free after the closing head");
+                assertEquals(List.of("hijack 0 []"), sink.events, "no head reaches the client");
+            }
+        }
+    }
+
+    @Test
+    void partialHijackWhoseConnectionArrivesFirstGetsTheHeadOnceAnnounced() throws Exception {
+        Path socket = start(false);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0);
+             LinkClient hijack = new LinkClient(socket)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            HijackingSink sink = new HijackingSink();
+            QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/partial"),
+                    Unpooled.EMPTY_BUFFER, true, sink);
+            worker.read().release();
+            hijack.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
+                    "request=" + ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
+            Thread.sleep(50); // the hijack connection waits for the announcement
+            assertTrue(sink.events.isEmpty());
+            worker.write(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-type", "text/plain")))
+                    .toFrame(ByteBufAllocator.DEFAULT, FrameType.HIJACK_HEAD, false));
+            Frame welcome = hijack.read();
+            assertEquals(FrameType.WELCOME, welcome.type());
+            welcome.release();
+            assertEquals(List.of("hijack 200 [content-type=text/plain]"), sink.events);
+            await(() -> dispatcher.snapshot().busy() == 0 && dispatcher.snapshot().completed() == 1,
+                    "the slot to be free: HIJACK_HEAD ends the response");
+        }
+    }
+
+    @Test
+    void fileTheHostCannotOpenFailsTheResponseAfterItsHead() throws Exception {
+        Path socket = start(false);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            RecordingSink sink = new RecordingSink();
+            dispatcher.submit(new Object(), DispatcherTest.get("/gone"), Unpooled.EMPTY_BUFFER, true, sink);
+            worker.read().release();
+            worker.write(new ResponseHead(200, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, false));
+            worker.write(new ResponseFile(0, 10, "/nonexistent/puma-plus/file").toFrame(ByteBufAllocator.DEFAULT, true));
+            assertEquals("fail 502 headSent=true", sink.done.get(5, TimeUnit.SECONDS));
+            await(() -> dispatcher.snapshot().busy() == 0, "the link to be idle");
+        }
+    }
+
+    @Test
+    void earlyHintsReachTheSinkBeforeTheHead() throws Exception {
+        Path socket = start(false);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            RecordingSink sink = new RecordingSink() {
+                @Override
+                public void earlyHints(List<Map.Entry<String, String>> headers) {
+                    events.add("hints " + headers);
+                }
+            };
+            dispatcher.submit(new Object(), DispatcherTest.get("/hints"), Unpooled.EMPTY_BUFFER, true, sink);
+            worker.read().release();
+            worker.write(new Frame(FrameType.EARLY_HINTS, 0, PairList.encode(ByteBufAllocator.DEFAULT,
+                    List.of(Map.entry("link", "</a.css>; rel=preload")))));
+            worker.write(new ResponseHead(204, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, true));
+            assertEquals("end", sink.done.get(5, TimeUnit.SECONDS));
+            assertEquals(List.of("hints [link=</a.css>; rel=preload]", "head 204 [] end"), sink.events);
+        }
+    }
+
     @ParameterizedTest(name = "epoll={0}")
     @ValueSource(booleans = {true, false})
     void workerDyingWhileBusyAnswers502AndAnotherWorkerKeepsServing(boolean epoll) throws Exception {
@@ -209,7 +350,7 @@ class LinkServerTest {
     void shepherdLinkDeliversItsConfiguration(boolean epoll) throws Exception {
         Path socket = start(epoll);
         try (LinkClient shepherd = new LinkClient(socket)) {
-            shepherd.write(new Hello(2, Hello.ROLE_SHEPHERD, 77, 1, 0, 0, "fork").toFrame(ByteBufAllocator.DEFAULT));
+            shepherd.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_SHEPHERD, 77, 1, 0, 0, "fork").toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = shepherd.read();
             assertEquals(FrameType.WELCOME, welcome.type());
             welcome.release();

@@ -16,7 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Thread-safe recorder; {@link #done} completes on end of stream or failure. {@code body} answers
  * {@link #acceptMore} (true unless a test sets it), so a test can pause the response.
  */
-final class RecordingSink implements ResponseSink {
+class RecordingSink implements ResponseSink {
 
     final List<String> events = new CopyOnWriteArrayList<>();
     final StringBuilder body = new StringBuilder();

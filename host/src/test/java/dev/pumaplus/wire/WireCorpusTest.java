@@ -211,8 +211,8 @@ class WireCorpusTest {
                 assertArrayEquals(bytes(expected.get("reason")), g.reason().getBytes(StandardCharsets.UTF_8), where);
             }
             case FrameType.CONFIG -> assertArrayEquals(bytes(expected.get("json")), array(p), where);
-            case FrameType.DESIRED_WORKERS -> assertEquals(expected.get("count").asLong(),
-                    DesiredWorkers.decode(p).count(), where);
+            case FrameType.PHASED_RESTART -> assertEquals(0, p.readableBytes(), where + " empty payload");
+            case FrameType.WORKER_COUNT -> assertEquals(expected.get("count").asLong(), WorkerCount.decode(p).count(), where);
             case FrameType.REQUEST -> {
                 Request request = Request.decode(p);
                 assertEquals(expected.get("headers_parsed_ns").asLong(), request.headersParsedNanos(), where);
@@ -221,7 +221,7 @@ class WireCorpusTest {
                 assertPairs(expected.get("pairs"), request.env(), where);
             }
             case FrameType.BODY, FrameType.RESPONSE_BODY -> assertArrayEquals(bytes(expected.get("data")), array(p), where);
-            case FrameType.RESPONSE_HEAD -> {
+            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> {
                 ResponseHead head = ResponseHead.decode(p);
                 assertEquals(expected.get("status").asInt(), head.status(), where);
                 assertEquals(expected.get("app_called_ns").asLong(), head.appCalledNanos(), where);
@@ -230,6 +230,14 @@ class WireCorpusTest {
                 assertPairs(expected.get("pairs"), head.headers(), where);
             }
             case FrameType.RESPONSE_ABORT -> assertArrayEquals(bytes(expected.get("reason")), array(p), where);
+            case FrameType.HIJACK -> assertEquals(0, p.readableBytes(), where);
+            case FrameType.RESPONSE_FILE -> {
+                ResponseFile file = ResponseFile.decode(p);
+                assertEquals(expected.get("offset").asLong(), file.offset(), where);
+                assertEquals(expected.get("length").asLong(), file.length(), where);
+                assertArrayEquals(bytes(expected.get("path")), latin1(file.path()), where);
+            }
+            case FrameType.EARLY_HINTS -> assertPairs(expected.get("pairs"), PairList.decode(p, 0), where);
             default -> throw new AssertionError("unexpected type " + actual.type());
         }
     }
@@ -256,7 +264,8 @@ class WireCorpusTest {
             case FrameType.GOAWAY -> new Goaway(json.get("code").asInt(),
                     new String(bytes(json.get("reason")), StandardCharsets.UTF_8)).toFrame(alloc);
             case FrameType.CONFIG -> new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("json"))));
-            case FrameType.DESIRED_WORKERS -> new DesiredWorkers(json.get("count").asLong()).toFrame(alloc);
+            case FrameType.PHASED_RESTART -> Frame.empty(type, false);
+            case FrameType.WORKER_COUNT -> new WorkerCount(json.get("count").asLong()).toFrame(alloc);
             // the host's own path: a timing prefix in front of an env encoded separately
             case FrameType.REQUEST -> Request.frame(alloc, json.get("headers_parsed_ns").asLong(),
                     json.get("runnable_ns").asLong(), json.get("dispatched_ns").asLong(),
@@ -266,6 +275,13 @@ class WireCorpusTest {
             case FrameType.RESPONSE_HEAD -> new ResponseHead(json.get("status").asInt(),
                     json.get("app_called_ns").asLong(), json.get("app_returned_ns").asLong(),
                     json.get("body_read_ns").asLong(), pairs(json.get("pairs"))).toFrame(alloc, end);
+            case FrameType.HIJACK_HEAD -> new ResponseHead(json.get("status").asInt(),
+                    json.get("app_called_ns").asLong(), json.get("app_returned_ns").asLong(),
+                    json.get("body_read_ns").asLong(), pairs(json.get("pairs"))).toFrame(alloc, type, end);
+            case FrameType.HIJACK -> Frame.empty(type, end);
+            case FrameType.RESPONSE_FILE -> new ResponseFile(json.get("offset").asLong(), json.get("length").asLong(),
+                    new String(bytes(json.get("path")), StandardCharsets.ISO_8859_1)).toFrame(alloc, end);
+            case FrameType.EARLY_HINTS -> new Frame(type, flags, PairList.encode(alloc, pairs(json.get("pairs"))));
             case FrameType.RESPONSE_ABORT -> new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("reason"))));
             default -> throw new AssertionError(type);
         };

@@ -120,8 +120,9 @@ final class H2Transport implements Transport {
           end = data.isEndStream();
         }
         if (end) {
+          // The stream is closed both ways now and its channel closes by itself. Closing it here would
+          // race the codec and may send RST_STREAM, which Netty peers count against a reset flood limit.
           exchange.succeed(status, bytes);
-          ctx.close();
         }
       } finally {
         ReferenceCountUtil.release(msg);

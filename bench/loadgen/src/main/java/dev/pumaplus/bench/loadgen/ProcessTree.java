@@ -11,8 +11,15 @@ import java.util.List;
 
 /** Stateless; safe from any thread. */
 final class ProcessTree {
-  /** One sample: how many processes, and their summed proportional set size (PSS) in kB. */
-  record Sample(long atNanos, int processes, long pssKb) {}
+  /**
+   * One sample: how many processes, their summed proportional set size (PSS) in kB, and the CPU time they
+   * have used so far (user + system, clock ticks of {@link #TICKS_PER_SECOND}; a process that has exited
+   * takes its ticks with it).
+   */
+  record Sample(long atNanos, int processes, long pssKb, long cpuTicks) {}
+
+  /** USER_HZ: the unit of utime and stime in /proc/PID/stat, 100 on every Linux this runs on. */
+  static final int TICKS_PER_SECOND = 100;
 
   private ProcessTree() {}
 
@@ -43,8 +50,22 @@ final class ProcessTree {
   static Sample sample(long sid) {
     List<Long> pids = session(sid);
     long kb = 0;
-    for (long pid : pids) kb += pssKb(pid);
-    return new Sample(System.nanoTime(), pids.size(), kb);
+    long ticks = 0;
+    for (long pid : pids) {
+      kb += pssKb(pid);
+      ticks += cpuTicks(pid);
+    }
+    return new Sample(System.nanoTime(), pids.size(), kb, ticks);
+  }
+
+  private static long cpuTicks(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
   }
 
   private static long pssKb(long pid) {

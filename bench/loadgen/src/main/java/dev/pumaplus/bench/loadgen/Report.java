@@ -1,6 +1,6 @@
 // Writes a scenario run's report into its results directory: summary.md (the table; medians when the
 // scenario repeats), timeline.txt (per second, every server of the first run), timeline.png (the plot),
-// and the raw per-request CSV of every run.
+// and the raw per-request CSV of every run. CPU is the server's whole process tree, percent of one core.
 package dev.pumaplus.bench.loadgen;
 
 import java.io.BufferedWriter;
@@ -54,19 +54,20 @@ final class Report {
     for (ScenarioRunner.Run r : runs) loads.add(r.server() + "#" + r.rep() + " " + r.loadBefore() + " / " + r.loadAfter());
     md.append(String.join("; ", loads)).append("\n\n");
 
-    md.append("| server | offered rps | achieved rps | p50 | p99 | p99.9 | errors (timeouts) | above SLO | mem avg / peak | procs |");
+    md.append("| server | offered rps | achieved rps | p50 | p99 | p99.9 | errors (timeouts) | above SLO | mem avg / peak | procs | CPU |");
     boolean probes = scenario.probe() != null;
     md.append(probes ? " probes failed |\n" : "\n");
-    md.append("| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |").append(probes ? " --: |\n" : "\n");
+    md.append("| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |").append(probes ? " --: |\n" : "\n");
     for (Map.Entry<String, List<ScenarioRunner.Run>> e : byServer.entrySet()) {
       List<RunStats> stats = e.getValue().stream().map(ScenarioRunner.Run::stats).toList();
       RunStats s = RunStats.median(stats);
       double memAvg = median(e.getValue().stream().mapToDouble(ScenarioRunner.Run::memAvgMb).toArray());
       double memPeak = median(e.getValue().stream().mapToDouble(ScenarioRunner.Run::memPeakMb).toArray());
       int procs = (int) median(e.getValue().stream().mapToDouble(ScenarioRunner.Run::processes).toArray());
-      md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s | %s | %s | %d (%d) | %.1f s | %.0f / %.0f MB | %d |",
+      double cpu = median(e.getValue().stream().mapToDouble(ScenarioRunner.Run::cpuPercent).toArray());
+      md.append(String.format(Locale.ROOT, "| %s | %.1f | %.1f | %s | %s | %s | %d (%d) | %.1f s | %.0f / %.0f MB | %d | %.0f%% |",
           e.getKey(), s.offeredRps(), s.achievedRps(), Format.ms(s.p50Ms()), Format.ms(s.p99Ms()), Format.ms(s.p999Ms()),
-          s.errors(), s.timeouts(), s.sloExcessS(), memAvg, memPeak, procs));
+          s.errors(), s.timeouts(), s.sloExcessS(), memAvg, memPeak, procs, cpu));
       md.append(probes ? String.format(Locale.ROOT, " %d of %d |%n", s.probeFailures(), s.probes()) : "\n");
     }
     if (scenario.repeat() > 1) {
@@ -102,13 +103,13 @@ final class Report {
     StringBuilder text = new StringBuilder();
     for (Map.Entry<String, Timeline> e : first.entrySet()) {
       text.append(e.getKey()).append('\n');
-      text.append(String.format(Locale.ROOT, "%5s %8s %6s %7s %10s %10s %6s %6s %8s %10s %6s %6s%n", "t", "offered", "sent", "rps",
-          "p50", "p99", "errors", "procs", "mem MB", "queue_p95", "probeX", "conns"));
+      text.append(String.format(Locale.ROOT, "%5s %8s %6s %7s %10s %10s %6s %6s %8s %10s %6s %6s %5s%n", "t", "offered", "sent", "rps",
+          "p50", "p99", "errors", "procs", "mem MB", "queue_p95", "probeX", "conns", "cpu%"));
       for (Timeline.Second s : e.getValue().seconds) {
-        text.append(String.format(Locale.ROOT, "%4ds %8.0f %6d %7d %10s %10s %6d %6s %8s %10s %6d %6s%n", s.t(), s.offeredRps(),
+        text.append(String.format(Locale.ROOT, "%4ds %8.0f %6d %7d %10s %10s %6d %6s %8s %10s %6d %6s %5s%n", s.t(), s.offeredRps(),
             s.sent(), s.ok(), Format.ms(s.p50Ms()), Format.ms(s.p99Ms()), s.errors(), s.processes() < 0 ? "-" : Integer.toString(s.processes()),
             Format.num(s.memoryMb(), 0), Double.isNaN(s.queueP95Ms()) ? "(n/a)" : Format.num(s.queueP95Ms(), 1), s.probeFailures(),
-            s.connections() < 0 ? "-" : Integer.toString(s.connections())));
+            s.connections() < 0 ? "-" : Integer.toString(s.connections()), Format.num(s.cpuPercent(), 0)));
       }
       text.append('\n');
     }

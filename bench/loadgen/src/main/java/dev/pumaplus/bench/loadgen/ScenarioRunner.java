@@ -20,6 +20,7 @@ import java.util.Map;
 final class ScenarioRunner {
   /** One measured run of one server. */
   record Run(String server, int rep, RunStats stats, List<RunStats> steps, double memAvgMb, double memPeakMb, int processes,
+      double cpuPercent,
       Timeline timeline, String loadBefore, String loadAfter) {}
 
   private final Scenario scenario;
@@ -94,15 +95,15 @@ final class ScenarioRunner {
       double[] memory = Timeline.memory(sampler.processes(), result.originNanos(), result.scheduleNs());
       Timeline timeline = Timeline.build(scenario.schedule(), result, sampler.processes(), sampler.queue(), sampler.hasStats());
       Report.writeRequests(result, out.resolve(spec.name() + "-r" + rep + ".requests.csv"));
-      System.out.printf("  %s run %d: %s; memory avg %.0f MB peak %.0f MB, %d processes%n", spec.name(), rep, stats1.line(),
-          memory[0], memory[1], (int) memory[2]);
+      System.out.printf("  %s run %d: %s; memory avg %.0f MB peak %.0f MB, %d processes, CPU %.0f%% of a core%n", spec.name(), rep,
+          stats1.line(), memory[0], memory[1], (int) memory[2], memory[3]);
       List<RunStats> steps = new ArrayList<>();
       long from = 0;
       for (RateSchedule.Step step : scenario.schedule().steps()) {
         steps.add(RunStats.window(result, from, from + step.durationNs(), step.rps(), scenario.sloNs()));
         from += step.durationNs();
       }
-      return new Run(spec.name(), rep, stats1, steps, memory[0], memory[1], (int) memory[2], timeline, loadBefore, loadAfter);
+      return new Run(spec.name(), rep, stats1, steps, memory[0], memory[1], (int) memory[2], memory[3], timeline, loadBefore, loadAfter);
     }
   }
 

@@ -9,9 +9,12 @@ import org.HdrHistogram.Histogram;
 
 /** Immutable once built. */
 final class Timeline {
-  /** One second. Latencies in ms (NaN with no completion that second); memory in MB; queue NaN = n/a. */
+  /**
+   * One second. Latencies in ms (NaN with no completion that second); memory in MB; cpu = the server's
+   * whole tree, percent of one core since the previous sample (NaN unknown); queue NaN = n/a.
+   */
   record Second(int t, double offeredRps, int sent, int ok, int errors, double p50Ms, double p99Ms, int processes,
-      double memoryMb, double queueP95Ms, int probeFailures, int connections) {}
+      double memoryMb, double cpuPercent, double queueP95Ms, int probeFailures, int connections) {}
 
   final List<Second> seconds;
 
@@ -40,12 +43,19 @@ final class Timeline {
     List<Second> seconds = new ArrayList<>();
     for (int s = 0; s < n; s++) {
       ProcessTree.Sample p = lastIn(processes, result.originNanos(), s, ProcessTree.Sample::atNanos);
+      int index = p == null ? -1 : processes.indexOf(p);
+      double cpu = Double.NaN;
+      if (index > 0) {
+        ProcessTree.Sample before = processes.get(index - 1);
+        double elapsed = (p.atNanos() - before.atNanos()) / 1e9;
+        cpu = 100.0 * (p.cpuTicks() - before.cpuTicks()) / ProcessTree.TICKS_PER_SECOND / elapsed;
+      }
       ServerSampler.QueueSample q = lastIn(queue, result.originNanos(), s, ServerSampler.QueueSample::atNanos);
       Histogram h = latency[s];
       seconds.add(new Second(s + 1, schedule.rateAt(s * 1_000_000_000L), sent[s], ok[s], errors[s],
           h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e6,
           h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e6,
-          p == null ? -1 : p.processes(), p == null ? Double.NaN : p.pssKb() / 1024.0,
+          p == null ? -1 : p.processes(), p == null ? Double.NaN : p.pssKb() / 1024.0, cpu,
           !hasStats || q == null ? Double.NaN : q.queueP95Ms(), probeFailures[s],
           s < result.connections().size() ? result.connections().get(s) : -1));
     }
@@ -70,19 +80,27 @@ final class Timeline {
     return found;
   }
 
-  /** Mean and peak memory (MB) and peak process count over the samples taken during the schedule. */
+  /**
+   * Mean and peak memory (MB), peak process count, and mean CPU (percent of one core) over the samples
+   * taken during the schedule.
+   */
   static double[] memory(List<ProcessTree.Sample> processes, long origin, long scheduleNs) {
     double sum = 0, peak = 0;
     int count = 0, procs = 0;
+    ProcessTree.Sample first = null, last = null;
     for (ProcessTree.Sample p : processes) {
       long rel = p.atNanos() - origin;
       if (rel < 0 || rel > scheduleNs) continue;
+      if (first == null) first = p;
+      last = p;
       double mb = p.pssKb() / 1024.0;
       sum += mb;
       peak = Math.max(peak, mb);
       procs = Math.max(procs, p.processes());
       count++;
     }
-    return new double[] {count == 0 ? Double.NaN : sum / count, count == 0 ? Double.NaN : peak, procs};
+    double cpu = first == null || last == first ? Double.NaN
+        : 100.0 * (last.cpuTicks() - first.cpuTicks()) / ProcessTree.TICKS_PER_SECOND / ((last.atNanos() - first.atNanos()) / 1e9);
+    return new double[] {count == 0 ? Double.NaN : sum / count, count == 0 ? Double.NaN : peak, procs, cpu};
   }
 }

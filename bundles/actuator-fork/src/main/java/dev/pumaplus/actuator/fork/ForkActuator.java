@@ -1,6 +1,6 @@
 /*
  * The fork actuator: a unit of capacity is one worker process the shepherd forks (preloaded app, then
- * on_worker_boot), asked for through the host's WorkerPool (the DESIRED_WORKERS frame). The controller
+ * on_worker_boot), asked for through the host's WorkerPool (the WORKER_COUNT frame). The controller
  * drives it once a tick; the unit is ready when every one of its threads has dialled in.
  */
 package dev.pumaplus.actuator.fork;

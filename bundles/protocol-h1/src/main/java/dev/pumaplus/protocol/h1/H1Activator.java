@@ -6,6 +6,8 @@
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.HostSettings;
+import dev.pumaplus.spi.Http2Handoff;
+import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
 import java.util.Hashtable;
@@ -24,6 +26,8 @@ public final class H1Activator implements BundleActivator {
     private ServiceRegistration<Listener> registration;
     private ServiceReference<HostSettings> settingsRef;
     private ServiceReference<RequestQueue> queueRef;
+    private ServiceReference<Http2Handoff> h2Ref;
+    private ServiceReference<Http3Endpoints> h3Ref;
 
     /** Binds every configured address; throws (naming the address or the missing service) on failure. */
     @Override
@@ -35,7 +39,12 @@ public final class H1Activator implements BundleActivator {
         if (settings == null || queue == null) {
             throw new IllegalStateException("protocol-h1: the host's HostSettings/RequestQueue service went away");
         }
-        server = new H1Server(settings, queue);
+        // Optional: protocol-h2 and protocol-h3 are started before this bundle when the deployment loads them.
+        h2Ref = context.getServiceReference(Http2Handoff.class);
+        Http2Handoff h2 = h2Ref == null ? null : context.getService(h2Ref);
+        h3Ref = context.getServiceReference(Http3Endpoints.class);
+        Http3Endpoints h3 = h3Ref == null ? null : context.getService(h3Ref);
+        server = new H1Server(settings, queue, h2, h3);
         server.start();
         Hashtable<String, Object> properties = new Hashtable<>();
         properties.put("protocol", "http/1.1");
@@ -53,13 +62,15 @@ public final class H1Activator implements BundleActivator {
             server.close();
             server = null;
         }
-        for (ServiceReference<?> ref : new ServiceReference<?>[] {settingsRef, queueRef}) {
+        for (ServiceReference<?> ref : new ServiceReference<?>[] {settingsRef, queueRef, h2Ref, h3Ref}) {
             if (ref != null) {
                 context.ungetService(ref);
             }
         }
         settingsRef = null;
         queueRef = null;
+        h2Ref = null;
+        h3Ref = null;
     }
 
     private static <T> ServiceReference<T> reference(BundleContext context, Class<T> type) {

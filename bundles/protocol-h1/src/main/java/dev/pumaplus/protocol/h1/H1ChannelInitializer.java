@@ -1,13 +1,21 @@
 /*
- * Sets up each accepted client connection (the accept step of accept → parse → queue → ...): the request
- * decoder followed by the connection handler.
+ * Sets up each accepted client connection (the accept step of accept → parse → queue → ...): on a TLS
+ * listener the TLS handler and ALPN, which hand "h2" to protocol-h2 and keep "http/1.1" here; on a
+ * cleartext one the HTTP/1.1 handlers, preceded, when protocol-h2 is loaded, by the h2c detectors (prior
+ * knowledge preface, Upgrade: h2c).
  */
 package dev.pumaplus.protocol.h1;
 
+import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.RequestQueue;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslContext;
 
 /**
  * Shared by every connection of one listener; {@link #initChannel} runs on the new connection's event loop.
@@ -18,18 +26,83 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
     private final RequestQueue queue;
     private final H1Config config;
     private final ChannelGroup connections;
+    private final Http2Handoff h2;
+    private final SslContext tls;
+    /** Set once HTTP/3 is listening beside this TLS listener (see {@link #advertise}). */
+    private volatile String altSvc;
 
+    /** A cleartext HTTP/1.1-only listener. */
     H1ChannelInitializer(RequestQueue queue, H1Config config, ChannelGroup connections) {
+        this(queue, config, connections, null, null, null);
+    }
+
+    /**
+     * @param h2     protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
+     * @param tls    the listener's TLS context (its ALPN list offers h2 only when {@code h2} is set), or null
+     * @param altSvc the Alt-Svc value advertising HTTP/3 on a TLS listener, or null (see {@link #advertise})
+     */
+    H1ChannelInitializer(RequestQueue queue, H1Config config, ChannelGroup connections, Http2Handoff h2,
+            SslContext tls, String altSvc) {
         this.queue = queue;
         this.config = config;
         this.connections = connections;
+        this.h2 = h2;
+        this.tls = tls;
+        this.altSvc = altSvc;
+    }
+
+    /**
+     * From now on, TLS responses (HTTP/1.1 and h2) carry {@code Alt-Svc: value}: called once HTTP/3
+     * listens on the port, which is known only after the TCP bind. Any thread.
+     */
+    void advertise(String value) {
+        altSvc = value;
     }
 
     @Override
     protected void initChannel(Channel channel) {
-        H1RequestDecoder decoder = new H1RequestDecoder();
-        channel.pipeline().addLast("h1-decoder", decoder);
-        channel.pipeline().addLast("h1-connection", new H1ConnectionHandler(queue, config, decoder));
         connections.add(channel);
+        if (tls != null) {
+            channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
+            channel.pipeline().addLast("alpn", new Alpn());
+            return;
+        }
+        if (h2 != null) {
+            channel.pipeline().addLast("h2c-preface", new H2cPrefaceDetector(h2));
+        }
+        addHttp1(channel.pipeline(), queue);
+    }
+
+    private void addHttp1(ChannelPipeline pipeline, RequestQueue requests) {
+        H1RequestDecoder decoder = new H1RequestDecoder();
+        pipeline.addLast("h1-decoder", decoder);
+        if (h2 != null && tls == null) {
+            pipeline.addLast("h2c-upgrade", new H2cUpgradeHandler(h2));
+        }
+        pipeline.addLast("h1-connection", new H1ConnectionHandler(requests, config, decoder));
+    }
+
+    /** Picks the protocol the TLS handshake agreed on; http/1.1 when the client offered no ALPN. */
+    private final class Alpn extends ApplicationProtocolNegotiationHandler {
+        Alpn() {
+            super(ApplicationProtocolNames.HTTP_1_1);
+        }
+
+        @Override
+        protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+            String advertised = altSvc;
+            if (ApplicationProtocolNames.HTTP_2.equals(protocol) && h2 != null) {
+                h2.serve(ctx.channel(), "https", advertised);
+            } else if (ApplicationProtocolNames.HTTP_1_1.equals(protocol)) {
+                addHttp1(ctx.pipeline(), advertised == null ? queue : new AltSvcQueue(queue, advertised));
+            } else {
+                ctx.close();
+            }
+        }
+
+        @Override
+        protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close(); // a failed handshake is the client's problem, not worth a log line per connection
+        }
     }
 }

@@ -26,6 +26,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -106,6 +107,13 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+    }
+
+    /** Handed over to HTTP/2 (h2c): this handler's timers must not close the connection later. */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        disarmIdleTimer();
+        disarmWriteTimer();
     }
 
     @Override
@@ -346,7 +354,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
                 request.method().name(),
                 request.uri(),
                 request.protocolVersion().text(),
-                "http",
+                ctx.pipeline().get(SslHandler.class) != null ? "https" : "http",
                 inet(ctx.channel().localAddress()),
                 inet(ctx.channel().remoteAddress()),
                 List.copyOf(headers),
@@ -388,7 +396,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    void write(ByteBuf buf) {
+    void write(Object buf) {
         ctx.write(buf, ctx.voidPromise());
     }
 
@@ -397,7 +405,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
      * failed (then it was released): how a response counts its unwritten body bytes. The promise is a
      * progressive one so that {@code written} also hears of each part the socket takes (write progress).
      */
-    void write(ByteBuf buf, ChannelProgressiveFutureListener written) {
+    void write(Object buf, ChannelProgressiveFutureListener written) {
         ctx.write(buf, ctx.newProgressivePromise().addListener(written));
     }
 
@@ -489,6 +497,56 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
         // The linger starts only once the last bytes are out and the idle timer is off: bytes still stuck
         // here (too few to make the channel unwritable) would otherwise keep the connection open forever.
         armWriteTimer();
+    }
+
+    // ---- hijack ----
+
+    /**
+     * The app took this connection (rack.hijack, through {@code response}'s sink): for a partial hijack
+     * ({@code status} > 0) the head goes out first, then the connection stops being HTTP/1.1 and is spliced
+     * to {@code app} ({@link Splice}). Bytes the client sent after the hijacked request and the decoder
+     * already holds go to the app first. Only the oldest unanswered response can take the connection; any
+     * other (an earlier pipelined response is still being written) gets the connection closed instead, as
+     * do the requests pipelined behind it, which can never be answered on a hijacked connection. Event loop.
+     */
+    void hijack(PendingResponse response, int status, List<Map.Entry<String, String>> headers,
+                io.netty.channel.Channel app, Runnable welcome) {
+        if (inactive || closing || responses.peekFirst() != response || !response.headOfLine()) {
+            app.close();
+            ctx.close();
+            return;
+        }
+        ByteBuf head = status > 0 ? response.hijackHead(status, headers) : null;
+        response.hijacked();
+        responses.poll();
+        PendingResponse behind;
+        while ((behind = responses.poll()) != null) {
+            behind.cancel();
+        }
+        cancelReading();
+        closing = true;
+        refusing = true;
+        disarmIdleTimer();
+        disarmWriteTimer();
+        if (head != null) {
+            ctx.write(head, ctx.voidPromise());
+        }
+        ctx.flush();
+        io.netty.channel.Channel client = ctx.channel();
+        client.config().setAutoRead(false);
+        // Both splice handlers go in before WELCOME lets the app write; the client's goes in before the
+        // decoder leaves, so the bytes the decoder still holds (it hands them on when removed) reach the app,
+        // after WELCOME since they are written from this same thread.
+        // Half-closes pass through the splice (Splice), so neither side may treat a FIN as a close any more.
+        client.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
+        app.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
+        app.pipeline().addLast("splice", new Splice(client));
+        ctx.pipeline().addLast("splice", new Splice(app));
+        welcome.run();
+        ctx.pipeline().remove(this);
+        ctx.pipeline().remove(decoder);
+        app.config().setAutoRead(true);
+        client.config().setAutoRead(true);
     }
 
     // ---- timeouts ----

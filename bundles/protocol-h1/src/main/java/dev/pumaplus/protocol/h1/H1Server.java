@@ -5,8 +5,11 @@
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.HostSettings;
+import dev.pumaplus.spi.Http2Handoff;
+import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.TlsMaterial;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -35,6 +38,8 @@ final class H1Server implements Listener {
 
     private final HostSettings settings;
     private final RequestQueue queue;
+    private final Http2Handoff h2;
+    private final Http3Endpoints h3;
     private final List<Channel> serverChannels = new ArrayList<>();
     private EventLoopGroup acceptGroup;
     private EventLoopGroup ioGroup;
@@ -42,12 +47,24 @@ final class H1Server implements Listener {
     private String transport;
 
     H1Server(HostSettings settings, RequestQueue queue) {
-        this.settings = settings;
-        this.queue = queue;
+        this(settings, queue, null, null);
     }
 
     /**
-     * Binds every entry of the {@code binds} setting and announces each with its real port.
+     * @param h2 protocol-h2's handoff (h2 over TLS, h2c), or null when that bundle is not loaded
+     * @param h3 protocol-h3's listeners (HTTP/3 beside each TLS listener), or null when not loaded
+     */
+    H1Server(HostSettings settings, RequestQueue queue, Http2Handoff h2, Http3Endpoints h3) {
+        this.settings = settings;
+        this.queue = queue;
+        this.h2 = h2;
+        this.h3 = h3;
+    }
+
+    /**
+     * Binds every entry of the {@code binds} setting and announces each with its real port; for an
+     * {@code ssl://} bind also the SHA-256 of its certificate's public key (SPKI), which browsers need to
+     * trust a self-signed certificate over QUIC.
      *
      * @throws IllegalStateException naming the address when a bind fails (everything opened is closed)
      */
@@ -76,19 +93,43 @@ final class H1Server implements Listener {
                 .channel(channelClass)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new H1ChannelInitializer(queue, H1Config.from(settings), connections));
+                .childOption(ChannelOption.TCP_NODELAY, true);
+        H1Config config = H1Config.from(settings);
         for (BindAddress address : addresses) {
             Channel channel;
+            TlsMaterial material = null;
+            H1ChannelInitializer initializer;
             try {
+                if (address.tls()) {
+                    material = TlsMaterial.load(address.cert(), address.key());
+                    initializer = new H1ChannelInitializer(queue, config, connections, h2,
+                            ServerTls.context(material, h2 != null), null);
+                } else {
+                    initializer = new H1ChannelInitializer(queue, config, connections, h2, null, null);
+                }
+                bootstrap.childHandler(initializer);
                 channel = bootstrap.bind(address.socketAddress()).syncUninterruptibly().channel();
             } catch (Exception e) {
                 close();
                 throw new IllegalStateException("protocol-h1: cannot listen on " + address + ": " + e, e);
             }
             serverChannels.add(channel);
-            int port = ((InetSocketAddress) channel.localAddress()).getPort();
+            InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
+            int port = bound.getPort();
             settings.listening(address.url(port));
+            if (material != null && h3 != null) {
+                try {
+                    initializer.advertise(h3.open(bound, material));
+                } catch (RuntimeException e) {
+                    close();
+                    throw e;
+                }
+                settings.listening("h3://" + address.host() + ":" + port);
+            }
+            if (material != null) {
+                System.out.println("puma-plus: TLS on " + address.url(port) + ": certificate SPKI sha256 "
+                        + material.spkiSha256Base64() + " (" + material.keyAlgorithm() + " key)");
+            }
         }
     }
 

@@ -15,6 +15,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelProgressiveFuture;
 import io.netty.channel.ChannelProgressiveFutureListener;
+import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
@@ -111,8 +112,29 @@ final class PendingResponse implements ResponseSink {
     @Override
     public boolean body(ByteBuf chunk, boolean endOfStream) {
         long bytes = chunk.readableBytes();
+        return accept(bytes, () -> writeBody(chunk, endOfStream, bytes), chunk, endOfStream);
+    }
+
+    /** {@inheritDoc} HTTP/1.1 sends files with the transport's sendfile. */
+    @Override
+    public boolean acceptsFiles() {
+        return true;
+    }
+
+    /**
+     * {@inheritDoc} The region is written as it is (Netty's transports send it with sendfile) and counts as
+     * {@code region.count()} unwritten body bytes, as a chunk would.
+     */
+    @Override
+    public boolean file(FileRegion region, boolean endOfStream) {
+        long bytes = region.count();
+        return accept(bytes, () -> writeFile(region, endOfStream, bytes), region, endOfStream);
+    }
+
+    /** Counts {@code bytes} as unwritten, hands {@code write} to the event loop, and answers backpressure. */
+    private boolean accept(long bytes, Runnable write, Object owned, boolean endOfStream) {
         long now = unwritten.addAndGet(bytes);
-        if (!onEventLoop(() -> writeBody(chunk, endOfStream, bytes), chunk)) {
+        if (!onEventLoop(write, owned)) {
             unwritten.addAndGet(-bytes);
             return true; // the connection is gone: nothing to pause for, and no loop to resume from
         }
@@ -148,8 +170,29 @@ final class PendingResponse implements ResponseSink {
         onEventLoop(connection::resumeReading, null);
     }
 
+    /** {@inheritDoc} Written as {@code 103 Early Hints} on HTTP/1.1; dropped on HTTP/1.0 (no 1xx there). */
+    @Override
+    public void earlyHints(List<Map.Entry<String, String>> headers) {
+        if (!http10) {
+            onEventLoop(() -> writeEarlyHints(headers), null);
+        }
+    }
+
+    /**
+     * {@inheritDoc} HTTP/1.1 offers both kinds: the connection stops being HTTP and is spliced to {@code app}
+     * by {@link H1ConnectionHandler#hijack}.
+     */
+    @Override
+    public boolean hijack(int status, List<Map.Entry<String, String>> headers, io.netty.channel.Channel app,
+                          Runnable welcome) {
+        if (!onEventLoop(() -> connection.hijack(this, status, headers, app, welcome), null)) {
+            app.close();
+        }
+        return true;
+    }
+
     /** Runs {@code task} on the event loop; false if it was rejected ({@code owned} is then released). */
-    private boolean onEventLoop(Runnable task, ByteBuf owned) {
+    private boolean onEventLoop(Runnable task, Object owned) {
         try {
             channel.eventLoop().execute(task);
             return true;
@@ -268,6 +311,62 @@ final class PendingResponse implements ResponseSink {
         finish();
     }
 
+    /** The 103 ahead of the response proper; ignored once the head is out. Event loop. */
+    private void writeEarlyHints(List<Map.Entry<String, String>> headers) {
+        if (cancelled || complete || headWritten) {
+            return;
+        }
+        ByteBuf out = channel.alloc().buffer(128);
+        out.writeCharSequence("HTTP/1.1 103 Early Hints\r\n", StandardCharsets.US_ASCII);
+        writeFields(out, headers);
+        out.writeBytes(CRLF);
+        emit(out);
+        flush();
+    }
+
+    /**
+     * The head of a partial hijack, exactly as the app gave it: no framing headers are added (the body is
+     * whatever the app writes, ended by its close), and the response is over for HTTP's purposes. Returns
+     * the buffer for the connection to write. Event loop.
+     */
+    ByteBuf hijackHead(int status, List<Map.Entry<String, String>> headers) {
+        HttpResponseStatus s = HttpResponseStatus.valueOf(status);
+        ByteBuf out = channel.alloc().buffer(256);
+        out.writeCharSequence(http10 ? "HTTP/1.0 " : "HTTP/1.1 ", StandardCharsets.US_ASCII);
+        out.writeCharSequence(Integer.toString(status), StandardCharsets.US_ASCII);
+        out.writeByte(' ');
+        out.writeCharSequence(s.reasonPhrase(), StandardCharsets.ISO_8859_1);
+        out.writeBytes(CRLF);
+        writeFields(out, headers);
+        out.writeBytes(CRLF);
+        return out;
+    }
+
+    /** The hijack took over: nothing more is written by this response. Event loop. */
+    void hijacked() {
+        headWritten = true;
+        complete = true;
+        cancelled = true;
+        releaseParts();
+    }
+
+    private static void writeFields(ByteBuf out, List<Map.Entry<String, String>> headers) {
+        for (Map.Entry<String, String> header : headers) {
+            if (!isToken(header.getKey()) || !isFieldValue(header.getValue())) {
+                continue;
+            }
+            out.writeCharSequence(header.getKey(), StandardCharsets.ISO_8859_1);
+            out.writeByte(':');
+            out.writeByte(' ');
+            out.writeCharSequence(header.getValue(), StandardCharsets.ISO_8859_1);
+            out.writeBytes(CRLF);
+        }
+    }
+
+    boolean headOfLine() {
+        return headOfLine;
+    }
+
     private void writeHead(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
         if (cancelled || complete || headWritten) {
             return;
@@ -384,6 +483,39 @@ final class PendingResponse implements ResponseSink {
         }
     }
 
+    /** A file region as body bytes: framed like a chunk, counted like one. Event loop. */
+    private void writeFile(FileRegion region, boolean endOfStream, long bytes) {
+        if (cancelled || complete || !headWritten || !bodyAllowed || bytes == 0) {
+            region.release();
+            written(bytes);
+        } else if (chunked) {
+            emit(ascii(Long.toHexString(bytes) + "\r\n"));
+            emit(region, bytes);
+            emit(ascii(CRLF));
+        } else if (remainingLength >= 0 && bytes > remainingLength) {
+            // Longer than the Content-Length sent (the file grew): never send a partial region that would
+            // be read as the next response; close so the client sees the truncation.
+            region.release();
+            written(bytes);
+            closeAfter = true;
+        } else {
+            if (remainingLength >= 0) {
+                remainingLength -= bytes;
+            }
+            emit(region, bytes);
+        }
+        if (endOfStream) {
+            if (chunked) {
+                emit(ascii(LAST_CHUNK));
+            } else if (bodyAllowed && remainingLength > 0) {
+                closeAfter = true;
+            }
+            finish();
+        } else {
+            flush();
+        }
+    }
+
     private void finish() {
         complete = true;
         if (!cancelled && exchange != null) {
@@ -415,9 +547,9 @@ final class PendingResponse implements ResponseSink {
     }
 
     /** @param bodyBytes counted body bytes {@code buf} carries: uncounted when it is written or released */
-    private void emit(ByteBuf buf, long bodyBytes) {
+    private void emit(Object buf, long bodyBytes) {
         if (cancelled) {
-            buf.release();
+            ReferenceCountUtil.release(buf);
             written(bodyBytes);
         } else if (headOfLine) {
             write(buf, bodyBytes);
@@ -426,7 +558,7 @@ final class PendingResponse implements ResponseSink {
         }
     }
 
-    private void write(ByteBuf buf, long bodyBytes) {
+    private void write(Object buf, long bodyBytes) {
         if (bodyBytes == 0) {
             connection.write(buf);
         } else {
@@ -443,7 +575,7 @@ final class PendingResponse implements ResponseSink {
     private void releaseParts() {
         Part part;
         while ((part = parts.poll()) != null) {
-            part.buf().release();
+            ReferenceCountUtil.release(part.buf());
             written(part.bodyBytes());
         }
     }
@@ -526,6 +658,6 @@ final class PendingResponse implements ResponseSink {
      * Output held while not head of line, with the counted body bytes it carries (0 for framing); {@code end}
      * marks the empty end marker whose write reports T6.
      */
-    private record Part(ByteBuf buf, long bodyBytes, boolean end) {
+    private record Part(Object buf, long bodyBytes, boolean end) {
     }
 }

@@ -39,4 +39,22 @@ class BindAddressTest {
             assertTrue(e.getMessage().contains(bad), e.getMessage());
         }
     }
+
+    @Test
+    void sslBindCarriesItsUrlDecodedCertAndKeyAndAnnouncesHttps() {
+        BindAddress bind = BindAddress.parse("ssl://127.0.0.1:9443?cert=%2Ftmp%2Fa+b.crt&key=/tmp/k.pem&verify_mode=none");
+        assertTrue(bind.tls());
+        assertEquals(java.nio.file.Path.of("/tmp/a b.crt"), bind.cert());
+        assertEquals(java.nio.file.Path.of("/tmp/k.pem"), bind.key());
+        assertEquals("https://127.0.0.1:8443", bind.url(8443));
+    }
+
+    @Test
+    void sslBindWithoutCertAndKeyOrWithUnknownParametersIsRefused() {
+        for (String bad : new String[] {"ssl://127.0.0.1:9443", "ssl://127.0.0.1:9443?cert=/c", "ssl://h:1?cert=/c&key=/k&ca=/x",
+                "ssl://h:1?cert=/c&key=/k&verify_mode=peer", "tcp://h:1?cert=/c&key=/k"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BindAddress.parse(bad));
+            assertTrue(e.getMessage().contains(bad), e.getMessage());
+        }
+    }
 }

@@ -800,4 +800,91 @@ class H1ConnectionHandlerTest {
         assertTrue(gone.cancelled);
         assertEquals(0, gone.sentCalls.get());
     }
+
+    // ---- early hints and hijack ----
+
+    @Test
+    void earlyHintsGoOutAs103BeforeTheResponseOnHttp11AndAreDroppedOnHttp10() {
+        open();
+        send("GET /hints HTTP/1.1\r\nHost: x\r\n\r\n");
+        RecordingQueue.Submitted s = queue.submitted.get(0);
+        s.sink.earlyHints(headers("link", "</a.css>; rel=preload", "link", "</b.js>; rel=preload"));
+        assertEquals("HTTP/1.1 103 Early Hints\r\nlink: </a.css>; rel=preload\r\nlink: </b.js>; rel=preload\r\n\r\n",
+                output());
+        answer(s, "ok");
+        assertTrue(output().startsWith("HTTP/1.1 200 OK\r\n"));
+        s.sink.earlyHints(headers("link", "</late.css>"));
+        assertEquals("", output(), "no 103 after the response");
+
+        open();
+        send("GET /hints HTTP/1.0\r\n\r\n");
+        queue.submitted.get(0).sink.earlyHints(headers("link", "</a.css>"));
+        assertEquals("", output(), "HTTP/1.0 has no 1xx responses");
+    }
+
+    @Test
+    void fullHijackSplicesTheClientToTheAppByteForByteIncludingBytesTheDecoderHeld() {
+        open();
+        send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\nearly");
+        EmbeddedChannel app = new EmbeddedChannel();
+        app.config().setAutoRead(false);
+        List<String> welcomed = new ArrayList<>();
+        assertTrue(queue.submitted.get(0).sink.hijack(0, List.of(), app, () -> welcomed.add("welcome")));
+        channel.runPendingTasks();
+        assertEquals(List.of("welcome"), welcomed);
+        assertEquals("", output(), "a full hijack writes nothing of its own");
+        assertEquals("early", drain(app), "bytes after the request reach the app");
+
+        send("from client");
+        assertEquals("from client", drain(app));
+        app.writeInbound(text("from app"));
+        assertEquals("from app", output());
+
+        app.close();
+        channel.runPendingTasks();
+        assertFalse(channel.isOpen(), "the app closing closes the client");
+        app.finishAndReleaseAll();
+    }
+
+    @Test
+    void partialHijackWritesTheHeadWithoutFramingThenSplices() {
+        open();
+        send("GET /partial HTTP/1.1\r\nHost: x\r\n\r\n");
+        EmbeddedChannel app = new EmbeddedChannel();
+        app.config().setAutoRead(false);
+        queue.submitted.get(0).sink.hijack(200, headers("content-type", "text/plain"), app, () -> { });
+        channel.runPendingTasks();
+        assertEquals("HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\n", output());
+        app.writeInbound(text("streamed"));
+        assertEquals("streamed", output());
+        channel.close();
+        app.runPendingTasks();
+        assertFalse(app.isOpen(), "the client going away closes the app's end");
+        app.finishAndReleaseAll();
+    }
+
+    @Test
+    void hijackBehindAnUnfinishedPipelinedResponseClosesTheConnection() {
+        open();
+        send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
+        EmbeddedChannel app = new EmbeddedChannel();
+        queue.submitted.get(1).sink.hijack(0, List.of(), app, () -> { });
+        channel.runPendingTasks();
+        assertFalse(app.isOpen());
+        assertFalse(channel.isOpen());
+        app.finishAndReleaseAll();
+    }
+
+    /** Everything written to {@code app} (the worker's end) so far. */
+    private static String drain(EmbeddedChannel app) {
+        app.runPendingTasks();
+        StringBuilder sb = new StringBuilder();
+        Object msg;
+        while ((msg = app.readOutbound()) != null) {
+            ByteBuf buf = (ByteBuf) msg;
+            sb.append(buf.toString(StandardCharsets.ISO_8859_1));
+            buf.release();
+        }
+        return sb.toString();
+    }
 }

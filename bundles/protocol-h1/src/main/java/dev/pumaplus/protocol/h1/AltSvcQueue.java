@@ -1,0 +1,88 @@
+/*
+ * For HTTP/1.1 over TLS when HTTP/3 is served on the same port (queue → ... → respond): adds the Alt-Svc
+ * header that advertises HTTP/3 to every response head, so browsers find the QUIC listener.
+ */
+package dev.pumaplus.protocol.h1;
+
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestHead;
+import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseSink;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.FileRegion;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Wraps the host's queue: each submitted sink is wrapped so that {@link ResponseSink#head} carries one more
+ * header. Every other sink method is forwarded unchanged; a method added to ResponseSink must be forwarded
+ * here too. Thread-safe (stateless).
+ */
+final class AltSvcQueue implements RequestQueue {
+
+    private final RequestQueue queue;
+    private final String altSvc;
+
+    AltSvcQueue(RequestQueue queue, String altSvc) {
+        this.queue = queue;
+        this.altSvc = altSvc;
+    }
+
+    @Override
+    public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete, ResponseSink sink) {
+        return queue.submit(connection, head, body, bodyComplete, new Sink(sink));
+    }
+
+    private final class Sink implements ResponseSink {
+        private final ResponseSink sink;
+
+        Sink(ResponseSink sink) {
+            this.sink = sink;
+        }
+
+        @Override
+        public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+            List<Map.Entry<String, String>> more = new ArrayList<>(headers.size() + 1);
+            more.addAll(headers);
+            more.add(Map.entry("Alt-Svc", altSvc));
+            sink.head(status, more, endOfStream);
+        }
+
+        @Override
+        public boolean body(ByteBuf chunk, boolean endOfStream) {
+            return sink.body(chunk, endOfStream);
+        }
+
+        @Override
+        public void fail(int status, String reason, boolean headSent) {
+            sink.fail(status, reason, headSent);
+        }
+
+        @Override
+        public void resumeRequestBody() {
+            sink.resumeRequestBody();
+        }
+
+        @Override
+        public boolean acceptsFiles() {
+            return sink.acceptsFiles();
+        }
+
+        @Override
+        public boolean file(FileRegion region, boolean endOfStream) {
+            return sink.file(region, endOfStream);
+        }
+
+        @Override
+        public void earlyHints(List<Map.Entry<String, String>> headers) {
+            sink.earlyHints(headers);
+        }
+
+        @Override
+        public boolean hijack(int status, List<Map.Entry<String, String>> headers, Channel app, Runnable welcome) {
+            return sink.hijack(status, headers, app, welcome);
+        }
+    }
+}

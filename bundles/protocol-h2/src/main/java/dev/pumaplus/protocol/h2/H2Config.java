@@ -1,0 +1,39 @@
+/*
+ * The limits every HTTP/2 connection runs with (accept → parse), read once from the host's resolved
+ * configuration (docs/CONFIG.md) when the bundle starts.
+ */
+package dev.pumaplus.protocol.h2;
+
+import dev.pumaplus.spi.HostSettings;
+
+/**
+ * Immutable, shared by every connection's event loop.
+ *
+ * @param maxConcurrentStreams  SETTINGS_MAX_CONCURRENT_STREAMS: streams a client may have open at once
+ * @param maxHeaderListBytes    SETTINGS_MAX_HEADER_LIST_SIZE (RFC 9113 size: names + values + 32 per
+ *                              field); a larger header list is answered 431
+ * @param maxRstFramesPerWindow rapid-reset protection (CVE-2023-44487): RST_STREAM frames a client may
+ *                              send per {@code rstWindowSecs} before the connection is closed with GOAWAY
+ * @param rstWindowSecs         the window of {@code maxRstFramesPerWindow}, seconds
+ * @param contentLengthLimit    largest request body in bytes (http_content_length_limit); 0 or less: none
+ */
+record H2Config(int maxConcurrentStreams, long maxHeaderListBytes, int maxRstFramesPerWindow, int rstWindowSecs,
+        long contentLengthLimit) {
+
+    /** Request bodies up to this size are buffered before the request is submitted (as in HTTP/1.1). */
+    static final int MAX_BUFFERED_BODY_BYTES = 1024 * 1024;
+    /** A response stops reading from its worker while this many accepted bytes wait to reach the client. */
+    static final long HIGH_WATER_BYTES = 1 << 20;
+    /** ... and reads again once they are down to this many. */
+    static final long LOW_WATER_BYTES = 256 << 10;
+
+    /** Fixed limits (docs/ARCHITECTURE.md, "HTTP/2") and the body limit from {@code settings}. */
+    static H2Config from(HostSettings settings) {
+        return new H2Config(
+                100,
+                112 * 1024, // as HTTP/1.1's header section limit
+                200,
+                30,
+                settings.number("http_content_length_limit", -1));
+    }
+}

@@ -1,0 +1,467 @@
+/*
+ * One HTTP/2 stream = one request (parse → queue → ... → respond): turns the stream's HEADERS into a
+ * RequestHead (pseudo-headers mapped so the Rack env is the one HTTP/1.1 gives), buffers or streams its
+ * DATA, submits it to the host's RequestQueue with the connection as fairness key, and writes the
+ * response the host delivers as HEADERS and DATA frames, each flushed as it arrives.
+ */
+package dev.pumaplus.protocol.h2;
+
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestHead;
+import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseSink;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Sits on an {@code Http2StreamChannel} made by Netty's multiplexer. The request is submitted once
+ * runnable: with its whole body when that is at most 1 MiB, else with the first 1 MiB and the rest
+ * streamed through {@link Exchange#writeBody}; while the host asks to pause, the stream stops reading, so
+ * its flow-control window closes and the client stops sending. Request trailers end the body and are not
+ * passed on (the frame contract has no place for them).
+ *
+ * <p>Env mapping: {@code :authority} becomes a {@code host} header in its place (a separate {@code host}
+ * header is then ignored, RFC 9113 section 8.3.1), {@code :path} the target, {@code :method} the method;
+ * the scheme is the connection's ({@code https} after TLS, {@code http} for h2c), never the client's
+ * {@code :scheme}, exactly as HTTP/1.1 does. SERVER_PROTOCOL is {@code HTTP/2}. Cookie headers, which h2
+ * clients may split, are joined by the host's env encoder with {@code "; "}.
+ *
+ * <p>Threading: inbound methods run on the stream's event loop (the connection's); the {@link ResponseSink}
+ * methods are called on a worker link's thread and hop there.
+ */
+final class H2StreamHandler extends ChannelInboundHandlerAdapter implements ResponseSink {
+
+    /** Connection-specific response headers that HTTP/2 forbids (RFC 9113 section 8.2.2). */
+    private static final Set<String> CONNECTION_HEADERS =
+            Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade");
+
+    private final RequestQueue queue;
+    private final H2Config config;
+    private final String scheme;
+    private final String altSvc;
+    private Channel stream;
+
+    // request side (event loop)
+    private RequestHead head;
+    private CompositeByteBuf body;
+    private long bodyBytes;
+    private boolean requestDone;
+    private boolean headRequest;
+
+    // response side
+    private volatile Exchange exchange;
+    private boolean headWritten; // event loop
+    private boolean complete; // event loop
+    private boolean bodyAllowed = true; // event loop
+    private final AtomicLong unwritten = new AtomicLong();
+    private final AtomicBoolean paused = new AtomicBoolean();
+
+    H2StreamHandler(RequestQueue queue, H2Config config, String scheme, String altSvc) {
+        this.queue = queue;
+        this.config = config;
+        this.scheme = scheme;
+        this.altSvc = altSvc;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        stream = ctx.channel();
+    }
+
+    // ---- inbound: parse → queue ----
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            if (msg instanceof Http2HeadersFrame headers) {
+                if (head == null) {
+                    onHeaders(headers);
+                } else if (headers.isEndStream()) {
+                    onData(Unpooled.EMPTY_BUFFER, true); // trailers: the body is complete
+                }
+            } else if (msg instanceof Http2DataFrame data) {
+                onData(data.content().retain(), data.isEndStream());
+            } else if (msg instanceof Http2ResetFrame) {
+                cancel();
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onHeaders(Http2HeadersFrame frame) {
+        long now = System.nanoTime();
+        Http2Headers h = frame.headers();
+        String method = string(h.method());
+        String path = string(h.path());
+        if (method == null || path == null) {
+            reset(Http2Error.PROTOCOL_ERROR); // Netty validates this; CONNECT without :path lands here
+            return;
+        }
+        headRequest = method.equals("HEAD");
+        List<Map.Entry<String, String>> headers = new ArrayList<>(h.size());
+        CharSequence authority = h.authority();
+        if (authority != null) {
+            headers.add(Map.entry("host", authority.toString()));
+        }
+        long contentLength = -1;
+        for (Map.Entry<CharSequence, CharSequence> e : h) {
+            CharSequence name = e.getKey();
+            if (name.length() > 0 && name.charAt(0) == ':') {
+                continue;
+            }
+            String n = name.toString();
+            if (authority != null && n.equals("host")) {
+                continue;
+            }
+            String v = e.getValue().toString();
+            if (n.equals("content-length") && contentLength < 0) {
+                try {
+                    contentLength = Long.parseLong(v.trim());
+                } catch (NumberFormatException ignored) {
+                    // Netty's header validation refuses a bad content-length before we get here
+                }
+            }
+            headers.add(Map.entry(n, v));
+        }
+        long limit = config.contentLengthLimit();
+        if (limit > 0 && contentLength > limit) {
+            requestDone = true;
+            answer(413);
+            return;
+        }
+        InetSocketAddress local = inet(stream.parent().localAddress());
+        InetSocketAddress remote = inet(stream.parent().remoteAddress());
+        head = new RequestHead(method, path, "HTTP/2", scheme, local, remote, List.copyOf(headers), now, now);
+        if (frame.isEndStream()) {
+            requestDone = true;
+            submit(Unpooled.EMPTY_BUFFER, true);
+        } else if (h.contains("expect", "100-continue", true)) {
+            // The client waits for this before sending the body (curl does for large uploads), as in HTTP/1.1.
+            stream.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("100"), false));
+        }
+    }
+
+    private void onData(ByteBuf bytes, boolean last) {
+        if (requestDone || head == null) {
+            bytes.release();
+            return;
+        }
+        bodyBytes += bytes.readableBytes();
+        long limit = config.contentLengthLimit();
+        if (limit > 0 && bodyBytes > limit) {
+            bytes.release();
+            requestDone = true;
+            if (exchange == null) {
+                releaseBody();
+                answer(413);
+            } else {
+                exchange.cancel();
+                reset(Http2Error.CANCEL);
+            }
+            return;
+        }
+        if (last) {
+            requestDone = true;
+        }
+        if (exchange != null) {
+            streamBody(bytes, last);
+            return;
+        }
+        if (body == null) {
+            body = stream.alloc().compositeBuffer(Integer.MAX_VALUE);
+        }
+        body.addComponent(true, bytes);
+        int max = H2Config.MAX_BUFFERED_BODY_BYTES;
+        if (bodyBytes > max || (bodyBytes == max && !last)) {
+            ByteBuf first = body.readRetainedSlice(max);
+            ByteBuf rest = body.readRetainedSlice(body.readableBytes());
+            releaseBody();
+            submit(first, false);
+            if (exchange != null && (rest.isReadable() || last)) {
+                streamBody(rest, last);
+            } else {
+                rest.release();
+            }
+        } else if (last) {
+            ByteBuf whole = body;
+            body = null;
+            submit(whole, true);
+        }
+    }
+
+    private void submit(ByteBuf bytes, boolean complete) {
+        try {
+            exchange = queue.submit(stream.parent(), head, bytes, complete, this);
+        } catch (RuntimeException e) {
+            requestDone = true;
+            answer(503); // the host refused (e.g. it is shutting down): answer, never hang
+        }
+    }
+
+    private void streamBody(ByteBuf bytes, boolean last) {
+        if (!exchange.writeBody(bytes, last) && !last) {
+            stream.config().setAutoRead(false); // the window closes: the client stops sending
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        cancel();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+    }
+
+    /** The stream is gone (reset by the client, connection closed): the host forgets the request. */
+    private void cancel() {
+        releaseBody();
+        Exchange ex = exchange;
+        if (ex != null && !complete) {
+            ex.cancel();
+        }
+        complete = true;
+    }
+
+    private void releaseBody() {
+        if (body != null) {
+            body.release();
+            body = null;
+        }
+    }
+
+    // ---- outbound: respond (ResponseSink, called on a worker link's thread) ----
+
+    @Override
+    public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+        onEventLoop(() -> writeHead(status, headers, endOfStream), null);
+    }
+
+    @Override
+    public boolean body(ByteBuf chunk, boolean endOfStream) {
+        long bytes = chunk.readableBytes();
+        long now = unwritten.addAndGet(bytes);
+        if (!onEventLoop(() -> writeBody(chunk, endOfStream, bytes), chunk)) {
+            return true;
+        }
+        if (endOfStream || now < H2Config.HIGH_WATER_BYTES) {
+            return true;
+        }
+        paused.set(true);
+        if (unwritten.get() <= H2Config.LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
+            return true; // drained meanwhile
+        }
+        return false;
+    }
+
+    @Override
+    public void earlyHints(List<Map.Entry<String, String>> headers) {
+        onEventLoop(() -> writeEarlyHints(headers), null);
+    }
+
+    @Override
+    public void fail(int status, String reason, boolean headSent) {
+        onEventLoop(() -> {
+            if (headWritten) {
+                complete = true;
+                reset(Http2Error.INTERNAL_ERROR);
+            } else {
+                answer(status);
+            }
+        }, null);
+    }
+
+    @Override
+    public void resumeRequestBody() {
+        onEventLoop(() -> {
+            if (stream.isActive() && !stream.config().isAutoRead()) {
+                stream.config().setAutoRead(true);
+                stream.read();
+            }
+        }, null);
+    }
+
+    private void writeHead(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+        if (complete || headWritten) {
+            return;
+        }
+        bodyAllowed = !headRequest && status >= 200 && status != 204 && status != 304;
+        Http2Headers out = responseHeaders(status, headers);
+        if (altSvc != null) {
+            out.add("alt-svc", altSvc);
+        }
+        headWritten = true;
+        write(new DefaultHttp2HeadersFrame(out, endOfStream), endOfStream, 0);
+    }
+
+    /** A 103 Early Hints HEADERS frame (not ending the stream), only while the final head is still to come. */
+    private void writeEarlyHints(List<Map.Entry<String, String>> headers) {
+        if (complete || headWritten) {
+            return;
+        }
+        stream.writeAndFlush(new DefaultHttp2HeadersFrame(responseHeaders(103, headers), false));
+    }
+
+    /** The app's headers as HTTP/2 allows them: lower-case names, no connection-specific fields. */
+    private static Http2Headers responseHeaders(int status, List<Map.Entry<String, String>> headers) {
+        Http2Headers out = new DefaultHttp2Headers(false, headers.size() + 2);
+        out.status(Integer.toString(status));
+        for (Map.Entry<String, String> header : headers) {
+            String name = header.getKey().toLowerCase(Locale.ROOT);
+            String value = header.getValue();
+            if (!isToken(name) || !isFieldValue(value) || CONNECTION_HEADERS.contains(name)) {
+                continue; // never let an app send what HTTP/2 forbids
+            }
+            if (name.equals("content-length") && (status < 200 || status == 204)) {
+                continue;
+            }
+            out.add(name, value);
+        }
+        return out;
+    }
+
+    private void writeBody(ByteBuf chunk, boolean endOfStream, long bytes) {
+        if (complete || !headWritten) {
+            chunk.release();
+            written(bytes);
+            return;
+        }
+        if (!bodyAllowed) {
+            chunk.release();
+            written(bytes);
+            if (endOfStream) {
+                write(new DefaultHttp2DataFrame(Unpooled.EMPTY_BUFFER, true), true, 0);
+            }
+            return;
+        }
+        write(new DefaultHttp2DataFrame(chunk, endOfStream), endOfStream, bytes);
+    }
+
+    /** Writes and flushes one frame; the final one reports T6 when it has been written. */
+    private void write(Object frame, boolean last, long bytes) {
+        if (last) {
+            complete = true;
+        }
+        Exchange ex = exchange;
+        stream.writeAndFlush(frame).addListener((ChannelFutureListener) future -> {
+            written(bytes);
+            if (last && future.isSuccess() && ex != null) {
+                ex.responseSent(System.nanoTime());
+            }
+        });
+    }
+
+    /** Body bytes left the count; resumes the host's reading of the response below the low-water mark. */
+    private void written(long bytes) {
+        if (bytes == 0) {
+            return;
+        }
+        if (unwritten.addAndGet(-bytes) <= H2Config.LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
+            Exchange ex = exchange;
+            if (ex != null) {
+                ex.resumeResponse();
+            }
+        }
+    }
+
+    /** A response made here (413, 503, or the host's failure status before any head): short text body. */
+    private void answer(int status) {
+        if (complete || headWritten) {
+            return;
+        }
+        headWritten = true;
+        byte[] text = (status + " " + HttpResponseStatus.valueOf(status).reasonPhrase() + "\n")
+                .getBytes(StandardCharsets.US_ASCII);
+        Http2Headers out = new DefaultHttp2Headers().status(Integer.toString(status))
+                .add("content-type", "text/plain").add("content-length", Integer.toString(text.length));
+        if (headRequest) {
+            write(new DefaultHttp2HeadersFrame(out, true), true, 0);
+            return;
+        }
+        stream.write(new DefaultHttp2HeadersFrame(out, false));
+        write(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(text), true), true, 0);
+        if (!requestDone) {
+            stream.config().setAutoRead(true); // discard the rest of the body
+        }
+    }
+
+    private void reset(Http2Error error) {
+        complete = true;
+        stream.writeAndFlush(new DefaultHttp2ResetFrame(error));
+    }
+
+    private boolean onEventLoop(Runnable task, ByteBuf owned) {
+        try {
+            stream.eventLoop().execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            ReferenceCountUtil.safeRelease(owned);
+            return false;
+        }
+    }
+
+    private static String string(CharSequence s) {
+        return s == null ? null : s.toString();
+    }
+
+    private static InetSocketAddress inet(SocketAddress address) {
+        return address instanceof InetSocketAddress inet ? inet : null;
+    }
+
+    /** RFC 9110 token. */
+    static boolean isToken(String s) {
+        if (s.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** No CR, LF or NUL, and one byte per char. */
+    static boolean isFieldValue(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\r' || c == '\n' || c == 0 || c > 0xFF) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,99 @@
+/*
+ * The HTTP/3 listeners (accept step): one Kwik QUIC server connector per TLS listener, on the same address
+ * and UDP port, speaking "h3" through Flupke, whose request handler (H3RequestHandler) turns each request
+ * stream into a queue entry.
+ */
+package dev.pumaplus.protocol.h3;
+
+import dev.pumaplus.spi.Http3Endpoints;
+import dev.pumaplus.spi.Listener;
+import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.TlsMaterial;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.security.interfaces.ECPrivateKey;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import tech.kwik.core.log.NullLogger;
+import tech.kwik.core.server.ServerConnectionConfig;
+import tech.kwik.core.server.ServerConnector;
+import tech.kwik.flupke.server.Http3ApplicationProtocolFactory;
+
+/**
+ * Limits per QUIC connection: 100 concurrent request streams, 30 s idle timeout. Flupke calls the request
+ * handler on a thread of its executor and expects it to block until the response is written, so the
+ * executor makes one virtual thread per request: a waiting request costs no platform thread.
+ *
+ * <p>Threading: {@link #open} from protocol-h1's start (the framework's thread); {@link #close} and
+ * {@link #stopAccepting} from the host's stop sequence.
+ */
+final class H3Endpoints implements Http3Endpoints, Listener {
+
+    private final RequestQueue queue;
+    private final long contentLengthLimit;
+    private final ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
+    private final List<ServerConnector> connectors = new ArrayList<>();
+
+    H3Endpoints(RequestQueue queue, long contentLengthLimit) {
+        this.queue = queue;
+        this.contentLengthLimit = contentLengthLimit;
+    }
+
+    @Override
+    public synchronized String open(InetSocketAddress address, TlsMaterial tls) {
+        try {
+            DatagramSocket socket = new DatagramSocket(address);
+            ServerConnectionConfig config = ServerConnectionConfig.builder()
+                    .maxIdleTimeoutInSeconds(30)
+                    .maxOpenPeerInitiatedBidirectionalStreams(100)
+                    .maxOpenPeerInitiatedUnidirectionalStreams(10)
+                    .build();
+            ServerConnector.Builder builder = ServerConnector.builder()
+                    .withSocket(socket)
+                    .withConfiguration(config)
+                    .withLogger(new NullLogger());
+            if (tls.privateKey() instanceof ECPrivateKey ec) {
+                builder.withKeyStore(tls.keyStore(), TlsMaterial.ALIAS, tls.keyStorePassword(), curve(ec));
+            } else {
+                builder.withKeyStore(tls.keyStore(), TlsMaterial.ALIAS, tls.keyStorePassword());
+            }
+            ServerConnector connector = builder.build();
+            H3RequestHandler handler = new H3RequestHandler(queue, (InetSocketAddress) socket.getLocalSocketAddress(),
+                    contentLengthLimit);
+            connector.registerApplicationProtocol("h3", new Http3ApplicationProtocolFactory(handler, Map.of(), requests));
+            connector.start();
+            connectors.add(connector);
+            return "h3=\":" + socket.getLocalPort() + "\"; ma=86400";
+        } catch (SocketException | java.security.cert.CertificateException | RuntimeException e) {
+            throw new IllegalStateException("protocol-h3: cannot listen on udp " + address + ": " + e, e);
+        }
+    }
+
+    /** The TLS 1.3 signature curve Kwik needs for an EC key, from the key's field size. */
+    private static String curve(ECPrivateKey key) {
+        int bits = key.getParams().getCurve().getField().getFieldSize();
+        return switch (bits) {
+            case 256 -> "secp256r1";
+            case 384 -> "secp384r1";
+            case 521 -> "secp521r1";
+            default -> throw new IllegalArgumentException("EC key on an unsupported " + bits + "-bit curve");
+        };
+    }
+
+    /** Stops taking QUIC connections: HTTP/3 has no graceful drain here, the connectors close. */
+    @Override
+    public void stopAccepting() {
+        close();
+    }
+
+    synchronized void close() {
+        for (ServerConnector connector : connectors) {
+            connector.close();
+        }
+        connectors.clear();
+    }
+}

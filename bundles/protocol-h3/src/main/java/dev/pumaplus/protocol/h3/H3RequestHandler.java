@@ -1,0 +1,302 @@
+/*
+ * One HTTP/3 request (parse → queue → ... → respond): Flupke calls handleRequest on a virtual thread per
+ * request stream; it maps the request to a RequestHead exactly as HTTP/2 does, reads the body (buffered up
+ * to 1 MiB, then streamed), submits it to the host's RequestQueue, and writes the response the host
+ * delivers, flushing each body chunk as it arrives.
+ */
+package dev.pumaplus.protocol.h3;
+
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestHead;
+import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseSink;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import tech.kwik.flupke.server.HttpRequestHandler;
+import tech.kwik.flupke.server.HttpServerRequest;
+import tech.kwik.flupke.server.HttpServerResponse;
+
+/**
+ * Env mapping as in HTTP/2: {@code :authority} becomes the {@code host} header, first; the scheme is
+ * {@code https}; SERVER_PROTOCOL is {@code HTTP/3}. One difference the library imposes: Flupke hands the
+ * headers over as {@code java.net.http.HttpHeaders}, which orders them by name, so the HTTP_* pairs of an
+ * HTTP/3 request follow name order, not arrival order.
+ *
+ * <p>Fairness key: Flupke does not expose the QUIC connection to the handler, so the client's address
+ * and port (one QUIC connection's 4-tuple) stands for it, through one key object per address while it has
+ * requests in flight.
+ *
+ * <p>Threading: {@link #handleRequest} runs on its own virtual thread and blocks until the response is
+ * written; the {@link ResponseSink} methods of its exchange are called by the host and only enqueue.
+ */
+final class H3RequestHandler implements HttpRequestHandler {
+
+    static final int MAX_BUFFERED_BODY_BYTES = 1024 * 1024;
+    static final long HIGH_WATER_BYTES = 1 << 20;
+    static final long LOW_WATER_BYTES = 256 << 10;
+    private static final Set<String> CONNECTION_HEADERS =
+            Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade");
+
+    private final RequestQueue queue;
+    private final InetSocketAddress local;
+    private final long contentLengthLimit;
+    private final Map<InetSocketAddress, ConnectionKey> keys = new ConcurrentHashMap<>();
+
+    H3RequestHandler(RequestQueue queue, InetSocketAddress local, long contentLengthLimit) {
+        this.queue = queue;
+        this.local = local;
+        this.contentLengthLimit = contentLengthLimit;
+    }
+
+    @Override
+    public void handleRequest(HttpServerRequest request, HttpServerResponse response) throws IOException {
+        long start = System.nanoTime();
+        List<Map.Entry<String, String>> headers = new ArrayList<>();
+        String authority = request.authority();
+        if (authority != null) {
+            headers.add(Map.entry("host", authority));
+        }
+        long contentLength = -1;
+        for (Map.Entry<String, List<String>> header : request.headers().map().entrySet()) {
+            String name = header.getKey().toLowerCase(Locale.ROOT);
+            if (name.startsWith(":") || (authority != null && name.equals("host"))) {
+                continue;
+            }
+            for (String value : header.getValue()) {
+                headers.add(Map.entry(name, value));
+                if (name.equals("content-length") && contentLength < 0) {
+                    try {
+                        contentLength = Long.parseLong(value.trim());
+                    } catch (NumberFormatException ignored) {
+                        // passed on as received; the app sees it
+                    }
+                }
+            }
+        }
+        if (contentLengthLimit > 0 && contentLength > contentLengthLimit) {
+            answer(response, 413);
+            return;
+        }
+        InetSocketAddress remote = request.remoteAddress();
+        RequestHead head = new RequestHead(request.method(), request.path(), "HTTP/3", "https", local, remote,
+                List.copyOf(headers), start, start);
+        ConnectionKey key = acquire(remote);
+        try {
+            serve(head, key, request.body(), response);
+        } finally {
+            release(remote, key);
+        }
+    }
+
+    private void serve(RequestHead head, ConnectionKey key, InputStream in, HttpServerResponse response)
+            throws IOException {
+        Stream stream = new Stream();
+        // Runnable once the body is read, or its first 1 MiB (as HTTP/1.1 and HTTP/2 do).
+        byte[] first = in.readNBytes(MAX_BUFFERED_BODY_BYTES);
+        boolean complete = first.length < MAX_BUFFERED_BODY_BYTES || isAtEnd(in);
+        Exchange exchange;
+        try {
+            exchange = queue.submit(key, head, Unpooled.wrappedBuffer(first), complete, stream);
+        } catch (RuntimeException e) {
+            answer(response, 503);
+            return;
+        }
+        stream.exchange = exchange;
+        try {
+            long total = first.length;
+            if (!complete) {
+                byte[] buf = new byte[64 * 1024];
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    total += n;
+                    if (contentLengthLimit > 0 && total > contentLengthLimit) {
+                        exchange.cancel();
+                        throw new IOException("request body over http_content_length_limit");
+                    }
+                    if (!exchange.writeBody(Unpooled.copiedBuffer(buf, 0, n), false)) {
+                        stream.bodyResumed.acquireUninterruptibly();
+                    }
+                }
+                exchange.writeBody(Unpooled.EMPTY_BUFFER, true);
+            }
+            stream.writeResponse(response);
+        } catch (IOException | RuntimeException e) {
+            exchange.cancel();
+            stream.discard();
+            throw e instanceof IOException io ? io : new IOException(e);
+        }
+    }
+
+    /** True once {@code in} has no more bytes (reads one byte ahead only when the first 1 MiB was full). */
+    private static boolean isAtEnd(InputStream in) {
+        return false; // a body of exactly 1 MiB is streamed with an empty last chunk: always correct
+    }
+
+    private static void answer(HttpServerResponse response, int status) throws IOException {
+        byte[] text = (status + "\n").getBytes(StandardCharsets.US_ASCII);
+        response.setStatus(status);
+        response.addHeader("content-type", "text/plain");
+        response.addHeader("content-length", Integer.toString(text.length));
+        OutputStream out = response.getOutputStream();
+        out.write(text);
+        out.close();
+    }
+
+    private ConnectionKey acquire(InetSocketAddress remote) {
+        return keys.compute(remote, (a, k) -> {
+            ConnectionKey key = k == null ? new ConnectionKey() : k;
+            key.users++;
+            return key;
+        });
+    }
+
+    private void release(InetSocketAddress remote, ConnectionKey key) {
+        keys.computeIfPresent(remote, (a, k) -> --k.users == 0 ? null : k);
+    }
+
+    /** Stands for one QUIC connection in the queue's fairness rule (compared by identity). */
+    private static final class ConnectionKey {
+        int users; // guarded by the map's compute
+    }
+
+    /** What the host delivers for one request, taken in order by the request's own thread. */
+    private sealed interface Event permits Head, Body, Failure {
+    }
+
+    private record Head(int status, List<Map.Entry<String, String>> headers, boolean end) implements Event {
+    }
+
+    private record Body(ByteBuf chunk, boolean end) implements Event {
+    }
+
+    private record Failure(int status) implements Event {
+    }
+
+    /** The ResponseSink of one request: the host's calls become events for the request's thread. */
+    private static final class Stream implements ResponseSink {
+        final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
+        final Semaphore bodyResumed = new Semaphore(0);
+        final AtomicLong unwritten = new AtomicLong();
+        final AtomicBoolean paused = new AtomicBoolean();
+        volatile Exchange exchange;
+        volatile boolean discarded;
+
+        @Override
+        public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+            events.add(new Head(status, headers, endOfStream));
+        }
+
+        @Override
+        public boolean body(ByteBuf chunk, boolean endOfStream) {
+            if (discarded) {
+                chunk.release();
+                return true;
+            }
+            long now = unwritten.addAndGet(chunk.readableBytes());
+            events.add(new Body(chunk, endOfStream));
+            if (endOfStream || now < HIGH_WATER_BYTES) {
+                return true;
+            }
+            paused.set(true);
+            return !(unwritten.get() > LOW_WATER_BYTES) && paused.compareAndSet(true, false);
+        }
+
+        @Override
+        public void fail(int status, String reason, boolean headSent) {
+            events.add(new Failure(status));
+        }
+
+        @Override
+        public void resumeRequestBody() {
+            bodyResumed.release();
+        }
+
+        /** Writes events until the response ends; reports T6 after the last flush. Request thread. */
+        void writeResponse(HttpServerResponse response) throws IOException {
+            OutputStream out = null;
+            boolean headWritten = false;
+            while (true) {
+                Event event;
+                try {
+                    event = events.take();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while waiting for the response", e);
+                }
+                if (event instanceof Head h) {
+                    response.setStatus(h.status());
+                    for (Map.Entry<String, String> header : h.headers()) {
+                        String name = header.getKey().toLowerCase(Locale.ROOT);
+                        if (!CONNECTION_HEADERS.contains(name)) {
+                            response.addHeader(name, header.getValue());
+                        }
+                    }
+                    headWritten = true;
+                    out = response.getOutputStream();
+                    if (h.end()) {
+                        break;
+                    }
+                } else if (event instanceof Body b) {
+                    ByteBuf chunk = b.chunk();
+                    int n = chunk.readableBytes();
+                    try {
+                        if (n > 0 && out != null) {
+                            // One fresh array per write: Kwik keeps the array it is given until the bytes are
+                            // sent, so a reused buffer (ByteBuf.readBytes(OutputStream) copies through a
+                            // thread-local one) would lose data.
+                            byte[] bytes = new byte[n];
+                            chunk.readBytes(bytes);
+                            out.write(bytes);
+                            out.flush(); // streaming is immediate: each chunk leaves as the app yields it
+                        }
+                    } finally {
+                        chunk.release();
+                    }
+                    if (unwritten.addAndGet(-n) <= LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
+                        exchange.resumeResponse();
+                    }
+                    if (b.end()) {
+                        break;
+                    }
+                } else if (event instanceof Failure f) {
+                    if (headWritten) {
+                        throw new IOException("the response failed after its head was sent");
+                    }
+                    answer(response, f.status());
+                    return;
+                }
+            }
+            if (out == null) {
+                out = response.getOutputStream();
+            }
+            out.close();
+            exchange.responseSent(System.nanoTime());
+        }
+
+        /** The request failed on this side: release what the host delivered, and whatever it still sends. */
+        void discard() {
+            discarded = true;
+            Event event;
+            while ((event = events.poll()) != null) {
+                if (event instanceof Body b) {
+                    b.chunk().release();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+/*
+ * The HTTP/3 client the integration tests run (test/integration/h3_*_test.rb): Flupke's Http3Client, a
+ * java.net.http.HttpClient over QUIC, driven from the command line. Not part of the bundle.
+ */
+package dev.pumaplus.protocol.h3;
+
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.security.cert.X509Certificate;
+import java.util.Arrays;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+import tech.kwik.flupke.Http3Client;
+
+/**
+ * Usage: {@code H3Probe get URL [Name:Value ...]} prints {@code status N}, each response header as
+ * {@code header name: value}, then {@code body} and the body; {@code H3Probe post URL SIZE} posts SIZE bytes (byte i is i mod 251) and prints as
+ * {@code get} does; {@code H3Probe stream URL [WARMUP_URL]} prints one
+ * line {@code <nanoTime> <bytes>} per read of the body as it arrives (after 30 GETs of WARMUP_URL on the
+ * same connection, if given); {@code H3Probe compare URL WARM N} makes WARM
+ * then N timed sequential requests over h2 (the JDK's client; its host name check is off with
+ * {@code -Djdk.internal.httpclient.disableHostnameVerification=true}) and over h3, and prints each
+ * protocol's p50 and p90 in µs. Exits 1 with the exception on failure. The server's certificate is not checked.
+ */
+public final class H3Probe {
+
+    private H3Probe() {
+    }
+
+    /** {@code warm} requests, then {@code n} timed ones, one after the other; sorted latencies in µs. */
+    private static long[] sequential(HttpClient client, URI uri, int warm, int n) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(uri).build();
+        for (int i = 0; i < warm; i++) {
+            client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        }
+        long[] micros = new long[n];
+        for (int i = 0; i < n; i++) {
+            long start = System.nanoTime();
+            HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            micros[i] = (System.nanoTime() - start) / 1000;
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("status " + response.statusCode());
+            }
+        }
+        Arrays.sort(micros);
+        return micros;
+    }
+
+    /** Trusts any server certificate: the test servers use self-signed ones. */
+    private static SSLContext trustAll() throws Exception {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, new TrustManager[] {new X509TrustManager() {
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String type) {
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String type) {
+            }
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        }}, null);
+        return context;
+    }
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        HttpClient client = ((tech.kwik.flupke.Http3ClientBuilder) Http3Client.newBuilder())
+                .disableCertificateCheck()
+                .connectTimeout(Duration.ofSeconds(20)) // a cold JVM on a loaded machine is slow to its first handshake
+                .build();
+        URI uri = URI.create(args[1]);
+        switch (args[0]) {
+            case "get" -> {
+                HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
+                for (String header : Arrays.copyOfRange(args, 2, args.length)) {
+                    int colon = header.indexOf(':');
+                    request.header(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
+                }
+                HttpResponse<byte[]> response = client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+                out.println("status " + response.statusCode());
+                response.headers().map().forEach((name, values) -> values.forEach(v -> out.println("header " + name + ": " + v)));
+                out.println("body");
+                out.write(response.body());
+                out.flush();
+            }
+            case "post" -> {
+                // A body of SIZE bytes, byte i = i mod 251, so the server's digest can be checked.
+                byte[] body = new byte[Integer.parseInt(args[2])];
+                for (int i = 0; i < body.length; i++) {
+                    body[i] = (byte) (i % 251);
+                }
+                HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(uri)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
+                out.println("status " + response.statusCode());
+                out.println("body");
+                out.write(response.body());
+                out.flush();
+            }
+            case "stream" -> {
+                if (args.length > 2) {
+                    // Warm the client's code paths first (a fresh JVM reads its first streams late).
+                    HttpRequest warm = HttpRequest.newBuilder(URI.create(args[2])).build();
+                    for (int i = 0; i < 30; i++) {
+                        client.send(warm, HttpResponse.BodyHandlers.ofByteArray());
+                    }
+                }
+                HttpResponse<InputStream> response = client.send(HttpRequest.newBuilder(uri).build(),
+                        HttpResponse.BodyHandlers.ofInputStream());
+                try (InputStream body = response.body()) {
+                    byte[] buf = new byte[65536];
+                    int n;
+                    while ((n = body.read(buf)) >= 0) {
+                        out.println(System.nanoTime() + " " + new String(buf, 0, n, StandardCharsets.ISO_8859_1)
+                                .replace("\n", "\\n"));
+                    }
+                }
+            }
+            case "compare" -> {
+                // Sequential requests, one connection per protocol: h2 with the JDK's client, h3 with Flupke's.
+                int warm = Integer.parseInt(args[2]);
+                int n = Integer.parseInt(args[3]);
+                HttpClient h2 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+                        .sslContext(trustAll()).build();
+                long[] h2Micros = sequential(h2, uri, warm, n);
+                long[] h3Micros = sequential(client, uri, warm, n);
+                out.println("h2_p50_us " + h2Micros[n / 2] + " h2_p90_us " + h2Micros[n * 9 / 10]);
+                out.println("h3_p50_us " + h3Micros[n / 2] + " h3_p90_us " + h3Micros[n * 9 / 10]);
+            }
+            default -> throw new IllegalArgumentException("unknown mode " + args[0]);
+        }
+        System.exit(0);
+    }
+}

@@ -1,0 +1,171 @@
+/*
+ * Where a hijacked request's two halves meet: the worker link announces a hijack (HIJACK or HIJACK_HEAD
+ * frame) and the worker's second connection to link.sock (HELLO role 2, naming the request) arrives, in
+ * either order; once both are here the connection is handed to the request's protocol, which splices it
+ * to the client's connection (docs/PROTOCOL.md, "Hijack").
+ */
+package dev.pumaplus.host;
+
+import dev.pumaplus.wire.Frame;
+import dev.pumaplus.wire.FrameEncoder;
+import dev.pumaplus.wire.Goaway;
+import dev.pumaplus.wire.Welcome;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelPipeline;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Pairs offers (from a {@link WorkerLink}'s event loop) with hijack connections (from a
+ * {@link LinkHandshake}), keyed by request id. A connection that names no announced request waits
+ * {@link #WAIT_SECONDS} for the announcement and is then closed; an announced partial hijack whose connection
+ * never comes fails its request after the same time (the head was not written yet). Thread-safe.
+ */
+final class Hijacks {
+
+    /** Seconds one half waits for the other. The worker dials right after announcing, so this is generous. */
+    static final long WAIT_SECONDS = 10;
+
+    /**
+     * An announced hijack: the exchange, and for a partial hijack the head to write first (status 0 and no
+     * headers for a full hijack).
+     */
+    record Offer(QueuedExchange exchange, int status, List<Map.Entry<String, String>> headers, int version) {
+    }
+
+    private final Map<Long, Offer> offers = new HashMap<>();
+    private final Map<Long, Channel> arrived = new HashMap<>();
+
+    /** A link announced a hijack of request {@code requestId}. Link event loop. */
+    void offer(long requestId, Offer offer) {
+        Channel channel;
+        synchronized (this) {
+            channel = arrived.remove(requestId);
+            if (channel == null) {
+                offers.put(requestId, offer);
+            }
+        }
+        if (channel != null) {
+            commit(offer, channel);
+            return;
+        }
+        // Only a partial hijack can be left waiting here: a full one's connection comes before the worker's
+        // RESPONSE_HEAD, and withdraw() ends the offer then.
+        offer.exchange().link.channel.eventLoop().schedule(() -> {
+            if (withdraw(requestId, offer) && !offer.exchange().cancelled) {
+                offer.exchange().fail(502, "the worker's hijack connection never came", false);
+            }
+        }, WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Removes {@code offer} if it is still unclaimed; true if it was. A full hijack the app did not complete
+     * (the dial failed and the app answered normally) is withdrawn when its response head arrives.
+     */
+    synchronized boolean withdraw(long requestId, Offer offer) {
+        return offers.remove(requestId, offer);
+    }
+
+    /** Whether request {@code requestId}'s hijack was announced and not yet claimed. */
+    synchronized boolean pending(long requestId) {
+        return offers.containsKey(requestId);
+    }
+
+    /**
+     * The worker's hijack connection for request {@code requestId} arrived (its HELLO read, no WELCOME sent,
+     * auto-read off). Event loop of {@code channel}.
+     */
+    void arrive(long requestId, Channel channel) {
+        Offer offer;
+        synchronized (this) {
+            offer = offers.remove(requestId);
+            if (offer == null) {
+                arrived.put(requestId, channel);
+            }
+        }
+        if (offer != null) {
+            commit(offer, channel);
+            return;
+        }
+        channel.closeFuture().addListener(f -> {
+            synchronized (this) {
+                arrived.remove(requestId, channel);
+            }
+        });
+        channel.eventLoop().schedule(() -> {
+            boolean stale;
+            synchronized (this) {
+                stale = arrived.remove(requestId, channel);
+            }
+            if (stale) {
+                refuse(channel, "no hijack of request " + requestId + " was announced");
+            }
+        }, WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Hands {@code channel} to the exchange's protocol. On the channel's loop the frame handlers leave the
+     * pipeline (auto-read stays off) and the protocol is called with a {@code welcome} that writes the
+     * WELCOME frame as raw bytes: the worker gives the app its IO only after WELCOME, so the protocol sends it
+     * once its splice is in place, and nothing the app writes can arrive before that.
+     */
+    private static void commit(Offer offer, Channel channel) {
+        channel.eventLoop().execute(() -> {
+            QueuedExchange ex = offer.exchange();
+            if (ex.cancelled || !channel.isActive()) {
+                refuse(channel, "the client went away");
+                return;
+            }
+            ex.hijacked = true;
+            ChannelPipeline pipeline = channel.pipeline();
+            while (pipeline.last() != null) {
+                pipeline.removeLast();
+            }
+            Frame frame = new Welcome(offer.version(), ex.link.id).toFrame(channel.alloc());
+            ByteBuf welcomeBytes = channel.alloc().buffer(Frame.HEADER_LENGTH + Welcome.LENGTH);
+            FrameEncoder.writeFrame(frame, welcomeBytes);
+            frame.release();
+            AtomicBoolean welcomed = new AtomicBoolean();
+            Runnable welcome = () -> {
+                if (welcomed.compareAndSet(false, true)) {
+                    channel.writeAndFlush(welcomeBytes);
+                }
+            };
+            channel.closeFuture().addListener(f -> {
+                if (welcomed.compareAndSet(false, true)) {
+                    welcomeBytes.release();
+                }
+            });
+            if (!ex.sink.hijack(offer.status(), offer.headers(), channel, welcome)) {
+                channel.close();
+                if (offer.status() != 0) {
+                    ex.fail(502, "the protocol does not offer hijacking", false);
+                }
+            }
+        });
+    }
+
+    private static void refuse(Channel channel, String reason) {
+        Frame goaway = new Goaway(Goaway.CODE_NORMAL, reason).toFrame(channel.alloc());
+        channel.writeAndFlush(goaway).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** The request id a role-2 HELLO names: its {@code request=<id>} capability, or -1. */
+    static long requestId(String capabilities) {
+        for (String token : capabilities.split(" ")) {
+            if (token.startsWith("request=")) {
+                try {
+                    return Long.parseLong(token.substring("request=".length()));
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            }
+        }
+        return -1;
+    }
+}
