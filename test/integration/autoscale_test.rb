@@ -71,14 +71,14 @@ class AutoscaleTest < TimingTest
 
     swapper = Thread.new do
       sleep 3
-      Net::HTTP.start("127.0.0.1", server.control_port) do |http|
-        http.request(Net::HTTP::Post.new("/controller?jar=#{variant}"))
-      end
+      # The operator's verb: `puma-plus ctl controller JAR` (POST /controller?jar=).
+      Open3.capture2e(PumaPlusServer::EXE, "ctl", "--control-url", "tcp://127.0.0.1:#{server.control_port}",
+                      "controller", variant)
     end
     done = offer(server, rps: 100, seconds: 7, ms: 10, prefix: "swap")
-    response = swapper.value
-    assert_equal "200", response.code, response.body
-    swapped = JSON.parse(response.body)
+    out, status = swapper.value
+    assert status.success?, "puma-plus ctl controller: #{out}"
+    swapped = JSON.parse(out)
     assert_equal "one-unit/1", swapped["policy"]
     diag "swap took #{swapped['swap_ms']} ms"
     failed = done.reject { |e| e.status == 200 }
@@ -87,6 +87,7 @@ class AutoscaleTest < TimingTest
     policies = decisions(log).map { |d| d["policy"] }
     assert_equal %w[tiered/1 one-unit/1], policies.chunk_while { |a, b| a == b }.map(&:first),
                  "one switch, no tick of the old policy after it"
-    assert_equal "one-unit/1", JSON.parse(Net::HTTP.get(URI("http://127.0.0.1:#{server.control_port}/controller")))["policy"]
+    out, = Open3.capture2e(PumaPlusServer::EXE, "ctl", "--control-url", "tcp://127.0.0.1:#{server.control_port}", "controller")
+    assert_equal "one-unit/1", JSON.parse(out)["policy"]
   end
 end

@@ -16,7 +16,7 @@ module PumaPlus
     # verb => control app path
     COMMANDS = {
       "stats" => "/stats", "status" => "/stats", "restart" => "/restart", "reload-config" => "/reload-config",
-      "phased-restart" => "/phased-restart", "stop" => "/stop", "halt" => "/halt"
+      "phased-restart" => "/phased-restart", "stop" => "/stop", "halt" => "/halt", "controller" => "/controller"
     }.freeze
 
     class Error < StandardError; end
@@ -38,28 +38,36 @@ module PumaPlus
         o.on("--control-url URI") { |v| @url = v }
         o.on("-T", "--control-token TOKEN") { |v| @token = v }
       end.parse(argv)
-      @command = rest.first
-      unless COMMANDS.key?(@command) && rest.size == 1
-        raise Error, "expected one command of #{COMMANDS.keys.join(', ')}, got #{rest.join(' ').inspect}"
+      @command, @jar = rest
+      # `controller` alone reports the autoscaling policy; `controller JAR` swaps the controller bundle.
+      unless COMMANDS.key?(@command) && (rest.size == 1 || (@command == "controller" && rest.size == 2))
+        raise Error, "expected one command of #{COMMANDS.keys.join(', ')} (controller [JAR]), got #{rest.join(' ').inspect}"
       end
     end
 
     def call(out)
       url, token = control_app
       uri = URI("#{url.sub(%r{\Atcp://}, 'http://')}#{COMMANDS.fetch(@command)}")
-      uri.query = URI.encode_www_form(token: token) if token
+      query = {}
+      query[:jar] = File.expand_path(@jar, @cwd) if @jar
+      query[:token] = token if token
+      uri.query = URI.encode_www_form(query) unless query.empty?
       response = begin
-        Net::HTTP.start(uri.host, uri.port, open_timeout: 5, read_timeout: 30) { |http| http.get(uri.request_uri) }
+        Net::HTTP.start(uri.host, uri.port, open_timeout: 5, read_timeout: 30) do |http|
+          @jar ? http.post(uri.request_uri, "") : http.get(uri.request_uri)
+        end
       rescue SystemCallError, IOError, Net::OpenTimeout, Net::ReadTimeout => e
         raise Error, "puma-plus is not running" if @command == "status"
 
         raise Error, "cannot reach the control app at #{url}: #{e.message}"
       end
       raise Error, "the control app refused the token (403)" if response.code == "403"
-      raise Error, "#{@command}: the control app answered #{response.code}" unless response.code == "200"
+      unless response.code == "200"
+        raise Error, "#{@command}: the control app answered #{response.code} #{response.body.to_s.strip}".rstrip
+      end
 
       case @command
-      when "stats" then out.puts response.body
+      when "stats", "controller" then out.puts response.body
       when "status" then out.puts "puma-plus is running (host pid #{JSON.parse(response.body)['pid']})"
       else out.puts "Command #{@command} sent success"
       end
