@@ -8,66 +8,24 @@ package dev.pumaplus.protocol.h2;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.Listener;
+import dev.pumaplus.spi.ProtocolActivator;
 import dev.pumaplus.spi.RequestQueue;
-import java.util.Hashtable;
-import org.osgi.framework.BundleActivator;
-import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceReference;
-import org.osgi.framework.ServiceRegistration;
+import java.util.List;
 
 /**
  * The bundle's activator. Opens no socket itself: protocol-h1 owns the TCP listeners and is started after
- * this bundle, so it finds the handoff service when it binds. Called by the framework, one call at a time.
+ * this bundle, so it finds the handoff service when it binds. Stopping closes every HTTP/2 connection
+ * (GOAWAY first).
  */
-public final class H2Activator implements BundleActivator {
+public final class H2Activator extends ProtocolActivator {
 
-    private H2Connections connections;
-    private ServiceRegistration<?> registration;
-    private ServiceReference<HostSettings> settingsRef;
-    private ServiceReference<RequestQueue> queueRef;
-
-    @Override
-    public void start(BundleContext context) {
-        settingsRef = reference(context, HostSettings.class);
-        queueRef = reference(context, RequestQueue.class);
-        HostSettings settings = context.getService(settingsRef);
-        RequestQueue queue = context.getService(queueRef);
-        if (settings == null || queue == null) {
-            throw new IllegalStateException("protocol-h2: the host's HostSettings/RequestQueue service went away");
-        }
-        connections = new H2Connections(queue, H2Config.from(settings));
-        Hashtable<String, Object> properties = new Hashtable<>();
-        properties.put("protocol", "h2");
-        registration = context.registerService(
-                new String[] {Http2Handoff.class.getName(), Listener.class.getName()}, connections, properties);
+    public H2Activator() {
+        super("protocol-h2", "h2");
     }
 
-    /** Closes every HTTP/2 connection (GOAWAY first) before returning. */
     @Override
-    public void stop(BundleContext context) {
-        if (registration != null) {
-            registration.unregister();
-            registration = null;
-        }
-        if (connections != null) {
-            connections.close();
-            connections = null;
-        }
-        for (ServiceReference<?> ref : new ServiceReference<?>[] {settingsRef, queueRef}) {
-            if (ref != null) {
-                context.ungetService(ref);
-            }
-        }
-        settingsRef = null;
-        queueRef = null;
-    }
-
-    private static <T> ServiceReference<T> reference(BundleContext context, Class<T> type) {
-        ServiceReference<T> ref = context.getServiceReference(type);
-        if (ref == null) {
-            throw new IllegalStateException("protocol-h2: no " + type.getName()
-                    + " service registered; the puma-plus host registers it before starting protocol bundles");
-        }
-        return ref;
+    protected Endpoint open(HostSettings settings, RequestQueue queue) {
+        H2Connections connections = new H2Connections(queue, H2Config.from(settings));
+        return new Endpoint(connections, List.of(Http2Handoff.class, Listener.class), connections::close);
     }
 }
