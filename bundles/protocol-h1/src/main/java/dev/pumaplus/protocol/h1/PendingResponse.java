@@ -8,6 +8,7 @@
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.HeaderFields;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -352,7 +353,7 @@ final class PendingResponse implements ResponseSink {
 
     private static void writeFields(ByteBuf out, List<Map.Entry<String, String>> headers) {
         for (Map.Entry<String, String> header : headers) {
-            if (!isToken(header.getKey()) || !isFieldValue(header.getValue())) {
+            if (!HeaderFields.isToken(header.getKey()) || !HeaderFields.isFieldValue(header.getValue())) {
                 continue;
             }
             out.writeCharSequence(header.getKey(), StandardCharsets.ISO_8859_1);
@@ -385,7 +386,7 @@ final class PendingResponse implements ResponseSink {
         for (Map.Entry<String, String> header : headers) {
             String name = header.getKey();
             String value = header.getValue();
-            if (!isToken(name) || !isFieldValue(value)) {
+            if (!HeaderFields.isToken(name) || !HeaderFields.isFieldValue(value)) {
                 continue; // never let an app split the response
             }
             if (name.equalsIgnoreCase("connection")) {
@@ -597,32 +598,7 @@ final class PendingResponse implements ResponseSink {
         return false;
     }
 
-    /** RFC 9110 token: the characters a header name may have. */
-    static boolean isToken(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
-    }
 
-    /** A header value may not carry CR, LF or NUL (response splitting) nor chars beyond one byte. */
-    static boolean isFieldValue(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\r' || c == '\n' || c == 0 || c > 0xFF) {
-                return false;
-            }
-        }
-        return true;
-    }
 
     @Override
     public String toString() {

@@ -7,6 +7,7 @@
 package dev.pumaplus.protocol.h2;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.HeaderFields;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseSink;
@@ -35,7 +36,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,8 +59,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class H2StreamHandler extends ChannelInboundHandlerAdapter implements ResponseSink {
 
     /** Connection-specific response headers that HTTP/2 forbids (RFC 9113 section 8.2.2). */
-    private static final Set<String> CONNECTION_HEADERS =
-            Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade");
 
     private final RequestQueue queue;
     private final H2Config config;
@@ -339,7 +337,8 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
         for (Map.Entry<String, String> header : headers) {
             String name = header.getKey().toLowerCase(Locale.ROOT);
             String value = header.getValue();
-            if (!isToken(name) || !isFieldValue(value) || CONNECTION_HEADERS.contains(name)) {
+            if (!HeaderFields.isToken(name) || !HeaderFields.isFieldValue(value)
+                    || HeaderFields.isConnectionSpecific(name)) {
                 continue; // never let an app send what HTTP/2 forbids
             }
             if (name.equals("content-length") && (status < 200 || status == 204)) {
@@ -438,30 +437,5 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
         return address instanceof InetSocketAddress inet ? inet : null;
     }
 
-    /** RFC 9110 token. */
-    static boolean isToken(String s) {
-        if (s.isEmpty()) {
-            return false;
-        }
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
-    }
 
-    /** No CR, LF or NUL, and one byte per char. */
-    static boolean isFieldValue(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\r' || c == '\n' || c == 0 || c > 0xFF) {
-                return false;
-            }
-        }
-        return true;
-    }
 }

@@ -7,6 +7,7 @@
 package dev.pumaplus.protocol.h3;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.HeaderFields;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseSink;
@@ -21,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
@@ -49,8 +49,6 @@ final class H3RequestHandler implements HttpRequestHandler {
     static final int MAX_BUFFERED_BODY_BYTES = 1024 * 1024;
     static final long HIGH_WATER_BYTES = 1 << 20;
     static final long LOW_WATER_BYTES = 256 << 10;
-    private static final Set<String> CONNECTION_HEADERS =
-            Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade");
 
     private final RequestQueue queue;
     private final InetSocketAddress local;
@@ -242,8 +240,10 @@ final class H3RequestHandler implements HttpRequestHandler {
                     response.setStatus(h.status());
                     for (Map.Entry<String, String> header : h.headers()) {
                         String name = header.getKey().toLowerCase(Locale.ROOT);
-                        if (!CONNECTION_HEADERS.contains(name)) {
-                            response.addHeader(name, header.getValue());
+                        String value = header.getValue();
+                        if (HeaderFields.isToken(name) && HeaderFields.isFieldValue(value)
+                                && !HeaderFields.isConnectionSpecific(name)) {
+                            response.addHeader(name, value); // never let an app send what HTTP/3 forbids
                         }
                     }
                     headWritten = true;
