@@ -95,8 +95,11 @@ final class ScenarioRunner {
       double[] memory = Timeline.memory(sampler.processes(), result.originNanos(), result.scheduleNs());
       Timeline timeline = Timeline.build(scenario.schedule(), result, sampler.processes(), sampler.queue(), sampler.hasStats());
       Report.writeRequests(result, out.resolve(spec.name() + "-r" + rep + ".requests.csv"));
-      System.out.printf("  %s run %d: %s; memory avg %.0f MB peak %.0f MB, %d processes, CPU %.0f%% of a core%n", spec.name(), rep,
-          stats1.line(), memory[0], memory[1], (int) memory[2], memory[3]);
+      List<ServerSampler.QueueSample> queue = sampler.queue();
+      long lastDropped = queue.stream().mapToLong(ServerSampler.QueueSample::dropped).max().orElse(-1);
+      String dropped = lastDropped < 0 ? "" : ", dropped by the server (client gone while queued): " + lastDropped;
+      System.out.printf("  %s run %d: %s; memory avg %.0f MB peak %.0f MB, %d processes, CPU %.0f%% of a core%s%n", spec.name(), rep,
+          stats1.line(), memory[0], memory[1], (int) memory[2], memory[3], dropped);
       List<RunStats> steps = new ArrayList<>();
       long from = 0;
       for (RateSchedule.Step step : scenario.schedule().steps()) {

@@ -19,8 +19,11 @@ import java.util.concurrent.TimeUnit;
 
 /** Runs on its own scheduler thread between {@link #start} and {@link #close}. */
 final class ServerSampler implements AutoCloseable {
-  /** /stats at one moment: queue p95 over the last completed second (ms), requests waiting, live slots. */
-  record QueueSample(long atNanos, double queueP95Ms, int depth, int liveSlots) {}
+  /**
+   * /stats at one moment: queue p95 over the last completed second (ms), requests waiting, live slots,
+   * and requests dropped since start because their client went away while they waited (-1: unknown).
+   */
+  record QueueSample(long atNanos, double queueP95Ms, int depth, int liveSlots, long dropped) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -55,9 +58,10 @@ final class ServerSampler implements AutoCloseable {
       JsonNode q = JSON.readTree(response.body()).path("queue");
       JsonNode second = q.path("windows").path("1s");
       double p95 = second.path("queue_p95_ms").isNumber() ? second.path("queue_p95_ms").asDouble() : Double.NaN;
-      queue.add(new QueueSample(System.nanoTime(), p95, q.path("depth").asInt(-1), q.path("live_slots").asInt(-1)));
+      queue.add(new QueueSample(System.nanoTime(), p95, q.path("depth").asInt(-1), q.path("live_slots").asInt(-1),
+          q.path("dropped").asLong(-1)));
     } catch (Exception e) {
-      queue.add(new QueueSample(System.nanoTime(), Double.NaN, -1, -1));
+      queue.add(new QueueSample(System.nanoTime(), Double.NaN, -1, -1, -1));
     }
   }
 

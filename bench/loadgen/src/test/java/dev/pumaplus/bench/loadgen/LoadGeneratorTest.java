@@ -125,6 +125,19 @@ class LoadGeneratorTest {
   }
 
   @Test
+  void h2ModeQueuesABurstBeyondTheServersConcurrentStreamLimitInsteadOfFailingIt() throws Exception {
+    // 3,000 rps from a cold start piles up hundreds of requests at once, past Netty's default limit of 100
+    // concurrent streams; opening stream 101 anyway gets the connection closed for a reset flood.
+    try (NullServer server = new NullServer(0)) {
+      RateSchedule schedule = RateSchedule.constant(3000, S);
+      LoadGenerator.Result result = run(new InetSocketAddress("127.0.0.1", server.port()), "/hello", schedule, 20_000,
+          new ConnectionMode(ConnectionMode.Kind.H2, 1), null);
+      RunStats stats = RunStats.of(schedule, result, Long.MAX_VALUE);
+      assertEquals(0, stats.errors(), stats.line());
+    }
+  }
+
+  @Test
   void healthProbeRunsBesideTheLoadOncePerInterval() throws Exception {
     try (NullServer server = new NullServer(0)) {
       RateSchedule schedule = RateSchedule.constant(50, 3 * S);
