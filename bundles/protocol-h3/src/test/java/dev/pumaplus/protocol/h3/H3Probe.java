@@ -5,6 +5,7 @@
 package dev.pumaplus.protocol.h3;
 
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,7 +25,7 @@ import tech.kwik.flupke.Http3Client;
  * {@code header name: value}, then {@code body} and the body; {@code H3Probe post URL SIZE} posts SIZE bytes (byte i is i mod 251) and prints as
  * {@code get} does; {@code H3Probe stream URL [WARMUP_URL]} prints one
  * line {@code <nanoTime> <bytes>} per read of the body as it arrives (after 30 GETs of WARMUP_URL on the
- * same connection, if given); {@code H3Probe compare URL WARM N} makes WARM
+ * same connection, read the same way, if given); {@code H3Probe compare URL WARM N} makes WARM
  * then N timed sequential requests over h2 (the JDK's client; its host name check is off with
  * {@code -Djdk.internal.httpclient.disableHostnameVerification=true}) and over h3, and prints each
  * protocol's p50 and p90 in µs. Exits 1 with the exception on failure. The server's certificate is not checked.
@@ -51,6 +52,22 @@ public final class H3Probe {
         }
         Arrays.sort(micros);
         return micros;
+    }
+
+    /**
+     * Sends {@code request} with the JDK's InputStream body handler and prints one line {@code <nanoTime> <bytes>}
+     * per read as the body arrives (newlines in the bytes as {@code \n}); the time is taken as the read returns.
+     */
+    private static void timedReads(HttpClient client, HttpRequest request, PrintStream out) throws Exception {
+        HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        try (InputStream body = response.body()) {
+            byte[] buf = new byte[65536];
+            int n;
+            while ((n = body.read(buf)) >= 0) {
+                out.println(System.nanoTime() + " " + new String(buf, 0, n, StandardCharsets.ISO_8859_1)
+                        .replace("\n", "\\n"));
+            }
+        }
     }
 
     /** Trusts any server certificate: the test servers use self-signed ones. */
@@ -109,22 +126,19 @@ public final class H3Probe {
             }
             case "stream" -> {
                 if (args.length > 2) {
-                    // Warm the client's code paths first (a fresh JVM reads its first streams late).
+                    // Warm exactly the path that is timed (same body handler, same read loop, output discarded):
+                    // the first ofInputStream response of a JVM initialises the JDK's InputStream subscriber (its
+                    // class and debug logger, whose config record's methods are bootstrapped through method
+                    // handles), 25-50 ms on the loaded 2-core machine, on the thread that has just read HEADERS
+                    // and before it subscribes to the body, so the first event would wait that long in Kwik's
+                    // receive buffer. See docs/BENCHMARKS.md, HTTP/3.
                     HttpRequest warm = HttpRequest.newBuilder(URI.create(args[2])).build();
+                    PrintStream discard = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
                     for (int i = 0; i < 30; i++) {
-                        client.send(warm, HttpResponse.BodyHandlers.ofByteArray());
+                        timedReads(client, warm, discard);
                     }
                 }
-                HttpResponse<InputStream> response = client.send(HttpRequest.newBuilder(uri).build(),
-                        HttpResponse.BodyHandlers.ofInputStream());
-                try (InputStream body = response.body()) {
-                    byte[] buf = new byte[65536];
-                    int n;
-                    while ((n = body.read(buf)) >= 0) {
-                        out.println(System.nanoTime() + " " + new String(buf, 0, n, StandardCharsets.ISO_8859_1)
-                                .replace("\n", "\\n"));
-                    }
-                }
+                timedReads(client, HttpRequest.newBuilder(uri).build(), out);
             }
             case "compare" -> {
                 // Sequential requests, one connection per protocol: h2 with the JDK's client, h3 with Flupke's.
