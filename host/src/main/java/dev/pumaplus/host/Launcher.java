@@ -531,23 +531,19 @@ public final class Launcher {
      * shepherd the desired worker process count (WORKER_COUNT); the slots follow as workers dial in or drain.
      */
     void adjustWorkers(int delta, String cause) {
-        ShepherdGeneration generation = current;
         int desired = Math.max(1, desiredWorkers + delta);
         if (desired == desiredWorkers) {
             announce("puma-plus: " + cause + ": already at one worker process");
             return;
         }
-        desiredWorkers = desired;
         announce("puma-plus: " + cause + ": " + desired + " worker process" + (desired == 1 ? "" : "es"));
-        generation.send(new WorkerCount(desired).toFrame(PooledByteBufAllocator.DEFAULT));
-        if (controlApp != null) {
-            controlApp.generation(generation.number, desired, (int) Math.max(1, settings.number("threads", 1)));
-        }
+        scaleWorkers(desired);
     }
 
     /**
-     * The autoscaler's fork actuator (the WorkerPool service): tells the current shepherd the desired worker
-     * process count (WORKER_COUNT), at least one. Any thread; a count equal to the current one sends nothing.
+     * Tells the current shepherd the desired worker process count (WORKER_COUNT), at least one: for TTIN/TTOU
+     * and the autoscaler's fork actuator (the WorkerPool service). Any thread; a count equal to the current
+     * one sends nothing.
      */
     void scaleWorkers(int count) {
         ShepherdGeneration generation = current;
