@@ -42,6 +42,9 @@ public final class TieredPolicy implements Policy {
     /** The policy id in the decision log. */
     public static final String ID = "tiered/1";
 
+    /** The tick the λ-from-queue-growth bound assumes, ms (ControllerDriver.TICK_MS; the simulator's tick). */
+    static final double TICK_MS = 1000;
+
     private final Params p;
 
     public TieredPolicy(Params params) {
@@ -90,7 +93,7 @@ public final class TieredPolicy implements Policy {
         String signals = String.format(Locale.ROOT, "queue p95 %s ms, W_pred %s ms, target %s ms",
                 fmt(o.queueP95Ms()), fmt(o.predictedWaitMs()), fmt(p.targetP95Ms));
         if (breach) {
-            return scaleUp(o, held, tier, signals);
+            return scaleUp(o, held, tier, signals, !wasBreach);
         }
         if (tier.equals(State.Tier.IDLE)) {
             return scaleDown(o, held, signals);
@@ -109,7 +112,7 @@ public final class TieredPolicy implements Policy {
         return rho < p.idleUtilization && o.queueP95Ms() <= p.idleP95Ratio * p.targetP95Ms;
     }
 
-    private Decision scaleUp(Observation o, State held, String tier, String signals) {
+    private Decision scaleUp(Observation o, State held, String tier, String signals, boolean fromCalm) {
         boolean hot = tier.equals(State.Tier.HOT);
         if (!hot && held.breachTicks() < p.warmTicks) {
             return none(held, tier, signals + ": breach for " + held.breachTicks() + " of " + p.warmTicks
@@ -120,7 +123,7 @@ public final class TieredPolicy implements Policy {
             return none(held, tier, signals + ": cooldown, " + (cooldown - (o.tick() - held.lastUpTick()))
                     + " ticks left");
         }
-        int needed = neededUnits(o);
+        int needed = neededUnits(o, fromCalm);
         String need;
         int shortfall;
         if (needed < 0) {
@@ -129,8 +132,10 @@ public final class TieredPolicy implements Policy {
             need = "service time unknown";
         } else {
             shortfall = needed - o.units();
-            need = String.format(Locale.ROOT, "need %d units (λ %s rps, S %s ms, L %d)", needed,
-                    fmt(o.arrivalsPerSec()), fmt(o.slotMs()), o.depth());
+            double lambda = arrivalRate(o, fromCalm);
+            need = String.format(Locale.ROOT, "need %d units (λ %s rps%s, S %s ms, L %d)", needed,
+                    fmt(lambda), lambda > o.arrivalsPerSec() ? " from the queue's growth" : "", fmt(o.slotMs()),
+                    o.depth());
         }
         if (shortfall <= 0) {
             if (o.bootingUnits() > 0) {
@@ -171,22 +176,44 @@ public final class TieredPolicy implements Policy {
         return add(o, held, tier, delta, signals + ": " + need);
     }
 
+    /** μ = c / S: the rate the dialled-in slots serve at, per second (S known and positive). */
+    private static double readyCapacity(Observation o) {
+        int readySlots = Math.max(0, o.readyUnits() * o.slotsPerUnit());
+        return Math.max(readySlots, o.liveSlots()) / (o.slotMs() / 1000.0);
+    }
+
     /**
-     * Units needed to carry λ and drain the backlog within the horizon at the target utilization, bounded
-     * below by min; -1 when S or λ is unknown.
+     * The arrival rate to size for, per second. λ is counted over the last second, so a step that began
+     * within it is diluted by the calm part (a step 0.3 s before the tick reads as a third of its rate).
+     * When the previous tick was calm (not a breach: W_pred and the p95 were within a few slot times), the
+     * L requests waiting now queued up within this tick while every slot served at μ, so the arrivals
+     * were at least μ + L per tick; the larger of that bound and λ is used. After a breach tick the queue
+     * may be older than the tick, and λ alone is used. Assumes the 1 s tick of the driver and the
+     * simulator.
      */
-    int neededUnits(Observation o) {
+    static double arrivalRate(Observation o, boolean fromCalm) {
+        double lambda = o.arrivalsPerSec();
+        if (!fromCalm || o.depth() <= 0 || Double.isNaN(o.slotMs()) || o.slotMs() <= 0) {
+            return lambda;
+        }
+        return Math.max(lambda, readyCapacity(o) + o.depth() / (TICK_MS / 1000.0));
+    }
+
+    /**
+     * Units needed to carry λ (see {@link #arrivalRate}) and drain the backlog within the horizon at the
+     * target utilization, bounded below by min; -1 when S or λ is unknown.
+     */
+    int neededUnits(Observation o, boolean fromCalm) {
         if (Double.isNaN(o.slotMs()) || o.slotMs() <= 0 || Double.isNaN(o.arrivalsPerSec())) {
             return -1;
         }
         double s = o.slotMs() / 1000.0;
-        int readySlots = Math.max(0, o.readyUnits() * o.slotsPerUnit());
-        double mu = Math.max(readySlots, o.liveSlots()) / s;
-        double load = o.arrivalsPerSec();
+        double mu = readyCapacity(o);
+        double load = arrivalRate(o, fromCalm);
         if (o.bootingUnits() == 0) {
             // The backlog is sized once, by the decision that starts units; while they boot the queue grows
             // as that decision foresaw, and counting it again would add the same backlog twice.
-            double backlog = o.depth() + Math.max(0, o.arrivalsPerSec() - mu) * o.deadTimeMs() / 1000.0;
+            double backlog = o.depth() + Math.max(0, load - mu) * o.deadTimeMs() / 1000.0;
             load += backlog / (p.drainHorizonMs / 1000.0);
         }
         double slots = Math.ceil(load * s / p.targetUtilization - 1e-9);

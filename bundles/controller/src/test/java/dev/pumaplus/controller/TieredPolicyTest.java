@@ -65,6 +65,40 @@ class TieredPolicyTest {
         assertEquals(10, d.next().lastUpTick());
     }
 
+    /**
+     * The first tick of the real run's step (docs/CONTROL.md): the step began ~0.4 s before the tick, so
+     * the second's λ reads 101.6 rps while 135 requests queued behind 4 saturated slots. λ alone sized 2
+     * units (add 1); the queue's growth says the arrivals are at least μ + L = 138.5 + 135 rps.
+     */
+    @Test
+    void aStepWithinTheTickIsSizedFromTheQueuesGrowthNotTheDilutedSecond() {
+        Obs o = new Obs();
+        o.spu = 4;
+        o.live = 4;
+        o.slotMs = 28.878;
+        o.overloaded(101.6, 981.8, 135);
+        Decision d = policy.decide(State.initial(), o.build());
+        // λ ≥ 4/0.028878 + 135 = 273.5; B = 135 + (273.5 - 138.5)·1 = 270; (273.5 + 135)·0.028878/0.7 = 16.9
+        // → 17 slots → 5 units of 4: add 4
+        assertEquals(4, d.delta(), d.reason());
+        assertTrue(d.reason().contains("from the queue's growth"), d.reason());
+    }
+
+    @Test
+    void afterABreachTickTheQueueIsNotTakenForNewArrivals() {
+        Obs o = new Obs();
+        o.spu = 4;
+        o.live = 4;
+        o.slotMs = 28.878;
+        o.overloaded(101.6, 981.8, 135);
+        // The previous tick was already hot: the queue may be older than this tick, so λ alone is used
+        // (B = 135; (101.6 + 67.5)·0.028878/0.7 = 7 slots → 2 units: add 1).
+        State hot = new State(State.Tier.HOT, 1, 0, State.NEVER, State.NEVER);
+        Decision d = policy.decide(hot, o.build());
+        assertEquals(1, d.delta(), d.reason());
+        assertFalse(d.reason().contains("from the queue's growth"), d.reason());
+    }
+
     @Test
     void stepSizeCountsSlotsPerUnit() {
         Obs o = new Obs();
