@@ -93,7 +93,11 @@ public final class TieredPolicy implements Policy {
         String signals = String.format(Locale.ROOT, "queue p95 %s ms, W_pred %s ms, target %s ms",
                 fmt(o.queueP95Ms()), fmt(o.predictedWaitMs()), fmt(p.targetP95Ms));
         if (breach) {
-            return scaleUp(o, held, tier, signals, !wasBreach);
+            // How long the queue of the previous tick could have been, in targets: below the target after a
+            // calm tick, below the hot threshold after a warm one, unbounded after a hot one.
+            double priorRatio = State.Tier.HOT.equals(s.tier()) ? Double.POSITIVE_INFINITY
+                    : State.Tier.WARM.equals(s.tier()) ? p.hotRatio : 1;
+            return scaleUp(o, held, tier, signals, priorRatio);
         }
         if (tier.equals(State.Tier.IDLE)) {
             return scaleDown(o, held, signals);
@@ -112,7 +116,7 @@ public final class TieredPolicy implements Policy {
         return rho < p.idleUtilization && o.queueP95Ms() <= p.idleP95Ratio * p.targetP95Ms;
     }
 
-    private Decision scaleUp(Observation o, State held, String tier, String signals, boolean fromCalm) {
+    private Decision scaleUp(Observation o, State held, String tier, String signals, double priorRatio) {
         boolean hot = tier.equals(State.Tier.HOT);
         if (!hot && held.breachTicks() < p.warmTicks) {
             return none(held, tier, signals + ": breach for " + held.breachTicks() + " of " + p.warmTicks
@@ -123,7 +127,7 @@ public final class TieredPolicy implements Policy {
             return none(held, tier, signals + ": cooldown, " + (cooldown - (o.tick() - held.lastUpTick()))
                     + " ticks left");
         }
-        int needed = neededUnits(o, fromCalm);
+        int needed = neededUnits(o, priorRatio);
         String need;
         int shortfall;
         if (needed < 0) {
@@ -132,7 +136,7 @@ public final class TieredPolicy implements Policy {
             need = "service time unknown";
         } else {
             shortfall = needed - o.units();
-            double lambda = arrivalRate(o, fromCalm);
+            double lambda = arrivalRate(o, priorRatio);
             need = String.format(Locale.ROOT, "need %d units (λ %s rps%s, S %s ms, L %d)", needed,
                     fmt(lambda), lambda > o.arrivalsPerSec() ? " from the queue's growth" : "", fmt(o.slotMs()),
                     o.depth());
@@ -185,31 +189,36 @@ public final class TieredPolicy implements Policy {
     /**
      * The arrival rate to size for, per second. λ is counted over the last second, so a step that began
      * within it is diluted by the calm part (a step 0.3 s before the tick reads as a third of its rate).
-     * When the previous tick was calm (not a breach: W_pred and the p95 were within a few slot times), the
-     * L requests waiting now queued up within this tick while every slot served at μ, so the arrivals
-     * were at least μ + L per tick; the larger of that bound and λ is used. After a breach tick the queue
-     * may be older than the tick, and λ alone is used. Assumes the 1 s tick of the driver and the
-     * simulator.
+     * The queue's growth bounds the rate since the step from below: a queue forms only behind saturated
+     * slots, so the arrivals of the τ ≤ 1 tick since it began were μ·τ plus what it grew by, a rate of at
+     * least μ + growth per tick. The growth is L minus what the previous tick's queue could have been:
+     * the previous decision's tier bounds its signal, W_pred = (L' + 1)·S/c under {@code priorRatio} ×
+     * target, so L' &lt; priorRatio · target · μ (priorRatio 1 after a steady or idle tick, the hot ratio
+     * after a warm one, infinite after a hot one: then λ alone is used). The larger of that bound and λ is
+     * used. Assumes the 1 s tick of the driver and the simulator.
      */
-    static double arrivalRate(Observation o, boolean fromCalm) {
+    double arrivalRate(Observation o, double priorRatio) {
         double lambda = o.arrivalsPerSec();
-        if (!fromCalm || o.depth() <= 0 || Double.isNaN(o.slotMs()) || o.slotMs() <= 0) {
+        if (Double.isInfinite(priorRatio) || o.depth() <= 0 || Double.isNaN(o.slotMs()) || o.slotMs() <= 0) {
             return lambda;
         }
-        return Math.max(lambda, readyCapacity(o) + o.depth() / (TICK_MS / 1000.0));
+        double mu = readyCapacity(o);
+        double priorDepth = priorRatio * p.targetP95Ms / 1000.0 * mu;
+        double growth = o.depth() - priorDepth;
+        return growth <= 0 ? lambda : Math.max(lambda, mu + growth / (TICK_MS / 1000.0));
     }
 
     /**
      * Units needed to carry λ (see {@link #arrivalRate}) and drain the backlog within the horizon at the
      * target utilization, bounded below by min; -1 when S or λ is unknown.
      */
-    int neededUnits(Observation o, boolean fromCalm) {
+    int neededUnits(Observation o, double priorRatio) {
         if (Double.isNaN(o.slotMs()) || o.slotMs() <= 0 || Double.isNaN(o.arrivalsPerSec())) {
             return -1;
         }
         double s = o.slotMs() / 1000.0;
         double mu = readyCapacity(o);
-        double load = arrivalRate(o, fromCalm);
+        double load = arrivalRate(o, priorRatio);
         if (o.bootingUnits() == 0) {
             // The backlog is sized once, by the decision that starts units; while they boot the queue grows
             // as that decision foresaw, and counting it again would add the same backlog twice.

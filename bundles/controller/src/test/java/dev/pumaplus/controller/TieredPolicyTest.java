@@ -78,14 +78,15 @@ class TieredPolicyTest {
         o.slotMs = 28.878;
         o.overloaded(101.6, 981.8, 135);
         Decision d = policy.decide(State.initial(), o.build());
-        // λ ≥ 4/0.028878 + 135 = 273.5; B = 135 + (273.5 - 138.5)·1 = 270; (273.5 + 135)·0.028878/0.7 = 16.9
+        // μ = 4/0.028878 = 138.5; the previous (steady) tick's queue was under 0.05·138.5 = 6.9, so it grew
+        // by ≥ 128.1: λ ≥ 266.6; B = 135 + (266.6 - 138.5)·1 = 263.1; (266.6 + 131.6)·0.028878/0.7 = 16.4
         // → 17 slots → 5 units of 4: add 4
         assertEquals(4, d.delta(), d.reason());
         assertTrue(d.reason().contains("from the queue's growth"), d.reason());
     }
 
     @Test
-    void afterABreachTickTheQueueIsNotTakenForNewArrivals() {
+    void afterAHotTickTheQueueIsNotTakenForNewArrivals() {
         Obs o = new Obs();
         o.spu = 4;
         o.live = 4;
@@ -97,6 +98,26 @@ class TieredPolicyTest {
         Decision d = policy.decide(hot, o.build());
         assertEquals(1, d.delta(), d.reason());
         assertFalse(d.reason().contains("from the queue's growth"), d.reason());
+    }
+
+    /**
+     * Real run 4's step: the tick before saw the first 7 queued (warm, W_pred 54 ms), this one 268 behind
+     * 4 slots while λ read 274 rps. A warm tick's queue was under the hot threshold (4 × 50 ms · μ = 28.6
+     * requests), so the rest grew within this tick.
+     */
+    @Test
+    void afterAWarmTickOnlyTheGrowthPastTheHotThresholdCountsAsNewArrivals() {
+        Obs o = new Obs();
+        o.spu = 4;
+        o.live = 4;
+        o.slotMs = 27.949;
+        o.overloaded(274, 1879.6, 268);
+        State warm = new State(State.Tier.WARM, 1, 0, State.NEVER, State.NEVER);
+        Decision d = policy.decide(warm, o.build());
+        // μ = 143.1; λ ≥ 143.1 + (268 - 28.6) = 382.5; B = 268 + 239.4 = 507.4;
+        // (382.5 + 253.7)·0.027949/0.7 = 25.4 → 26 slots → 7 units: add 6 (λ alone sized 5: add 4)
+        assertEquals(6, d.delta(), d.reason());
+        assertTrue(d.reason().contains("λ 382.494") && d.reason().contains("from the queue's growth"), d.reason());
     }
 
     @Test
