@@ -150,6 +150,14 @@ public final class TieredPolicy implements Policy {
                 // The percentile covers the last second; W_pred is now. A drained queue needs nothing more.
                 return none(held, tier, signals + ": " + need + ", queue already drained (the p95 lags)");
             }
+            double surplus = Double.isNaN(o.slotMs()) || o.slotMs() <= 0 ? 0
+                    : readyCapacity(o) - arrivalRate(o, priorRatio);
+            if (surplus > 0 && o.depth() / surplus * 1000.0 <= p.drainHorizonMs) {
+                // Capacity that just dialled in is draining the queue the step built: W_pred still reads
+                // that backlog, but μ − λ clears it within the horizon. Another unit would only overshoot.
+                return none(held, tier, signals + ": " + need + ", the queue drains in "
+                        + fmt(o.depth() / surplus * 1000.0) + " ms at μ − λ " + fmt(surplus) + " rps");
+            }
             // Little's law says the ready units suffice, yet requests wait now (burstier than Poisson, or
             // S is rising): one more unit, the smallest step that tests it.
             shortfall = 1;

@@ -338,6 +338,28 @@ class TieredPolicyTest {
         assertTrue(d.reason().contains("queue already drained"), d.reason());
     }
 
+    /**
+     * Real run 5, the tick after the step's first decision: the 5 added workers have dialled in and drain
+     * the 161 requests the step queued; W_pred (209 ms) still reads that backlog. μ − λ = 774 − 384 rps
+     * clears it in ~0.4 s, within the drain horizon: no further unit (before, one was added here and
+     * another a tick later, 8 workers where Little's law sized 6).
+     */
+    @Test
+    void aBacklogTheReadyCapacityDrainsWithinTheHorizonAddsNothing() {
+        Obs o = new Obs();
+        o.spu = 4;
+        o.units = 6;
+        o.ready = 6;
+        o.live = 24;
+        o.slotMs = 31.004;
+        o.overloaded(383.5, 209.3, 161);
+        o.p95 = 679.5;
+        o.tick = 27;
+        Decision d = policy.decide(new State(State.Tier.HOT, 1, 0, 26, State.NEVER), o.build());
+        assertEquals(0, d.delta(), d.reason());
+        assertTrue(d.reason().contains("the queue drains in"), d.reason());
+    }
+
     @Test
     void everyDecisionHasAReason() {
         Obs o = new Obs();
