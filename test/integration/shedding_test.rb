@@ -82,10 +82,16 @@ class SheddingTest < TimingTest
     client = Timing::ConcurrentClient.new(server.port)
     client.run([exchange("warm", "/sleep?ms=1000")], timeout: 10)
     sleep 1.2 # S known to the prediction: 1 s
-    start = Timing.now_ns
-    queued = [exchange("first", "/sleep?ms=1000", send_at: start), exchange("second", "/sleep?ms=1000", send_at: start + 50 * Timing::MS),
-              exchange("health", "/pid", send_at: start + 100 * Timing::MS)]
-    done = Timing.in_child { client.run(queued, timeout: 20) }.to_h { |e| [e.tag, e] }
+    # "first" must take the only slot before "second" arrives: a client late by more than the gap sends
+    # both at once over two new connections, the host may take them in either order, and then "second"
+    # gets the idle slot and "first" is (rightly) shed. The start is taken in the client process, after
+    # the fork, and the gap is 300 ms so that a loaded machine does not close it.
+    queued = lambda do
+      start = Timing.now_ns
+      [exchange("first", "/sleep?ms=1000", send_at: start), exchange("second", "/sleep?ms=1000", send_at: start + 300 * Timing::MS),
+       exchange("health", "/pid", send_at: start + 350 * Timing::MS)]
+    end
+    done = Timing.in_child { client.run(queued.call, timeout: 20) }.to_h { |e| [e.tag, e] }
     assert_equal 200, done["first"].status
     assert_equal 503, done["second"].status, "W_pred 2 s > 0.5 s: shed"
     assert_equal 200, done["health"].status, "a health check is never shed"

@@ -42,6 +42,9 @@ public final class TieredPolicy implements Policy {
     /** The policy id in the decision log. */
     public static final String ID = "tiered/1";
 
+    /** The tick the λ-from-queue-growth bound assumes, ms (ControllerDriver.TICK_MS; the simulator's tick). */
+    static final double TICK_MS = 1000;
+
     private final Params p;
 
     public TieredPolicy(Params params) {
@@ -90,7 +93,11 @@ public final class TieredPolicy implements Policy {
         String signals = String.format(Locale.ROOT, "queue p95 %s ms, W_pred %s ms, target %s ms",
                 fmt(o.queueP95Ms()), fmt(o.predictedWaitMs()), fmt(p.targetP95Ms));
         if (breach) {
-            return scaleUp(o, held, tier, signals);
+            // How long the queue of the previous tick could have been, in targets: below the target after a
+            // calm tick, below the hot threshold after a warm one, unbounded after a hot one.
+            double priorRatio = State.Tier.HOT.equals(s.tier()) ? Double.POSITIVE_INFINITY
+                    : State.Tier.WARM.equals(s.tier()) ? p.hotRatio : 1;
+            return scaleUp(o, held, tier, signals, priorRatio);
         }
         if (tier.equals(State.Tier.IDLE)) {
             return scaleDown(o, held, signals);
@@ -109,7 +116,7 @@ public final class TieredPolicy implements Policy {
         return rho < p.idleUtilization && o.queueP95Ms() <= p.idleP95Ratio * p.targetP95Ms;
     }
 
-    private Decision scaleUp(Observation o, State held, String tier, String signals) {
+    private Decision scaleUp(Observation o, State held, String tier, String signals, double priorRatio) {
         boolean hot = tier.equals(State.Tier.HOT);
         if (!hot && held.breachTicks() < p.warmTicks) {
             return none(held, tier, signals + ": breach for " + held.breachTicks() + " of " + p.warmTicks
@@ -120,7 +127,7 @@ public final class TieredPolicy implements Policy {
             return none(held, tier, signals + ": cooldown, " + (cooldown - (o.tick() - held.lastUpTick()))
                     + " ticks left");
         }
-        int needed = neededUnits(o);
+        int needed = neededUnits(o, priorRatio);
         String need;
         int shortfall;
         if (needed < 0) {
@@ -129,8 +136,10 @@ public final class TieredPolicy implements Policy {
             need = "service time unknown";
         } else {
             shortfall = needed - o.units();
-            need = String.format(Locale.ROOT, "need %d units (λ %s rps, S %s ms, L %d)", needed,
-                    fmt(o.arrivalsPerSec()), fmt(o.slotMs()), o.depth());
+            double lambda = arrivalRate(o, priorRatio);
+            need = String.format(Locale.ROOT, "need %d units (λ %s rps%s, S %s ms, L %d)", needed,
+                    fmt(lambda), lambda > o.arrivalsPerSec() ? " from the queue's growth" : "", fmt(o.slotMs()),
+                    o.depth());
         }
         if (shortfall <= 0) {
             if (o.bootingUnits() > 0) {
@@ -140,6 +149,14 @@ public final class TieredPolicy implements Policy {
             if (o.predictedWaitMs() <= p.targetP95Ms) {
                 // The percentile covers the last second; W_pred is now. A drained queue needs nothing more.
                 return none(held, tier, signals + ": " + need + ", queue already drained (the p95 lags)");
+            }
+            double surplus = Double.isNaN(o.slotMs()) || o.slotMs() <= 0 ? 0
+                    : readyCapacity(o) - arrivalRate(o, priorRatio);
+            if (surplus > 0 && o.depth() / surplus * 1000.0 <= p.drainHorizonMs) {
+                // Capacity that just dialled in is draining the queue the step built: W_pred still reads
+                // that backlog, but μ − λ clears it within the horizon. Another unit would only overshoot.
+                return none(held, tier, signals + ": " + need + ", the queue drains in "
+                        + fmt(o.depth() / surplus * 1000.0) + " ms at μ − λ " + fmt(surplus) + " rps");
             }
             // Little's law says the ready units suffice, yet requests wait now (burstier than Poisson, or
             // S is rising): one more unit, the smallest step that tests it.
@@ -171,22 +188,49 @@ public final class TieredPolicy implements Policy {
         return add(o, held, tier, delta, signals + ": " + need);
     }
 
+    /** μ = c / S: the rate the dialled-in slots serve at, per second (S known and positive). */
+    private static double readyCapacity(Observation o) {
+        int readySlots = Math.max(0, o.readyUnits() * o.slotsPerUnit());
+        return Math.max(readySlots, o.liveSlots()) / (o.slotMs() / 1000.0);
+    }
+
     /**
-     * Units needed to carry λ and drain the backlog within the horizon at the target utilization, bounded
-     * below by min; -1 when S or λ is unknown.
+     * The arrival rate to size for, per second. λ is counted over the last second, so a step that began
+     * within it is diluted by the calm part (a step 0.3 s before the tick reads as a third of its rate).
+     * The queue's growth bounds the rate since the step from below: a queue forms only behind saturated
+     * slots, so the arrivals of the τ ≤ 1 tick since it began were μ·τ plus what it grew by, a rate of at
+     * least μ + growth per tick. The growth is L minus what the previous tick's queue could have been:
+     * the previous decision's tier bounds its signal, W_pred = (L' + 1)·S/c under {@code priorRatio} ×
+     * target, so L' &lt; priorRatio · target · μ (priorRatio 1 after a steady or idle tick, the hot ratio
+     * after a warm one, infinite after a hot one: then λ alone is used). The larger of that bound and λ is
+     * used. Assumes the 1 s tick of the driver and the simulator.
      */
-    int neededUnits(Observation o) {
+    double arrivalRate(Observation o, double priorRatio) {
+        double lambda = o.arrivalsPerSec();
+        if (Double.isInfinite(priorRatio) || o.depth() <= 0 || Double.isNaN(o.slotMs()) || o.slotMs() <= 0) {
+            return lambda;
+        }
+        double mu = readyCapacity(o);
+        double priorDepth = priorRatio * p.targetP95Ms / 1000.0 * mu;
+        double growth = o.depth() - priorDepth;
+        return growth <= 0 ? lambda : Math.max(lambda, mu + growth / (TICK_MS / 1000.0));
+    }
+
+    /**
+     * Units needed to carry λ (see {@link #arrivalRate}) and drain the backlog within the horizon at the
+     * target utilization, bounded below by min; -1 when S or λ is unknown.
+     */
+    int neededUnits(Observation o, double priorRatio) {
         if (Double.isNaN(o.slotMs()) || o.slotMs() <= 0 || Double.isNaN(o.arrivalsPerSec())) {
             return -1;
         }
         double s = o.slotMs() / 1000.0;
-        int readySlots = Math.max(0, o.readyUnits() * o.slotsPerUnit());
-        double mu = Math.max(readySlots, o.liveSlots()) / s;
-        double load = o.arrivalsPerSec();
+        double mu = readyCapacity(o);
+        double load = arrivalRate(o, priorRatio);
         if (o.bootingUnits() == 0) {
             // The backlog is sized once, by the decision that starts units; while they boot the queue grows
             // as that decision foresaw, and counting it again would add the same backlog twice.
-            double backlog = o.depth() + Math.max(0, o.arrivalsPerSec() - mu) * o.deadTimeMs() / 1000.0;
+            double backlog = o.depth() + Math.max(0, load - mu) * o.deadTimeMs() / 1000.0;
             load += backlog / (p.drainHorizonMs / 1000.0);
         }
         double slots = Math.ceil(load * s / p.targetUtilization - 1e-9);

@@ -65,6 +65,61 @@ class TieredPolicyTest {
         assertEquals(10, d.next().lastUpTick());
     }
 
+    /**
+     * The first tick of the real run's step (docs/CONTROL.md): the step began ~0.4 s before the tick, so
+     * the second's λ reads 101.6 rps while 135 requests queued behind 4 saturated slots. λ alone sized 2
+     * units (add 1); the queue's growth says the arrivals are at least μ + L = 138.5 + 135 rps.
+     */
+    @Test
+    void aStepWithinTheTickIsSizedFromTheQueuesGrowthNotTheDilutedSecond() {
+        Obs o = new Obs();
+        o.spu = 4;
+        o.live = 4;
+        o.slotMs = 28.878;
+        o.overloaded(101.6, 981.8, 135);
+        Decision d = policy.decide(State.initial(), o.build());
+        // μ = 4/0.028878 = 138.5; the previous (steady) tick's queue was under 0.05·138.5 = 6.9, so it grew
+        // by ≥ 128.1: λ ≥ 266.6; B = 135 + (266.6 - 138.5)·1 = 263.1; (266.6 + 131.6)·0.028878/0.7 = 16.4
+        // → 17 slots → 5 units of 4: add 4
+        assertEquals(4, d.delta(), d.reason());
+        assertTrue(d.reason().contains("from the queue's growth"), d.reason());
+    }
+
+    @Test
+    void afterAHotTickTheQueueIsNotTakenForNewArrivals() {
+        Obs o = new Obs();
+        o.spu = 4;
+        o.live = 4;
+        o.slotMs = 28.878;
+        o.overloaded(101.6, 981.8, 135);
+        // The previous tick was already hot: the queue may be older than this tick, so λ alone is used
+        // (B = 135; (101.6 + 67.5)·0.028878/0.7 = 7 slots → 2 units: add 1).
+        State hot = new State(State.Tier.HOT, 1, 0, State.NEVER, State.NEVER);
+        Decision d = policy.decide(hot, o.build());
+        assertEquals(1, d.delta(), d.reason());
+        assertFalse(d.reason().contains("from the queue's growth"), d.reason());
+    }
+
+    /**
+     * Real run 4's step: the tick before saw the first 7 queued (warm, W_pred 54 ms), this one 268 behind
+     * 4 slots while λ read 274 rps. A warm tick's queue was under the hot threshold (4 × 50 ms · μ = 28.6
+     * requests), so the rest grew within this tick.
+     */
+    @Test
+    void afterAWarmTickOnlyTheGrowthPastTheHotThresholdCountsAsNewArrivals() {
+        Obs o = new Obs();
+        o.spu = 4;
+        o.live = 4;
+        o.slotMs = 27.949;
+        o.overloaded(274, 1879.6, 268);
+        State warm = new State(State.Tier.WARM, 1, 0, State.NEVER, State.NEVER);
+        Decision d = policy.decide(warm, o.build());
+        // μ = 143.1; λ ≥ 143.1 + (268 - 28.6) = 382.5; B = 268 + 239.4 = 507.4;
+        // (382.5 + 253.7)·0.027949/0.7 = 25.4 → 26 slots → 7 units: add 6 (λ alone sized 5: add 4)
+        assertEquals(6, d.delta(), d.reason());
+        assertTrue(d.reason().contains("λ 382.494") && d.reason().contains("from the queue's growth"), d.reason());
+    }
+
     @Test
     void stepSizeCountsSlotsPerUnit() {
         Obs o = new Obs();
@@ -281,6 +336,28 @@ class TieredPolicyTest {
         Decision d = policy.decide(new State(State.Tier.HOT, 2, 0, 5, State.NEVER), o.build());
         assertEquals(0, d.delta(), d.reason());
         assertTrue(d.reason().contains("queue already drained"), d.reason());
+    }
+
+    /**
+     * Real run 5, the tick after the step's first decision: the 5 added workers have dialled in and drain
+     * the 161 requests the step queued; W_pred (209 ms) still reads that backlog. μ − λ = 774 − 384 rps
+     * clears it in ~0.4 s, within the drain horizon: no further unit (before, one was added here and
+     * another a tick later, 8 workers where Little's law sized 6).
+     */
+    @Test
+    void aBacklogTheReadyCapacityDrainsWithinTheHorizonAddsNothing() {
+        Obs o = new Obs();
+        o.spu = 4;
+        o.units = 6;
+        o.ready = 6;
+        o.live = 24;
+        o.slotMs = 31.004;
+        o.overloaded(383.5, 209.3, 161);
+        o.p95 = 679.5;
+        o.tick = 27;
+        Decision d = policy.decide(new State(State.Tier.HOT, 1, 0, 26, State.NEVER), o.build());
+        assertEquals(0, d.delta(), d.reason());
+        assertTrue(d.reason().contains("the queue drains in"), d.reason());
     }
 
     @Test
