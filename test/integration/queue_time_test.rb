@@ -60,16 +60,18 @@ class QueueTimeTest < TimingTest
                                        "(actual #{actual.map { |q| Timing.ms(q) }}, predicted #{predicted.map { |q| Timing.ms(q) }})")
     end
 
-    # One more round when a request disagreed: this 2-vCPU machine now and then leaves the host's event
-    # loop without a CPU for 1–3 ms (measured: no GC or safepoint then, and some hypervisor steal), which
-    # shows up before T1 or after T6 of whichever request it hits. A wrong timing point fails both rounds.
-    first = disagreements(exchanges, records)
-    unless first.empty?
-      diag "round 1 beyond 2 ms, running round 2:\n#{first.join("\n")}"
-      second = disagreements(*wave_round(server, client, "again"))
-      assert_empty second, with_log(server, "host total vs client time beyond 2 ms in two rounds:\n" \
-                                            "round 1:\n#{first.join("\n")}\nround 2:\n#{second.join("\n")}")
+    # More rounds (up to 3) while a request disagrees: this 2-vCPU machine now and then leaves the host's
+    # event loop without a CPU for 1–4 ms (measured: no GC or safepoint then, and some hypervisor steal;
+    # in a full suite, other tests' processes still exiting), which shows up before T1 or after T6 of
+    # whichever request it hits. A wrong timing point is wrong in every round and fails all three.
+    rounds = [disagreements(exchanges, records)]
+    while !rounds.last.empty? && rounds.size < 3
+      diag "round #{rounds.size} beyond 2 ms, running round #{rounds.size + 1}:\n#{rounds.last.join("\n")}"
+      rounds << disagreements(*wave_round(server, client, "again#{rounds.size}x"))
     end
+    assert_empty rounds.last,
+                 with_log(server, "host total vs client time beyond 2 ms in #{rounds.size} rounds:\n" +
+                                  rounds.each_with_index.map { |r, i| "round #{i + 1}:\n#{r.join("\n")}" }.join("\n"))
   end
 
   # Uploads dribbled over 2 s while slots are free: none of it is queue time, all of it is body wait. A
