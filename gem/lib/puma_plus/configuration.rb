@@ -59,7 +59,7 @@ module PumaPlus
       health_check_answer: "app"
     }.freeze
     # Settings that are paths, made absolute against the working directory at resolution.
-    PATHS = %i[pidfile state_path stdout_path stderr_path].freeze
+    PATHS = %i[pidfile state_path stdout_path stderr_path decision_log].freeze
     HOOKS = %i[before_fork on_worker_boot on_worker_shutdown on_worker_fork after_worker_fork lowlevel_error_handler].freeze
     # The host starts bundles in this order: protocol-h1 last, since it owns the TCP listeners and hands
     # connections to the others (h2 by ALPN or h2c, h3 on the UDP port of each ssl:// bind).
@@ -124,7 +124,6 @@ module PumaPlus
       PATHS.each { |key| @values[key] = File.expand_path(@values[key], cwd) if @values[key] }
       @hooks = HOOKS.to_h { |name| [name, []] }.merge(hooks || {})
       @config_file = config_file
-      @cwd = cwd
       if autoscale && autoscale_min > autoscale_max
         raise ConfigError, "autoscale: min #{autoscale_min} is greater than max #{autoscale_max}"
       end
@@ -233,7 +232,7 @@ module PumaPlus
         "autoscale_max" => autoscale_max,
         "autoscale_target_queue_p95_ms" => (autoscale_target_queue_p95 * 1000).round(3),
         "autoscale_actuator" => autoscale_actuator,
-        "decision_log" => decision_log && File.expand_path(decision_log, @cwd),
+        "decision_log" => decision_log,
         "client_timeout" => client_timeout,
         "shed_wait_limit_ms" => resolved_shed_wait_limit && (resolved_shed_wait_limit * 1000).round(3),
         "health_check_path" => health_check_path || nil,
