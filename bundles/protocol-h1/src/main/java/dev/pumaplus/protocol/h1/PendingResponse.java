@@ -9,6 +9,7 @@ package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.HeaderFields;
+import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -24,8 +25,6 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The {@link ResponseSink} of one exchange, and its slot in the connection's response order.
@@ -35,11 +34,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * that event loop. Output is written only while this response is the oldest unfinished one of its
  * connection ("head of line"); before that it is kept in {@link #parts} and written when its turn comes.
  *
- * <p>Backpressure: {@link #unwritten} counts the response body bytes {@code body} accepted that have not
+ * <p>Backpressure ({@link ResponseBackpressure}): the response body bytes {@code body} accepted that have not
  * yet been written to the socket (still queued for the event loop, buffered in {@link #parts} behind an
- * earlier response, or in the channel's outbound buffer because the client reads slowly). {@code body}
- * returns false once it exceeds {@link #HIGH_WATER_BYTES}; the write completions that bring it down to
- * {@link #LOW_WATER_BYTES} call {@link Exchange#resumeResponse()}. Framing bytes (head, chunk sizes) are
+ * earlier response, or in the channel's outbound buffer because the client reads slowly) are counted;
+ * {@code body} returns false above the high-water mark, and the write completions that bring the count
+ * down to the low-water mark call {@link Exchange#resumeResponse()}. Framing bytes (head, chunk sizes) are
  * not counted: they are small and bounded per chunk. A pause means a worker now waits on this client, so
  * its start is reported to the connection ({@link H1ConnectionHandler#responsePaused()}), whose write
  * timeout closes the connection if the bytes stop moving altogether.
@@ -54,11 +53,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class PendingResponse implements ResponseSink {
 
-    /** Unwritten body bytes above which {@code body} asks the host to pause the worker. */
-    static final long HIGH_WATER_BYTES = 1 << 20;
-    /** Unwritten body bytes at or below which a paused response is resumed. */
-    static final long LOW_WATER_BYTES = 256 << 10;
-
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
@@ -68,16 +62,8 @@ final class PendingResponse implements ResponseSink {
     private final boolean headRequest;
     private final boolean keepAlive;
 
-    /**
-     * Body bytes accepted by {@code body} and not yet written to the socket (or released). Incremented on
-     * host threads, decremented on the event loop.
-     */
-    private final AtomicLong unwritten = new AtomicLong();
-    /**
-     * {@code body} returned false and no resume has been sent since. Set by host threads, cleared by
-     * whichever side sends the resume or finds it unnecessary (compareAndSet, so exactly one does).
-     */
-    private final AtomicBoolean paused = new AtomicBoolean();
+    /** Body bytes accepted by {@code body} and not yet written to the socket (or released). */
+    private final ResponseBackpressure backpressure = new ResponseBackpressure();
 
     private Exchange exchange;
     private final ArrayDeque<Part> parts = new ArrayDeque<>();
@@ -108,7 +94,7 @@ final class PendingResponse implements ResponseSink {
 
     /**
      * {@inheritDoc} Counts {@code chunk} as unwritten until the socket write of its bytes completes; returns
-     * false while more than {@link #HIGH_WATER_BYTES} are unwritten.
+     * false while more than {@link ResponseBackpressure#HIGH_WATER_BYTES} are unwritten.
      */
     @Override
     public boolean body(ByteBuf chunk, boolean endOfStream) {
@@ -134,22 +120,14 @@ final class PendingResponse implements ResponseSink {
 
     /** Counts {@code bytes} as unwritten, hands {@code write} to the event loop, and answers backpressure. */
     private boolean accept(long bytes, Runnable write, Object owned, boolean endOfStream) {
-        long now = unwritten.addAndGet(bytes);
+        long now = backpressure.accepted(bytes);
         if (!onEventLoop(write, owned)) {
-            unwritten.addAndGet(-bytes);
+            backpressure.written(bytes);
             return true; // the connection is gone: nothing to pause for, and no loop to resume from
         }
-        if (endOfStream || now <= HIGH_WATER_BYTES) {
-            return true;
-        }
-        if (paused.getAndSet(true)) {
-            return false; // an earlier pause is still unanswered: its resume comes once the writes drain
-        }
-        // Re-check after publishing the pause: writes that completed meanwhile saw paused still false and
-        // sent no resume. If they brought the count down, take the pause back (unless a completion already
-        // claimed it, in which case its resume is on its way and false is the right answer).
-        if (unwritten.get() <= LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
-            return true;
+        ResponseBackpressure.Pause pause = backpressure.pause(now, endOfStream);
+        if (pause != ResponseBackpressure.Pause.STARTED) {
+            return pause == ResponseBackpressure.Pause.NONE;
         }
         // The worker now blocks until this client reads: a client that never does must not hold it forever.
         // Queued behind the writes above, so the connection sees them in the channel.
@@ -209,10 +187,7 @@ final class PendingResponse implements ResponseSink {
      * host once the count is down to the low-water mark after a pause. Event loop.
      */
     private void written(long bytes) {
-        if (bytes == 0) {
-            return;
-        }
-        if (unwritten.addAndGet(-bytes) <= LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
+        if (backpressure.written(bytes)) {
             Exchange ex = exchange;
             if (ex != null) {
                 ex.resumeResponse(); // a no-op for the host once the exchange is cancelled or finished
@@ -603,7 +578,7 @@ final class PendingResponse implements ResponseSink {
     @Override
     public String toString() {
         return "PendingResponse[complete=" + complete + ", cancelled=" + cancelled + ", buffered parts="
-                + parts.size() + ", unwritten body bytes=" + unwritten.get() + "]";
+                + parts.size() + ", unwritten body bytes=" + backpressure.unwritten() + "]";
     }
 
     /**

@@ -22,10 +22,6 @@ record H2Config(int maxConcurrentStreams, long maxHeaderListBytes, int maxRstFra
 
     /** Request bodies up to this size are buffered before the request is submitted (as in HTTP/1.1). */
     static final int MAX_BUFFERED_BODY_BYTES = 1024 * 1024;
-    /** A response stops reading from its worker while this many accepted bytes wait to reach the client. */
-    static final long HIGH_WATER_BYTES = 1 << 20;
-    /** ... and reads again once they are down to this many. */
-    static final long LOW_WATER_BYTES = 256 << 10;
 
     /** Fixed limits (docs/ARCHITECTURE.md, "HTTP/2") and the body limit from {@code settings}. */
     static H2Config from(HostSettings settings) {

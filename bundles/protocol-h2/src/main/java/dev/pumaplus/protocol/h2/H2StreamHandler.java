@@ -10,6 +10,7 @@ import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.HeaderFields;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
@@ -37,8 +38,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Sits on an {@code Http2StreamChannel} made by Netty's multiplexer. The request is submitted once
@@ -78,8 +77,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
     private boolean headWritten; // event loop
     private boolean complete; // event loop
     private boolean bodyAllowed = true; // event loop
-    private final AtomicLong unwritten = new AtomicLong();
-    private final AtomicBoolean paused = new AtomicBoolean();
+    private final ResponseBackpressure backpressure = new ResponseBackpressure();
 
     H2StreamHandler(RequestQueue queue, H2Config config, String scheme, String altSvc) {
         this.queue = queue;
@@ -268,18 +266,12 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
     @Override
     public boolean body(ByteBuf chunk, boolean endOfStream) {
         long bytes = chunk.readableBytes();
-        long now = unwritten.addAndGet(bytes);
+        long now = backpressure.accepted(bytes);
         if (!onEventLoop(() -> writeBody(chunk, endOfStream, bytes), chunk)) {
-            return true;
+            backpressure.written(bytes);
+            return true; // the stream is gone: nothing to pause for
         }
-        if (endOfStream || now < H2Config.HIGH_WATER_BYTES) {
-            return true;
-        }
-        paused.set(true);
-        if (unwritten.get() <= H2Config.LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
-            return true; // drained meanwhile
-        }
-        return false;
+        return backpressure.pause(now, endOfStream) == ResponseBackpressure.Pause.NONE;
     }
 
     @Override
@@ -382,10 +374,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
 
     /** Body bytes left the count; resumes the host's reading of the response below the low-water mark. */
     private void written(long bytes) {
-        if (bytes == 0) {
-            return;
-        }
-        if (unwritten.addAndGet(-bytes) <= H2Config.LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
+        if (backpressure.written(bytes)) {
             Exchange ex = exchange;
             if (ex != null) {
                 ex.resumeResponse();

@@ -10,6 +10,7 @@ import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.HeaderFields;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -25,8 +26,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import tech.kwik.flupke.server.HttpRequestHandler;
 import tech.kwik.flupke.server.HttpServerRequest;
 import tech.kwik.flupke.server.HttpServerResponse;
@@ -47,8 +46,6 @@ import tech.kwik.flupke.server.HttpServerResponse;
 final class H3RequestHandler implements HttpRequestHandler {
 
     static final int MAX_BUFFERED_BODY_BYTES = 1024 * 1024;
-    static final long HIGH_WATER_BYTES = 1 << 20;
-    static final long LOW_WATER_BYTES = 256 << 10;
 
     private final RequestQueue queue;
     private final InetSocketAddress local;
@@ -189,8 +186,7 @@ final class H3RequestHandler implements HttpRequestHandler {
     private static final class Stream implements ResponseSink {
         final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
         final Semaphore bodyResumed = new Semaphore(0);
-        final AtomicLong unwritten = new AtomicLong();
-        final AtomicBoolean paused = new AtomicBoolean();
+        final ResponseBackpressure backpressure = new ResponseBackpressure();
         volatile Exchange exchange;
         volatile boolean discarded;
 
@@ -205,13 +201,9 @@ final class H3RequestHandler implements HttpRequestHandler {
                 chunk.release();
                 return true;
             }
-            long now = unwritten.addAndGet(chunk.readableBytes());
+            long now = backpressure.accepted(chunk.readableBytes());
             events.add(new Body(chunk, endOfStream));
-            if (endOfStream || now < HIGH_WATER_BYTES) {
-                return true;
-            }
-            paused.set(true);
-            return !(unwritten.get() > LOW_WATER_BYTES) && paused.compareAndSet(true, false);
+            return backpressure.pause(now, endOfStream) == ResponseBackpressure.Pause.NONE;
         }
 
         @Override
@@ -267,7 +259,7 @@ final class H3RequestHandler implements HttpRequestHandler {
                     } finally {
                         chunk.release();
                     }
-                    if (unwritten.addAndGet(-n) <= LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
+                    if (backpressure.written(n)) {
                         exchange.resumeResponse();
                     }
                     if (b.end()) {
