@@ -6,11 +6,12 @@
 #   /health                     200 at once: what a load balancer's health check asks
 # CPU is measured with CLOCK_THREAD_CPUTIME_ID, not counted in loop iterations, so "5 ms of CPU" is 5 ms
 # that this thread actually ran, on any machine, however many other threads share the core or the GVL.
+# Ractor-safe (puma-plus --ractors, docs/RACK.md "Ractors"): a module with frozen, shareable constants.
 
 module BenchApp
   MIX = %r{\A/mix/(\d+)/(\d+)\z}
-  TEXT = { "Content-Type" => "text/plain" }.freeze
-  HELLO = "Hello from the bench app\n"
+  TEXT = Ractor.make_shareable({ "Content-Type" => "text/plain" })
+  HELLO = "Hello from the bench app\n".freeze
 
   # Spins until this thread has used `ms` milliseconds of CPU. Holds the GVL while it runs, like real Ruby
   # work; the clock is read every 500 additions so the overshoot stays in the microseconds.
