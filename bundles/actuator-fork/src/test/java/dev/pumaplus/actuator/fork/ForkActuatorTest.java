@@ -42,6 +42,16 @@ class ForkActuatorTest {
         public List<Long> readyWorkerPids() {
             return ready;
         }
+
+        @Override
+        public void desiredExtraSlots(int count) {
+            throw new AssertionError("the fork actuator asks for processes, never extra slots");
+        }
+
+        @Override
+        public int readyExtraSlots() {
+            return 0;
+        }
     }
 
     @Test
