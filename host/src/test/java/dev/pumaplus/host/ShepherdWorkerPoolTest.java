@@ -6,7 +6,9 @@
 package dev.pumaplus.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pumaplus.spi.ExtraSlotActuator;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,5 +51,25 @@ class ShepherdWorkerPoolTest {
         pool.desiredWorkers(0);
         assertEquals(List.of(4, 0), extra);
         assertEquals(List.of(1), workers);
+    }
+
+    @Test
+    void theRactorActuatorMeasuresItsDeadTimeWhenTheSlotsDialInNotAtTheNextTick() throws Exception {
+        ExtraSlotActuator ractor = ExtraSlotActuator.ractors(pool);
+        new EmbeddedWorker(dispatcher, 100, 0);
+        new EmbeddedWorker(dispatcher, 100, 0);
+        long asked = System.nanoTime();
+        ractor.add(1);
+        assertEquals(List.of(1), extra);
+        Thread.sleep(20);
+        new EmbeddedWorker(dispatcher, 100, 0); // the Ractor's link dials in
+        long dialled = System.nanoTime() - asked;
+        while (ractor.deadTimeNanos() == ExtraSlotActuator.DEFAULT_DEAD_TIME_MS * 1_000_000) {
+            Thread.sleep(1);
+        }
+        long measured = ractor.deadTimeNanos() * 2 - ExtraSlotActuator.DEFAULT_DEAD_TIME_MS * 1_000_000;
+        assertTrue(measured >= 20_000_000 && measured < dialled + 200_000_000,
+                "measured " + measured / 1e6 + " ms for a dial-in after " + dialled / 1e6 + " ms");
+        assertEquals(1, ractor.readyUnits());
     }
 }
