@@ -48,6 +48,24 @@ class DecisionLogTest {
     }
 
     @Test
+    void bridgeFieldsAreWrittenOnlyWithABridgeAndALineWithoutThemReadsAsNoBridge() {
+        Observation plain = new Observation(21, 360, 400, 450, 25, 300, 1, 1, 7500, 1, 1, 1, 1000, Double.NaN,
+                Double.NaN, Double.NaN, true);
+        Observation bridged = plain.withBridge(0, 0, 1, 5, true);
+        Policy p = TieredPolicy.defaults();
+        Decision d = p.decide(State.initial(), bridged);
+        assertTrue(d.bridgeDelta() > 0, d.reason());
+        String line = DecisionLog.line(null, p, State.initial(), bridged, d);
+        assertTrue(line.contains("\"bridgeDeadTimeMs\":5.0") && line.contains("\"bridgeDelta\":" + d.bridgeDelta()),
+                line);
+        assertEquals(bridged, DecisionLog.parse(line).observation());
+        assertEquals(d, DecisionLog.parse(line).decision());
+        String old = DecisionLog.line(null, p, State.initial(), plain, p.decide(State.initial(), plain));
+        assertFalse(old.contains("\"bridgeUnits\"") || old.contains("bridgeDelta"), old);
+        assertFalse(DecisionLog.parse(old).observation().hasBridge());
+    }
+
+    @Test
     void goldenLogsReplayToEveryLoggedDecision() throws Exception {
         for (String name : GOLDEN) {
             try (Reader r = new InputStreamReader(getClass().getResourceAsStream("/golden/" + name),
