@@ -26,9 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class DecisionLogTest {
 
-    /** Golden logs: produced by the simulator's 12× step (tiered and one-unit) and checked in. */
+    /**
+     * Golden logs: produced by the simulator's 12× step (tiered and one-unit; tiered with a Ractor bridge,
+     * whose lines carry the bridge fields) and checked in.
+     */
     static final List<String> GOLDEN = List.of("12x-step-fork-1-s-tiered-1.jsonl",
-            "12x-step-fork-1-s-one-unit-1.jsonl", "12x-step-fork-1-s-5-threads-tiered-1.jsonl");
+            "12x-step-fork-1-s-one-unit-1.jsonl", "12x-step-fork-1-s-5-threads-tiered-1.jsonl",
+            "12x-step-fork-1-s-ractor-5-ms-tiered-1.jsonl");
 
     @Test
     void aLineRoundTripsUnknownAndInfiniteNumbers() {
