@@ -105,7 +105,8 @@ final class ControllerDriver implements Autoscaler {
         }
     }
 
-    private void tick() throws IOException {
+    /** One tick: sample, decide, apply, log. Runs on the ticker thread (tests call it directly). */
+    void tick() throws IOException {
         Actuator a = actuators.apply(primaryKind);
         Actuator bridge = bridgeKind == null ? null : actuators.apply(bridgeKind);
         if (a == null || (bridgeKind != null && bridge == null)) {
