@@ -140,7 +140,7 @@ final class ControllerDriver implements Autoscaler {
             bridge.remove(-d.bridgeDelta());
         }
         ticks++;
-        lastDecision = d.action() + " " + Math.abs(d.delta()) + " [" + d.tier() + "] " + d.reason();
+        lastDecision = Replay.summary(d);
     }
 
     @Override

@@ -115,6 +115,17 @@ class DecisionLogTest {
     }
 
     @Test
+    void aTamperedBridgeDeltaIsReportedWithBothCounts() throws Exception {
+        String golden = new String(getClass().getResourceAsStream("/golden/" + GOLDEN.get(3)).readAllBytes(),
+                StandardCharsets.UTF_8);
+        String tampered = golden.replaceFirst("\"bridgeDelta\":16", "\"bridgeDelta\":15");
+        Replay.Result result = Replay.replay(new StringReader(tampered), null);
+        assertEquals(1, result.differences().size());
+        String report = result.differences().get(0).toString();
+        assertTrue(report.contains("bridge +15") && report.contains("bridge +16"), report);
+    }
+
+    @Test
     void aLineThatIsNotADecisionIsRefusedWithItsNumber() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Replay.replay(new StringReader("\n{\"tick\":1}\n"), null));
