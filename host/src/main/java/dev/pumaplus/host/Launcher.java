@@ -64,8 +64,8 @@ import org.osgi.framework.BundleException;
  * drains its running requests and exits; the queue holds requests meanwhile, so none fails), USR1 = phased
  * restart (PHASED_RESTART to the shepherd: workers replaced one at a time), TTIN/TTOU = one worker process
  * more/less (WORKER_COUNT to the shepherd). The Ractor and thread actuators ask for slots beyond threads
- * (EXTRA_SLOTS to the shepherd, and again to each new generation after its CONFIG). The control app's /restart, /phased-restart, /stop and /halt
- * do the same.
+ * (EXTRA_SLOTS to the shepherd, and again to each new generation after its CONFIG). The control app's
+ * /restart, /phased-restart, /stop and /halt do the same.
  *
  * <p>Threading: the main thread boots and then waits for a stop request; link callbacks arrive on the
  * host's event loops and only complete futures or print; restarts run one at a time on the lifecycle

@@ -1,7 +1,8 @@
 /*
  * The live side of the controller bundle: once a second it samples the host's LoadSignals and the
  * actuators (the primary one and the optional bridge), builds an Observation, asks the Policy, applies the
- * decision to the actuators and appends the decision log line. The policy stays pure; the clock, the I/O and the state live here.
+ * decision to the actuators and appends the decision log line. The policy stays pure; the clock, the I/O
+ * and the state live here.
  */
 package dev.pumaplus.controller;
 
@@ -25,9 +26,10 @@ import java.util.function.Function;
  * waits for a tick in progress, then closes the log. The primary actuator is the Actuator service of kind
  * {@code primaryKind} (HostSettings {@code autoscale_actuator}, default {@code fork}); the bridge, when the
  * configuration names one ({@code autoscale_bridge}), the service of that kind. A tick that finds either
- * missing (its bundle not started yet, or being swapped) is skipped, not logged. A failing tick is reported on stderr and the next one
- * runs. The state starts at {@link State#initial()} for each driver: a swapped-in policy starts with no
- * streaks and no cooldowns, while the units the actuator runs carry over untouched.
+ * missing (its bundle not started yet, or being swapped) is skipped, not logged. A failing tick is reported
+ * on stderr and the next one runs. The state starts at {@link State#initial()} for each driver: a
+ * swapped-in policy starts with no streaks and no cooldowns, while the units the actuators run carry over
+ * untouched.
  *
  * <p>Threading: ticks run on the driver's thread; {@link Autoscaler} methods read volatile fields from any
  * thread.

@@ -1,7 +1,8 @@
 /*
  * The simulator's comparison table: runs each scenario under each policy (and a static peak-provisioned
  * pool) with the same seed and prints queue-time percentiles, recovery time, units and shed requests side
- * by side; the 12× step with a Ractor bridge is one more row, under the default policy. `mvn -pl bundles/controller exec` is not needed: run it from the built jar (docs/CONTROL.md).
+ * by side; the 12× step with a Ractor bridge is one more row, under the default policy.
+ * `mvn -pl bundles/controller exec` is not needed: run it from the built jar (docs/CONTROL.md).
  */
 package dev.pumaplus.controller.sim;
 

@@ -1,7 +1,7 @@
 /*
  * One simulated situation: an offered-load schedule, a service-time distribution and an actuator (slots per
- * unit, dead time, memory per unit), optionally with a bridge actuator (one-slot units, its own dead time). Scenarios are the simulator tests' inputs and the rows of the
- * comparison table.
+ * unit, dead time, memory per unit), optionally with a bridge actuator (one-slot units, its own dead time).
+ * Scenarios are the simulator tests' inputs and the rows of the comparison table.
  */
 package dev.pumaplus.controller.sim;
 
