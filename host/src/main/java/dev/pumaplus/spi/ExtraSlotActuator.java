@@ -5,7 +5,6 @@
  */
 package dev.pumaplus.spi;
 
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
@@ -13,12 +12,8 @@ import java.util.function.LongSupplier;
  * {@code min(units, WorkerPool.readyExtraSlots())}; one slot per unit. The slots are spread over the worker
  * processes by the shepherd, so they share those processes' cores and memory with the base slots.
  *
- * <p>Dead time: a moving average (weight 1/2) of the time from an {@link #add} to the moment the ready count
- * reached what it asked for, starting at {@value #DEFAULT_DEAD_TIME_MS} ms. A slot dials in within
- * milliseconds, far inside the controller's one-second tick, so an addition is watched by a virtual thread
- * that reads the ready count every {@value #WATCH_INTERVAL_MS} ms until it is complete (or
- * {@value #WATCH_LIMIT_MS} ms have passed): measured at the next tick, every addition would read as about
- * a tick. Memory per unit: unknown (-1); a Ractor's or thread's share of its process's PSS cannot be told
+ * <p>Dead time: {@link DeadTime}, from {@link #add} until the ready count reached what it asked for,
+ * starting at {@value #DEFAULT_DEAD_TIME_MS} ms. Memory per unit: unknown (-1); a Ractor's or thread's share of its process's PSS cannot be told
  * apart from the process's own growth while it serves.
  *
  * <p>Gain: a Ractor has its own lock, so one more adds capacity (up to the cores: the CPU guard still
@@ -32,19 +27,13 @@ public final class ExtraSlotActuator implements Actuator {
 
     /** The dead time assumed before any addition was measured, ms: a Ractor or thread plus its link's dial-in. */
     public static final long DEFAULT_DEAD_TIME_MS = 50;
-    static final long WATCH_INTERVAL_MS = 2;
-    static final long WATCH_LIMIT_MS = 30_000;
 
     private final String kind;
     private final boolean gainKnown;
     private final WorkerPool pool;
-    private final LongSupplier clock;
+    private final DeadTime deadTime;
     private final boolean watch;
     private int units;
-    private long deadTimeNanos = DEFAULT_DEAD_TIME_MS * 1_000_000;
-    /** An addition being timed: when it was asked and the ready count that completes it; 0 when none. */
-    private long addedAtNanos;
-    private int readyTarget;
 
     /**
      * The Ractor actuator: extra slots are Ractors (the configuration has {@code ractors}), gain known.
@@ -67,7 +56,7 @@ public final class ExtraSlotActuator implements Actuator {
         this.kind = kind;
         this.gainKnown = gainKnown;
         this.pool = pool;
-        this.clock = clock;
+        this.deadTime = new DeadTime(DEFAULT_DEAD_TIME_MS * 1_000_000, clock);
         this.watch = watch;
     }
 
@@ -82,8 +71,8 @@ public final class ExtraSlotActuator implements Actuator {
     }
 
     @Override
-    public synchronized long deadTimeNanos() {
-        return deadTimeNanos;
+    public long deadTimeNanos() {
+        return deadTime.nanos();
     }
 
     @Override
@@ -94,11 +83,7 @@ public final class ExtraSlotActuator implements Actuator {
     @Override
     public synchronized int readyUnits() {
         int ready = Math.min(units, pool.readyExtraSlots());
-        if (addedAtNanos != 0 && ready >= readyTarget) {
-            long took = clock.getAsLong() - addedAtNanos;
-            deadTimeNanos = (deadTimeNanos + took) / 2;
-            addedAtNanos = 0;
-        }
+        deadTime.observe(ready);
         return ready;
     }
 
@@ -118,14 +103,10 @@ public final class ExtraSlotActuator implements Actuator {
             return;
         }
         units += count;
-        boolean timing = addedAtNanos == 0;
-        if (timing) {
-            addedAtNanos = clock.getAsLong();
-        }
-        readyTarget = units;
+        boolean started = deadTime.added(units);
         pool.desiredExtraSlots(units);
-        if (timing && watch) {
-            Thread.ofVirtual().name("puma-plus-" + kind + "-actuator-watch").start(this::watchAddition);
+        if (started && watch) {
+            deadTime.watch("puma-plus-" + kind + "-actuator-watch", this::readyUnits);
         }
     }
 
@@ -135,21 +116,7 @@ public final class ExtraSlotActuator implements Actuator {
             return;
         }
         units = Math.max(0, units - count);
-        readyTarget = Math.min(readyTarget, units);
+        deadTime.removed(units);
         pool.desiredExtraSlots(units);
-    }
-
-    /** Reads the ready count until the addition being timed is complete, so its dead time is measured. */
-    private void watchAddition() {
-        long deadline = System.nanoTime() + WATCH_LIMIT_MS * 1_000_000;
-        while (System.nanoTime() - deadline < 0) {
-            synchronized (this) {
-                readyUnits();
-                if (addedAtNanos == 0) {
-                    return;
-                }
-            }
-            LockSupport.parkNanos(WATCH_INTERVAL_MS * 1_000_000);
-        }
     }
 }
