@@ -13,6 +13,7 @@ import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.WorkerPool;
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
+import dev.pumaplus.wire.ExtraSlots;
 import dev.pumaplus.wire.WorkerCount;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
@@ -62,8 +63,9 @@ import org.osgi.framework.BundleException;
  * generation reads the config again, boots, its workers dial in; then the old generation gets GOAWAY(0),
  * drains its running requests and exits; the queue holds requests meanwhile, so none fails), USR1 = phased
  * restart (PHASED_RESTART to the shepherd: workers replaced one at a time), TTIN/TTOU = one worker process
- * more/less (WORKER_COUNT to the shepherd). The control app's /restart, /phased-restart, /stop and /halt
- * do the same.
+ * more/less (WORKER_COUNT to the shepherd). The Ractor and thread actuators ask for slots beyond threads
+ * (EXTRA_SLOTS to the shepherd, and again to each new generation after its CONFIG). The control app's
+ * /restart, /phased-restart, /stop and /halt do the same.
  *
  * <p>Threading: the main thread boots and then waits for a stop request; link callbacks arrive on the
  * host's event loops and only complete futures or print; restarts run one at a time on the lifecycle
@@ -117,6 +119,8 @@ public final class Launcher {
     private volatile RequestLog requestLog;
     /** The worker process count TTIN/TTOU adjust (starts at the CONFIG's workers). */
     private volatile int desiredWorkers;
+    /** Slots beyond threads the Ractor or thread actuator asked for (EXTRA_SLOTS); starts at 0. */
+    private volatile int desiredExtraSlots;
 
     Launcher(Path ruby, Path gem, List<String> userArgs) {
         this.ruby = ruby;
@@ -236,7 +240,7 @@ public final class Launcher {
         felix.context().registerService(RequestQueue.class, dispatcher, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
         felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher, this::scaleWorkers,
-                threads, workers), null);
+                this::scaleExtraSlots, threads, workers), null);
         for (String name : settings.strings("bundles")) {
             Path jar = gem.resolve("vendor").resolve("java").resolve("bundles").resolve(name + ".jar");
             try {
@@ -471,6 +475,10 @@ public final class Launcher {
             return;
         }
         next.settings(fresh);
+        // A new generation starts with no extra slots; the actuator's count carries over to it.
+        if (desiredExtraSlots > 0) {
+            next.send(new ExtraSlots(desiredExtraSlots).toFrame(PooledByteBufAllocator.DEFAULT));
+        }
         for (String key : new String[] {"binds", "control_url", "persistent_timeout", "first_data_timeout",
                 "write_timeout", "http_content_length_limit", "bundles"}) {
             if (!fresh.strings(key).equals(settings.strings(key)) || fresh.number(key, -1) != settings.number(key, -1)
@@ -556,6 +564,21 @@ public final class Launcher {
         if (controlApp != null) {
             controlApp.generation(generation.number, desired, (int) Math.max(1, settings.number("threads", 1)));
         }
+    }
+
+    /**
+     * Tells the current shepherd the desired number of slots beyond threads over its worker processes
+     * (EXTRA_SLOTS), at least 0: for the Ractor and thread actuators (the WorkerPool service). Any thread;
+     * a count equal to the current one sends nothing. A generation started later is sent it after its CONFIG.
+     */
+    void scaleExtraSlots(int count) {
+        ShepherdGeneration generation = current;
+        int desired = Math.max(0, count);
+        if (generation == null || desired == desiredExtraSlots) {
+            return;
+        }
+        desiredExtraSlots = desired;
+        generation.send(new ExtraSlots(desired).toFrame(PooledByteBufAllocator.DEFAULT));
     }
 
     private void destroyShepherds() {

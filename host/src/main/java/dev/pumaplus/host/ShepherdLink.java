@@ -1,6 +1,6 @@
 /*
  * The shepherd's control link to the host: carries the one CONFIG frame the launcher waits for at boot,
- * GOAWAY in either direction, and the host's PHASED_RESTART and WORKER_COUNT (written by
+ * GOAWAY in either direction, and the host's PHASED_RESTART, WORKER_COUNT and EXTRA_SLOTS (written by
  * ShepherdGeneration, never read here); its closing is how the host learns the shepherd is gone.
  */
 package dev.pumaplus.host;

@@ -1,7 +1,7 @@
 /*
  * The WorkerPool service: asks the current shepherd for a worker process count (the WORKER_COUNT frame,
- * through the launcher) and reports which worker processes have dialled in every thread. What the fork
- * actuator bundle drives.
+ * through the launcher) or for slots beyond threads (EXTRA_SLOTS) and reports which worker processes have
+ * dialled in every thread and how many extra slots have dialled in. What the actuator bundles drive.
  */
 package dev.pumaplus.host;
 
@@ -11,20 +11,27 @@ import java.util.List;
 import java.util.function.IntConsumer;
 
 /**
- * A process is ready when its live links equal {@code threads}: readiness is the connections, never a
- * timer. A count is sent as it comes (the shepherd acts on the last one it read).
+ * A process is ready when its live links reach {@code threads}; an extra slot is ready when its link is
+ * live beyond them: readiness is the connections, never a timer. A count is sent as it comes (the
+ * shepherd acts on the last one it read).
  */
 final class ShepherdWorkerPool implements WorkerPool {
 
     private final Dispatcher dispatcher;
     private final IntConsumer desiredWorkers;
+    private final IntConsumer desiredExtraSlots;
     private final int threads;
     private final int initialWorkers;
 
-    /** @param desiredWorkers sends the count to the current shepherd ({@link Launcher#scaleWorkers}) */
-    ShepherdWorkerPool(Dispatcher dispatcher, IntConsumer desiredWorkers, int threads, int initialWorkers) {
+    /**
+     * @param desiredWorkers    sends the count to the current shepherd ({@link Launcher#scaleWorkers})
+     * @param desiredExtraSlots sends the count to the current shepherd ({@link Launcher#scaleExtraSlots})
+     */
+    ShepherdWorkerPool(Dispatcher dispatcher, IntConsumer desiredWorkers, IntConsumer desiredExtraSlots,
+                       int threads, int initialWorkers) {
         this.dispatcher = dispatcher;
         this.desiredWorkers = desiredWorkers;
+        this.desiredExtraSlots = desiredExtraSlots;
         this.threads = threads;
         this.initialWorkers = initialWorkers;
     }
@@ -53,5 +60,19 @@ final class ShepherdWorkerPool implements WorkerPool {
             }
         }
         return ready;
+    }
+
+    @Override
+    public void desiredExtraSlots(int count) {
+        desiredExtraSlots.accept(Math.max(0, count));
+    }
+
+    @Override
+    public int readyExtraSlots() {
+        int extra = 0;
+        for (Dispatcher.ProcessStatus p : dispatcher.snapshot().processes()) {
+            extra += Math.max(0, p.live() - threads);
+        }
+        return extra;
     }
 }

@@ -1,6 +1,7 @@
 /*
- * The host's handle on the shepherd's worker processes, for the fork actuator: ask for a number of worker
- * processes (the WORKER_COUNT frame, docs/PROTOCOL.md) and see which have dialled in.
+ * The host's handle on the shepherd's worker processes, for the actuators: ask for a number of worker
+ * processes (the WORKER_COUNT frame, docs/PROTOCOL.md) or of slots beyond threads inside them (EXTRA_SLOTS:
+ * Ractors or threads), and see which have dialled in.
  */
 package dev.pumaplus.spi;
 
@@ -20,4 +21,14 @@ public interface WorkerPool {
 
     /** Pids of worker processes whose every thread has dialled in, in no particular order. */
     List<Long> readyWorkerPids();
+
+    /**
+     * Asks the shepherd to run {@code count} slots beyond {@code threads} over all its worker processes (at
+     * least 0; the shepherd spreads them). A desired total, never a delta. Returns at once; a new shepherd
+     * generation (hot restart) is sent the last count after its configuration.
+     */
+    void desiredExtraSlots(int count);
+
+    /** Extra slots dialled in now: the sum over worker processes of max(0, live links − threads). */
+    int readyExtraSlots();
 }

@@ -19,6 +19,8 @@ public final class FrameType {
     public static final int PHASED_RESTART = 0x06;
     /** host → shepherd: the desired number of worker processes ({@code u32}). Version 3. */
     public static final int WORKER_COUNT = 0x07;
+    /** host → shepherd: the desired slots beyond {@code threads} over all worker processes ({@code u32}). Version 3. */
+    public static final int EXTRA_SLOTS = 0x08;
     /** host → worker: timing points T2, T2b, T3 and the Rack env pair list. */
     public static final int REQUEST = 0x10;
     /** host → worker: request body bytes. */
@@ -42,7 +44,7 @@ public final class FrameType {
     }
 
     /** True if {@code type} is defined by the protocol (version 3 adds HIJACK, HIJACK_HEAD, EARLY_HINTS, RESPONSE_FILE,
-     * PHASED_RESTART and WORKER_COUNT). */
+     * PHASED_RESTART, WORKER_COUNT and EXTRA_SLOTS). */
     public static boolean isKnown(int type) {
         return name(type) != null;
     }
@@ -56,6 +58,7 @@ public final class FrameType {
             case CONFIG -> "CONFIG";
             case PHASED_RESTART -> "PHASED_RESTART";
             case WORKER_COUNT -> "WORKER_COUNT";
+            case EXTRA_SLOTS -> "EXTRA_SLOTS";
             case REQUEST -> "REQUEST";
             case BODY -> "BODY";
             case RESPONSE_HEAD -> "RESPONSE_HEAD";
@@ -78,6 +81,7 @@ public final class FrameType {
             case "CONFIG" -> CONFIG;
             case "PHASED_RESTART" -> PHASED_RESTART;
             case "WORKER_COUNT" -> WORKER_COUNT;
+            case "EXTRA_SLOTS" -> EXTRA_SLOTS;
             case "REQUEST" -> REQUEST;
             case "BODY" -> BODY;
             case "RESPONSE_HEAD" -> RESPONSE_HEAD;

@@ -213,6 +213,7 @@ class WireCorpusTest {
             case FrameType.CONFIG -> assertArrayEquals(bytes(expected.get("json")), array(p), where);
             case FrameType.PHASED_RESTART -> assertEquals(0, p.readableBytes(), where + " empty payload");
             case FrameType.WORKER_COUNT -> assertEquals(expected.get("count").asLong(), WorkerCount.decode(p).count(), where);
+            case FrameType.EXTRA_SLOTS -> assertEquals(expected.get("count").asLong(), ExtraSlots.decode(p).count(), where);
             case FrameType.REQUEST -> {
                 Request request = Request.decode(p);
                 assertEquals(expected.get("headers_parsed_ns").asLong(), request.headersParsedNanos(), where);
@@ -266,6 +267,7 @@ class WireCorpusTest {
             case FrameType.CONFIG -> new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("json"))));
             case FrameType.PHASED_RESTART -> Frame.empty(type, false);
             case FrameType.WORKER_COUNT -> new WorkerCount(json.get("count").asLong()).toFrame(alloc);
+            case FrameType.EXTRA_SLOTS -> new ExtraSlots(json.get("count").asLong()).toFrame(alloc);
             // the host's own path: a timing prefix in front of an env encoded separately
             case FrameType.REQUEST -> Request.frame(alloc, json.get("headers_parsed_ns").asLong(),
                     json.get("runnable_ns").asLong(), json.get("dispatched_ns").asLong(),

@@ -25,8 +25,10 @@ import org.osgi.util.tracker.ServiceTracker;
  * {@code policy.properties} (at the jar's root): {@code policy=<id>} (default {@code tiered/1}) and any
  * parameter of that policy by name ({@code targetUtilization=0.6}). The operator's {@code autoscale min:,
  * max:, target_queue_p95:} (HostSettings {@code autoscale_min}, {@code autoscale_max},
- * {@code autoscale_target_queue_p95_ms}) override the file's. Without {@code autoscale} in the
- * configuration the bundle does nothing.
+ * {@code autoscale_target_queue_p95_ms}) override the file's. The primary actuator is the Actuator service
+ * whose kind is HostSettings {@code autoscale_actuator} (default {@code fork}); the bridge, the one whose
+ * kind is {@code autoscale_bridge} ({@code ractor}, {@code thread}; absent or null for none). Without
+ * {@code autoscale} in the configuration the bundle does nothing.
  */
 public final class ControllerActivator implements BundleActivator {
 
@@ -64,7 +66,11 @@ public final class ControllerActivator implements BundleActivator {
         actuators = new ServiceTracker<>(context, Actuator.class, null);
         actuators.open();
         String log = settings.string("decision_log", null);
-        driver = new ControllerDriver(policy, signals, actuators::getService, log == null ? null : Path.of(log));
+        String primary = settings.string("autoscale_actuator", "fork");
+        String bridge = settings.string("autoscale_bridge", null);
+        driver = new ControllerDriver(policy, signals, this::actuatorOfKind, primary,
+                bridge == null || bridge.isEmpty() ? null : bridge,
+                log == null ? null : Path.of(log));
         driver.start();
         registration = context.registerService(Autoscaler.class, driver, null);
     }
@@ -80,6 +86,16 @@ public final class ControllerActivator implements BundleActivator {
         if (actuators != null) {
             actuators.close();
         }
+    }
+
+    private Actuator actuatorOfKind(String kind) {
+        Actuator[] running = actuators.getServices(new Actuator[0]);
+        for (Actuator a : running) {
+            if (a.kind().equals(kind)) {
+                return a;
+            }
+        }
+        return null;
     }
 
     private static <T> T service(BundleContext context, Class<T> type) {

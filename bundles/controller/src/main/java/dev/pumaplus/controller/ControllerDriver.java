@@ -1,7 +1,8 @@
 /*
  * The live side of the controller bundle: once a second it samples the host's LoadSignals and the
- * Actuator, builds an Observation, asks the Policy, applies the decision to the actuator and appends the
- * decision log line. The policy stays pure; the clock, the I/O and the state live here.
+ * actuators (the primary one and the optional bridge), builds an Observation, asks the Policy, applies the
+ * decision to the actuators and appends the decision log line. The policy stays pure; the clock, the I/O
+ * and the state live here.
  */
 package dev.pumaplus.controller;
 
@@ -18,14 +19,17 @@ import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * Lifecycle: {@link #start()} schedules the ticks on one daemon thread; {@link #stop()} cancels them and
- * waits for a tick in progress, then closes the log. A tick that finds no actuator (its bundle not started
- * yet, or being swapped) is skipped, not logged. A failing tick is reported on stderr and the next one
- * runs. The state starts at {@link State#initial()} for each driver: a swapped-in policy starts with no
- * streaks and no cooldowns, while the units the actuator runs carry over untouched.
+ * waits for a tick in progress, then closes the log. The primary actuator is the Actuator service of kind
+ * {@code primaryKind} (HostSettings {@code autoscale_actuator}, default {@code fork}); the bridge, when the
+ * configuration names one ({@code autoscale_bridge}), the service of that kind. A tick that finds either
+ * missing (its bundle not started yet, or being swapped) is skipped, not logged. A failing tick is reported
+ * on stderr and the next one runs. The state starts at {@link State#initial()} for each driver: a
+ * swapped-in policy starts with no streaks and no cooldowns, while the units the actuators run carry over
+ * untouched.
  *
  * <p>Threading: ticks run on the driver's thread; {@link Autoscaler} methods read volatile fields from any
  * thread.
@@ -36,7 +40,9 @@ final class ControllerDriver implements Autoscaler {
 
     private final Policy policy;
     private final LoadSignals signals;
-    private final Supplier<Actuator> actuator;
+    private final Function<String, Actuator> actuators;
+    private final String primaryKind;
+    private final String bridgeKind;
     private final Path logPath;
     private final ScheduledExecutorService ticker;
     private Writer log;
@@ -45,12 +51,18 @@ final class ControllerDriver implements Autoscaler {
     private volatile String lastDecision;
 
     /**
-     * @param logPath the decision log (appended to), or null for none
+     * @param actuators   the registered Actuator of a kind, or null
+     * @param primaryKind the kind of the primary actuator ({@code fork})
+     * @param bridgeKind  the kind of the bridge ({@code ractor}, {@code thread}), or null for none
+     * @param logPath     the decision log (appended to), or null for none
      */
-    ControllerDriver(Policy policy, LoadSignals signals, Supplier<Actuator> actuator, Path logPath) {
+    ControllerDriver(Policy policy, LoadSignals signals, Function<String, Actuator> actuators, String primaryKind,
+                     String bridgeKind, Path logPath) {
         this.policy = policy;
         this.signals = signals;
-        this.actuator = actuator;
+        this.actuators = actuators;
+        this.primaryKind = primaryKind;
+        this.bridgeKind = bridgeKind;
         this.logPath = logPath;
         this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "puma-plus-controller");
@@ -95,9 +107,11 @@ final class ControllerDriver implements Autoscaler {
         }
     }
 
-    private void tick() throws IOException {
-        Actuator a = actuator.get();
-        if (a == null) {
+    /** One tick: sample, decide, apply, log. Runs on the ticker thread (tests call it directly). */
+    void tick() throws IOException {
+        Actuator a = actuators.apply(primaryKind);
+        Actuator bridge = bridgeKind == null ? null : actuators.apply(bridgeKind);
+        if (a == null || (bridgeKind != null && bridge == null)) {
             return;
         }
         LoadSignals.Sample s = signals.sample();
@@ -108,6 +122,10 @@ final class ControllerDriver implements Autoscaler {
                 mem < 0 ? Double.NaN : mem / 1048576.0,
                 s.memAvailableBytes() < 0 ? Double.NaN : s.memAvailableBytes() / 1048576.0, s.cpuBusy(),
                 a.gainKnown());
+        if (bridge != null) {
+            o = o.withBridge(bridge.units(), bridge.readyUnits(), bridge.slotsPerUnit(),
+                    bridge.deadTimeNanos() / 1e6, bridge.gainKnown());
+        }
         Decision d = policy.decide(state, o);
         if (log != null) {
             DecisionLog.append(log, Instant.now().toString(), policy, state, o, d);
@@ -118,8 +136,13 @@ final class ControllerDriver implements Autoscaler {
         } else if (d.delta() < 0) {
             a.remove(-d.delta());
         }
+        if (d.bridgeDelta() > 0) {
+            bridge.add(d.bridgeDelta());
+        } else if (d.bridgeDelta() < 0) {
+            bridge.remove(-d.bridgeDelta());
+        }
         ticks++;
-        lastDecision = d.action() + " " + Math.abs(d.delta()) + " [" + d.tier() + "] " + d.reason();
+        lastDecision = Replay.summary(d);
     }
 
     @Override

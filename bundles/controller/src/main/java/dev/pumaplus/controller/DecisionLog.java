@@ -19,8 +19,11 @@ import java.util.Map;
  * <pre>
  * {"at":"2026-…Z","tick":7,"policy":"tiered/1","params":{…},"obs":{…},"state":{…},
  *  "decision":{"action":"add","delta":3,"tier":"hot","reason":"…"},"next":{…}}
+ *  (with a bridge: "obs":{…,"bridgeUnits":0,…}, "decision":{…,"bridgeDelta":4,…})
  * </pre>
- * Observation and state fields carry their record component names. An unknown number (NaN) is written as
+ * Observation and state fields carry their record component names; the observation's {@code bridge*} fields
+ * and the decision's {@code bridgeDelta} are written only when a bridge actuator runs, and a line without
+ * them reads as "no bridge" (so logs from before bridging replay unchanged). An unknown number (NaN) is written as
  * {@code null}, an infinite one as the string {@code "Infinity"}; {@code at} is informational (replay
  * ignores it). Not thread-safe: one writer per log.
  */
@@ -47,12 +50,17 @@ public final class DecisionLog {
         root.set("params", JSON.valueToTree(policy.params()));
         ObjectNode obs = root.putObject("obs");
         for (var c : Observation.class.getRecordComponents()) {
-            putValue(obs, c.getName(), read(c, o));
+            if (o.hasBridge() || !isBridgeField(c.getName())) {
+                putValue(obs, c.getName(), read(c, o));
+            }
         }
         putState(root.putObject("state"), state);
         ObjectNode decision = root.putObject("decision");
         decision.put("action", d.action());
         decision.put("delta", d.delta());
+        if (o.hasBridge()) {
+            decision.put("bridgeDelta", d.bridgeDelta());
+        }
         decision.put("tier", d.tier());
         decision.put("reason", d.reason());
         putState(root.putObject("next"), d.next());
@@ -91,7 +99,9 @@ public final class DecisionLog {
         for (int i = 0; i < components.length; i++) {
             types[i] = components[i].getType();
             JsonNode v = obs.get(components[i].getName());
-            if (v == null) {
+            if (v == null && isBridgeField(components[i].getName())) {
+                v = JSON.nullNode(); // a line without a bridge: 0 slots per unit, i.e. no bridge
+            } else if (v == null) {
                 throw new IllegalArgumentException("obs lacks \"" + components[i].getName() + "\"");
             }
             args[i] = types[i] == long.class ? (Object) v.asLong()
@@ -106,13 +116,18 @@ public final class DecisionLog {
             throw new IllegalStateException(e);
         }
         JsonNode d = root.get("decision");
-        Decision decision = new Decision(d.get("delta").asInt(), d.get("tier").asText(), d.get("reason").asText(),
-                state(root.get("next")));
+        Decision decision = new Decision(d.get("delta").asInt(), d.path("bridgeDelta").asInt(0),
+                d.get("tier").asText(), d.get("reason").asText(), state(root.get("next")));
         @SuppressWarnings("unchecked")
         Map<String, Object> params = root.has("params") ? JSON.convertValue(root.get("params"), LinkedHashMap.class)
                 : Map.of();
         return new Entry(root.has("at") ? root.get("at").asText() : null, root.get("policy").asText(), params, o,
                 state(root.get("state")), decision);
+    }
+
+    /** The observation's bridge fields, written only when there is a bridge; absent means none. */
+    private static boolean isBridgeField(String name) {
+        return name.startsWith("bridge");
     }
 
     private static double number(JsonNode v) {

@@ -31,12 +31,17 @@ public final class Replay {
     public record Difference(int line, long tick, Decision logged, Decision replayed) {
         @Override
         public String toString() {
-            return "line " + line + " tick " + tick + ": logged " + logged.action() + " " + logged.delta() + " ["
-                    + logged.tier() + "] " + logged.reason() + "\n    replayed " + replayed.action() + " "
-                    + replayed.delta() + " [" + replayed.tier() + "] " + replayed.reason()
+            return "line " + line + " tick " + tick + ": logged " + summary(logged) + "\n    replayed "
+                    + summary(replayed)
                     + (logged.next().equals(replayed.next()) ? "" : "\n    next state " + logged.next() + " vs "
                     + replayed.next());
         }
+    }
+
+    /** A decision as the difference report shows it: action, units, bridge slots when any, tier, reason. */
+    static String summary(Decision d) {
+        return d.action() + " " + Math.abs(d.delta()) + (d.bridgeDelta() == 0 ? "" : " bridge "
+                + (d.bridgeDelta() > 0 ? "+" : "") + d.bridgeDelta()) + " [" + d.tier() + "] " + d.reason();
     }
 
     /** The outcome of one log. */

@@ -36,6 +36,11 @@ import java.util.Map;
  * <p>Guards, applied to every addition: CPU busy ≥ {@code cpuSaturation} declines (more processes would
  * compete for the same cores and raise queue time: shed instead); the number added is capped by what
  * fits in MemAvailable − {@code memReserveMb}; an unknown gain ({@link Observation#gainKnown()}) declines.
+ *
+ * <p>Bridge (with a fast actuator beside the primary one, {@link Observation#hasBridge()}): a decision that
+ * adds primary units whose dead time leads the bridge's by at least {@code bridgeMinLeadMs} also adds bridge
+ * slots for the slots still on their way, at most {@code maxBridgeSlots}; once no primary unit is booting
+ * every bridge slot is removed. The primary decision is the same with or without a bridge.
  */
 public final class TieredPolicy implements Policy {
 
@@ -73,6 +78,11 @@ public final class TieredPolicy implements Policy {
 
     @Override
     public Decision decide(State s, Observation o) {
+        Decision primary = decidePrimary(s, o);
+        return o.hasBridge() ? bridge(o, primary) : primary;
+    }
+
+    private Decision decidePrimary(State s, Observation o) {
         double signal = Math.max(o.queueP95Ms(), o.predictedWaitMs());
         double r = signal / p.targetP95Ms;
         boolean wasBreach = State.Tier.WARM.equals(s.tier()) || State.Tier.HOT.equals(s.tier());
@@ -186,6 +196,44 @@ public final class TieredPolicy implements Policy {
             }
         }
         return add(o, held, tier, delta, signals + ": " + need);
+    }
+
+    /**
+     * The bridge rule, after the primary decision: when that decision adds primary units whose dead time
+     * leads the bridge's by at least {@code bridgeMinLeadMs}, bridge slots cover the slots still on their
+     * way (booting plus just added), up to {@code maxBridgeSlots}; once no primary unit is booting, every
+     * bridge slot is removed. The primary decision's guards (CPU, memory, min/max) have already passed when
+     * it adds; a bridge slot of unknown gain is never added, and none while MemAvailable is under the reserve.
+     */
+    private Decision bridge(Observation o, Decision d) {
+        if (d.delta() > 0) {
+            double lead = o.deadTimeMs() - o.bridgeDeadTimeMs();
+            String why;
+            int add = 0;
+            int onTheWay = (o.bootingUnits() + d.delta()) * o.slotsPerUnit();
+            int want = Math.min(onTheWay, p.maxBridgeSlots);
+            if (Double.isNaN(lead) || lead < p.bridgeMinLeadMs) {
+                why = "bridge: none, its dead time " + fmt(o.bridgeDeadTimeMs()) + " ms leads the units' "
+                        + fmt(o.deadTimeMs()) + " ms by less than " + fmt(p.bridgeMinLeadMs) + " ms";
+            } else if (!o.bridgeGainKnown()) {
+                why = "bridge: none, the gain of a bridge slot is unknown";
+            } else if (!Double.isNaN(o.memAvailableMb()) && o.memAvailableMb() <= p.memReserveMb) {
+                why = "bridge: none, the memory guard allows none (" + fmt(o.memAvailableMb()) + " MiB available)";
+            } else if (want <= o.bridgeUnits()) {
+                why = "bridge: " + o.bridgeUnits() + " slots already cover the " + onTheWay + " slots on their way";
+            } else {
+                add = want - o.bridgeUnits();
+                why = "bridge: add " + add + " slots for the " + onTheWay + " on their way"
+                        + (want < onTheWay ? " (max " + p.maxBridgeSlots + ")" : "") + ", ready "
+                        + fmt(lead) + " ms sooner";
+            }
+            return new Decision(d.delta(), add, d.tier(), d.reason() + "; " + why, d.next());
+        }
+        if (o.bridgeUnits() > 0 && o.bootingUnits() == 0) {
+            return new Decision(d.delta(), -o.bridgeUnits(), d.tier(), d.reason() + "; bridge: remove "
+                    + o.bridgeUnits() + " slots, no unit is booting", d.next());
+        }
+        return d;
     }
 
     /** μ = c / S: the rate the dialled-in slots serve at, per second (S known and positive). */
@@ -314,16 +362,18 @@ public final class TieredPolicy implements Policy {
             int downCooldownTicks,
             double downUtilization,
             double cpuSaturation,
-            double memReserveMb) {
+            double memReserveMb,
+            double bridgeMinLeadMs,
+            int maxBridgeSlots) {
 
         public static final Params DEFAULTS = new Params(50, 1, 8, 0.7, 2000, 4, 0.8, 2, 2, 0, 0.3, 0.5, 10,
-                5, 0.5, 0.95, 256);
+                5, 0.5, 0.95, 256, 500, 16);
 
         /** The same parameters with the operator's three (autoscale min:, max:, target_queue_p95:). */
         public Params withBounds(int min, int max, double targetMs) {
             return new Params(targetMs, min, max, targetUtilization, drainHorizonMs, hotRatio, exitRatio,
                     warmTicks, warmCooldownTicks, hotCooldownTicks, idleUtilization, idleP95Ratio, idleTicks,
-                    downCooldownTicks, downUtilization, cpuSaturation, memReserveMb);
+                    downCooldownTicks, downUtilization, cpuSaturation, memReserveMb, bridgeMinLeadMs, maxBridgeSlots);
         }
 
         Params validated() {
@@ -337,6 +387,7 @@ public final class TieredPolicy implements Policy {
                     "need idleUtilization < downUtilization <= targetUtilization (hysteresis)");
             require(idleTicks >= 1 && downCooldownTicks >= 0, "idleTicks >= 1");
             require(cpuSaturation > 0 && memReserveMb >= 0, "cpuSaturation > 0, memReserveMb >= 0");
+            require(bridgeMinLeadMs >= 0 && maxBridgeSlots >= 0, "bridgeMinLeadMs >= 0, maxBridgeSlots >= 0");
             return this;
         }
 

@@ -26,9 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class DecisionLogTest {
 
-    /** Golden logs: produced by the simulator's 12× step (tiered and one-unit) and checked in. */
+    /**
+     * Golden logs: produced by the simulator's 12× step (tiered and one-unit; tiered with a Ractor bridge,
+     * whose lines carry the bridge fields) and checked in.
+     */
     static final List<String> GOLDEN = List.of("12x-step-fork-1-s-tiered-1.jsonl",
-            "12x-step-fork-1-s-one-unit-1.jsonl", "12x-step-fork-1-s-5-threads-tiered-1.jsonl");
+            "12x-step-fork-1-s-one-unit-1.jsonl", "12x-step-fork-1-s-5-threads-tiered-1.jsonl",
+            "12x-step-fork-1-s-ractor-5-ms-tiered-1.jsonl");
 
     @Test
     void aLineRoundTripsUnknownAndInfiniteNumbers() {
@@ -45,6 +49,24 @@ class DecisionLogTest {
         assertEquals(d, e.decision());
         assertEquals(TieredPolicy.ID, e.policyId());
         assertEquals(State.initial(), e.state());
+    }
+
+    @Test
+    void bridgeFieldsAreWrittenOnlyWithABridgeAndALineWithoutThemReadsAsNoBridge() {
+        Observation plain = new Observation(21, 360, 400, 450, 25, 300, 1, 1, 7500, 1, 1, 1, 1000, Double.NaN,
+                Double.NaN, Double.NaN, true);
+        Observation bridged = plain.withBridge(0, 0, 1, 5, true);
+        Policy p = TieredPolicy.defaults();
+        Decision d = p.decide(State.initial(), bridged);
+        assertTrue(d.bridgeDelta() > 0, d.reason());
+        String line = DecisionLog.line(null, p, State.initial(), bridged, d);
+        assertTrue(line.contains("\"bridgeDeadTimeMs\":5.0") && line.contains("\"bridgeDelta\":" + d.bridgeDelta()),
+                line);
+        assertEquals(bridged, DecisionLog.parse(line).observation());
+        assertEquals(d, DecisionLog.parse(line).decision());
+        String old = DecisionLog.line(null, p, State.initial(), plain, p.decide(State.initial(), plain));
+        assertFalse(old.contains("\"bridgeUnits\"") || old.contains("bridgeDelta"), old);
+        assertFalse(DecisionLog.parse(old).observation().hasBridge());
     }
 
     @Test
@@ -90,6 +112,17 @@ class DecisionLogTest {
         assertEquals(1, status, text);
         assertTrue(text.contains("line " + (index + 1) + " "), text);
         assertTrue(text.contains("1 differ"), text);
+    }
+
+    @Test
+    void aTamperedBridgeDeltaIsReportedWithBothCounts() throws Exception {
+        String golden = new String(getClass().getResourceAsStream("/golden/" + GOLDEN.get(3)).readAllBytes(),
+                StandardCharsets.UTF_8);
+        String tampered = golden.replaceFirst("\"bridgeDelta\":16", "\"bridgeDelta\":15");
+        Replay.Result result = Replay.replay(new StringReader(tampered), null);
+        assertEquals(1, result.differences().size());
+        String report = result.differences().get(0).toString();
+        assertTrue(report.contains("bridge +15") && report.contains("bridge +16"), report);
     }
 
     @Test

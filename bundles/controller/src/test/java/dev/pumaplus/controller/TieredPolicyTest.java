@@ -36,10 +36,22 @@ class TieredPolicyTest {
         double memAvail = Double.NaN;
         double cpu = Double.NaN;
         boolean gain = true;
+        /** A bridge beside the units (Ractor-like: 5 ms, gain known); off unless {@link #bridged}. */
+        boolean bridge;
+        int bridgeUnits;
+        int bridgeReady;
+        double bridgeDeadMs = 5;
+        boolean bridgeGain = true;
 
         Observation build() {
-            return new Observation(tick, lambda, p95, p95, slotMs, depth, busy, live, wpred, units, ready, spu,
-                    deadMs, memPerUnit, memAvail, cpu, gain);
+            Observation o = new Observation(tick, lambda, p95, p95, slotMs, depth, busy, live, wpred, units, ready,
+                    spu, deadMs, memPerUnit, memAvail, cpu, gain);
+            return bridge ? o.withBridge(bridgeUnits, bridgeReady, 1, bridgeDeadMs, bridgeGain) : o;
+        }
+
+        Obs bridged() {
+            bridge = true;
+            return this;
         }
 
         /** An overload: λ rps against the current units, queue p95 and W_pred at {@code ms}. */
@@ -374,7 +386,105 @@ class TieredPolicyTest {
     void parametersThatBreakHysteresisAreRefused() {
         TieredPolicy.Params p = TieredPolicy.Params.DEFAULTS;
         assertThrows(IllegalArgumentException.class, () -> new TieredPolicy(new TieredPolicy.Params(50, 1, 8, 0.7,
-                2000, 4, 0.8, 2, 2, 0, 0.6, 0.5, 10, 5, 0.5, 0.95, 256)));
+                2000, 4, 0.8, 2, 2, 0, 0.6, 0.5, 10, 5, 0.5, 0.95, 256, 500, 16)));
         assertEquals(p, TieredPolicy.Params.fromMap(p.toMap()));
+    }
+
+    // --- the bridge ----------------------------------------------------------------------------------------
+
+    @Test
+    void aStepThatAddsUnitsAlsoAddsBridgeSlotsForEverySlotOnItsWay() {
+        Obs o = new Obs().bridged();
+        o.spu = 2;
+        o.live = 2;
+        o.overloaded(360, 500, 300);
+        Decision d = policy.decide(State.initial(), o.build());
+        assertTrue(d.delta() > 0, d.reason());
+        assertEquals(Math.min(16, d.delta() * 2), d.bridgeDelta(), d.reason());
+        assertTrue(d.reason().contains("bridge: add " + d.bridgeDelta() + " slots"), d.reason());
+    }
+
+    @Test
+    void bridgeSlotsAreBoundedByMaxBridgeSlotsAndCountThoseAlreadyRunning() {
+        Obs o = new Obs().bridged();
+        o.overloaded(360, 500, 300);
+        o.bridgeUnits = 10;
+        o.bridgeReady = 10;
+        Decision d = policy.decide(State.initial(), o.build());
+        assertTrue(d.delta() > 16, d.reason());
+        assertEquals(16 - 10, d.bridgeDelta(), d.reason());
+        assertTrue(d.reason().contains("(max 16)"), d.reason());
+    }
+
+    @Test
+    void noBridgeWhenTheUnitsDeadTimeLeadsTheBridgesByLessThanBridgeMinLead() {
+        Obs o = new Obs().bridged();
+        o.overloaded(360, 500, 300);
+        o.deadMs = 400;
+        Decision d = policy.decide(State.initial(), o.build());
+        assertTrue(d.delta() > 0, d.reason());
+        assertEquals(0, d.bridgeDelta());
+        assertTrue(d.reason().contains("by less than 500 ms"), d.reason());
+    }
+
+    @Test
+    void aBridgeSlotOfUnknownGainIsNeverAdded() {
+        Obs o = new Obs().bridged();
+        o.overloaded(360, 500, 300);
+        o.bridgeGain = false;
+        Decision d = policy.decide(State.initial(), o.build());
+        assertTrue(d.delta() > 0, d.reason());
+        assertEquals(0, d.bridgeDelta());
+        assertTrue(d.reason().contains("gain of a bridge slot is unknown"), d.reason());
+    }
+
+    @Test
+    void theCpuGuardStopsTheBridgeWithTheUnits() {
+        Obs o = new Obs().bridged();
+        o.overloaded(360, 500, 300);
+        o.cpu = 0.99;
+        Decision d = policy.decide(State.initial(), o.build());
+        assertEquals(0, d.delta());
+        assertEquals(0, d.bridgeDelta(), d.reason());
+    }
+
+    @Test
+    void bridgeSlotsStayWhileUnitsBootAndAllGoOnceNoneIs() {
+        Obs o = new Obs().bridged();
+        o.units = 13;
+        o.ready = 1;
+        o.bridgeUnits = 12;
+        o.bridgeReady = 12;
+        o.live = 13;
+        o.overloaded(360, 300, 100);
+        State hot = new State(State.Tier.HOT, 1, 0, 9, State.NEVER);
+        Decision booting = policy.decide(hot, o.build());
+        assertEquals(0, booting.delta(), booting.reason());
+        assertEquals(0, booting.bridgeDelta(), booting.reason());
+        o.ready = 13;
+        o.live = 25;
+        o.overloaded(360, 20, 0);
+        Decision ready = policy.decide(hot, o.build());
+        assertEquals(-12, ready.bridgeDelta(), ready.reason());
+        assertTrue(ready.reason().endsWith("bridge: remove 12 slots, no unit is booting"), ready.reason());
+    }
+
+    @Test
+    void theUnitsDecisionIsTheSameWithOrWithoutABridge() {
+        Obs plain = new Obs();
+        Obs bridged = new Obs().bridged();
+        for (double[] load : new double[][] {{20, 5, 0}, {60, 80, 3}, {360, 500, 300}, {2, 0, 0}}) {
+            for (Obs o : new Obs[] {plain, bridged}) {
+                o.overloaded(load[0], load[1], (int) load[2]);
+            }
+            State s = new State(State.Tier.WARM, 3, 0, State.NEVER, State.NEVER);
+            Decision a = policy.decide(s, plain.build());
+            Decision b = policy.decide(s, bridged.build());
+            assertEquals(a.delta(), b.delta());
+            assertEquals(a.tier(), b.tier());
+            assertEquals(a.next(), b.next());
+            assertTrue(b.reason().startsWith(a.reason()), b.reason());
+            assertEquals(0, a.bridgeDelta());
+        }
     }
 }

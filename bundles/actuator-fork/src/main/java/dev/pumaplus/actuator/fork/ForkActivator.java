@@ -24,7 +24,7 @@ public final class ForkActivator implements BundleActivator {
             return;
         }
         registration = context.registerService(Actuator.class,
-                new ForkActuator(context.getService(ref), System::nanoTime), null);
+                new ForkActuator(context.getService(ref), System::nanoTime, true), null);
     }
 
     @Override

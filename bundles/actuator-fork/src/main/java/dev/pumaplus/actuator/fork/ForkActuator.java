@@ -6,6 +6,7 @@
 package dev.pumaplus.actuator.fork;
 
 import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.DeadTime;
 import dev.pumaplus.spi.WorkerPool;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,8 +17,8 @@ import java.util.function.LongSupplier;
 /**
  * Units = the worker processes asked for (starts at the configured {@code workers}); ready = processes
  * whose every thread has dialled in, at most the units asked for (a retired process still finishing its
- * requests is not counted). Dead time: a moving average (weight 1/2) of the time from an {@link #add} to
- * the moment the ready count reached what it asked for, starting at {@value #DEFAULT_DEAD_TIME_MS} ms.
+ * requests is not counted). Dead time: {@link DeadTime}, from an {@link #add} until the ready count reached
+ * what it asked for, starting at {@value #DEFAULT_DEAD_TIME_MS} ms.
  * Memory per unit: the mean proportional set size (Pss of /proc/PID/smaps_rollup) of the ready workers, so
  * pages shared copy-on-write with the shepherd count once, shared.
  *
@@ -30,17 +31,18 @@ final class ForkActuator implements Actuator {
     static final long DEFAULT_DEAD_TIME_MS = 1000;
 
     private final WorkerPool pool;
-    private final LongSupplier clock;
+    private final DeadTime deadTime;
+    private final boolean watch;
     private int units;
-    private long deadTimeNanos = DEFAULT_DEAD_TIME_MS * 1_000_000;
-    /** An addition being timed: when it was asked and the ready count that completes it; 0 when none. */
-    private long addedAtNanos;
-    private int readyTarget;
 
-    /** @param clock {@link System#nanoTime()} in production; injected so the timing is testable */
-    ForkActuator(WorkerPool pool, LongSupplier clock) {
+    /**
+     * @param clock {@link System#nanoTime()} in production; injected so the timing is testable
+     * @param watch start a watcher per addition (production); false when a test calls {@link #readyUnits}
+     */
+    ForkActuator(WorkerPool pool, LongSupplier clock, boolean watch) {
         this.pool = pool;
-        this.clock = clock;
+        this.deadTime = new DeadTime(DEFAULT_DEAD_TIME_MS * 1_000_000, clock);
+        this.watch = watch;
         this.units = Math.max(1, pool.initialWorkers());
     }
 
@@ -55,8 +57,8 @@ final class ForkActuator implements Actuator {
     }
 
     @Override
-    public synchronized long deadTimeNanos() {
-        return deadTimeNanos;
+    public long deadTimeNanos() {
+        return deadTime.nanos();
     }
 
     @Override
@@ -67,11 +69,7 @@ final class ForkActuator implements Actuator {
     @Override
     public synchronized int readyUnits() {
         int ready = Math.min(units, pool.readyWorkerPids().size());
-        if (addedAtNanos != 0 && ready >= readyTarget) {
-            long took = clock.getAsLong() - addedAtNanos;
-            deadTimeNanos = (deadTimeNanos + took) / 2;
-            addedAtNanos = 0;
-        }
+        deadTime.observe(ready);
         return ready;
     }
 
@@ -115,11 +113,11 @@ final class ForkActuator implements Actuator {
             return;
         }
         units += count;
-        if (addedAtNanos == 0) {
-            addedAtNanos = clock.getAsLong();
-        }
-        readyTarget = units;
+        boolean started = deadTime.added(units);
         pool.desiredWorkers(units);
+        if (started && watch) {
+            deadTime.watch("puma-plus-fork-actuator-watch", this::readyUnits);
+        }
     }
 
     @Override
@@ -128,7 +126,7 @@ final class ForkActuator implements Actuator {
             return;
         }
         units = Math.max(1, units - count);
-        readyTarget = Math.min(readyTarget, units);
+        deadTime.removed(units);
         pool.desiredWorkers(units);
     }
 }

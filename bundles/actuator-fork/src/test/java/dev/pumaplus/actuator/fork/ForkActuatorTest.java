@@ -42,6 +42,16 @@ class ForkActuatorTest {
         public List<Long> readyWorkerPids() {
             return ready;
         }
+
+        @Override
+        public void desiredExtraSlots(int count) {
+            throw new AssertionError("the fork actuator asks for processes, never extra slots");
+        }
+
+        @Override
+        public int readyExtraSlots() {
+            return 0;
+        }
     }
 
     @Test
@@ -49,7 +59,7 @@ class ForkActuatorTest {
         RecordingPool pool = new RecordingPool();
         pool.ready.addAll(List.of(1L, 2L));
         AtomicLong now = new AtomicLong(1_000);
-        ForkActuator fork = new ForkActuator(pool, now::get);
+        ForkActuator fork = new ForkActuator(pool, now::get, false);
         assertEquals(2, fork.units());
         assertEquals(5, fork.slotsPerUnit());
         fork.add(3);
@@ -67,7 +77,7 @@ class ForkActuatorTest {
     void removeNeverGoesBelowOneWorkerAndRetiringProcessesAreNotReady() {
         RecordingPool pool = new RecordingPool();
         pool.ready.addAll(List.of(1L, 2L));
-        ForkActuator fork = new ForkActuator(pool, System::nanoTime);
+        ForkActuator fork = new ForkActuator(pool, System::nanoTime, false);
         fork.remove(5);
         assertEquals(List.of(1), pool.asked);
         assertEquals(1, fork.units());
@@ -77,7 +87,7 @@ class ForkActuatorTest {
     @Test
     void memoryPerUnitIsThePssOfReadyWorkersAndUnknownWithoutThem() {
         RecordingPool pool = new RecordingPool();
-        ForkActuator fork = new ForkActuator(pool, System::nanoTime);
+        ForkActuator fork = new ForkActuator(pool, System::nanoTime, false);
         assertEquals(-1, fork.memoryPerUnitBytes());
         pool.ready.add(ProcessHandle.current().pid());
         assertTrue(fork.memoryPerUnitBytes() > 1_000_000, "this JVM's Pss");

@@ -1,7 +1,8 @@
 /*
  * The simulator's comparison table: runs each scenario under each policy (and a static peak-provisioned
  * pool) with the same seed and prints queue-time percentiles, recovery time, units and shed requests side
- * by side. `mvn -pl bundles/controller exec` is not needed: run it from the built jar (docs/CONTROL.md).
+ * by side; the 12× step with a Ractor bridge is one more row, under the default policy.
+ * `mvn -pl bundles/controller exec` is not needed: run it from the built jar (docs/CONTROL.md).
  */
 package dev.pumaplus.controller.sim;
 
@@ -65,12 +66,15 @@ public final class Compare {
     }
 
     static void print(PrintStream out, long seed, java.nio.file.Path logs) throws java.io.IOException {
-        List<Scenario> scenarios = List.of(Scenario.step12x(), Scenario.step12xThreads5());
+        List<Scenario> scenarios = List.of(Scenario.step12x(), Scenario.step12xRactorBridge(),
+                Scenario.step12xThreads5());
         out.printf(Locale.ROOT, "%-32s %-12s %9s %9s %12s %10s %6s %6s %6s%n", "scenario", "policy",
                 "q p50 ms", "q p99 ms", "step p99 ms", "recover s", "adds", "max u", "mean u");
         for (Scenario sc : scenarios) {
             int peak = (int) Math.ceil(360 * 0.025 / 0.7 / sc.slotsPerUnit());
-            for (Policy policy : policies(peak)) {
+            // The bridge row is the default policy's: the others never use a bridge.
+            List<Policy> compared = sc.hasBridge() ? policies(peak).subList(0, 1) : policies(peak);
+            for (Policy policy : compared) {
                 Scenario run = policy.id().startsWith("static/")
                         ? new Scenario(sc.name(), sc.phases(), sc.service(), sc.slotsPerUnit(), peak, sc.deadTimeS(),
                         sc.memPerUnitMb(), sc.shedLimitMs())

@@ -2,7 +2,8 @@
  * A discrete-event simulator of the host's one queue in front of a scaled pool of slots: Poisson arrivals,
  * sampled slot times, units that become live a dead time after the policy adds them, optional shedding.
  * Runs any Policy exactly as the live driver does (one decide() per simulated second), on a virtual clock
- * with one seeded RNG, so every run is reproducible.
+ * with one seeded RNG, so every run is reproducible. With a bridge, its one-slot units go live the bridge's
+ * own dead time after they are asked for.
  */
 package dev.pumaplus.controller.sim;
 
@@ -24,7 +25,8 @@ import java.util.SplittableRandom;
  * removed unit's idle slots leave at once and its busy ones when their request finishes. Arrivals whose
  * W_pred exceeds the scenario's shed limit are refused (counted, never queued). Observations are built
  * like the host's: λ, queue p95/p99 over the last second, S as the mean slot time over the last 10 s,
- * W_pred = (L + 1)·S/c. CPU is not modelled (NaN, so the CPU guard never fires here).
+ * W_pred = (L + 1)·S/c. CPU is not modelled (NaN, so the CPU guard never fires here). Bridge slots are
+ * slots like the units' (c counts them; a removed one leaves like a unit's slot) and do not count as units.
  *
  * <p>Not thread-safe; one run per instance ({@link #run()}).
  */
@@ -35,6 +37,7 @@ public final class Simulator {
     private static final int COMPLETE = 2;
     private static final int UNIT_READY = 3;
     private static final int TICK = 4;
+    private static final int BRIDGE_READY = 5;
 
     private final Scenario scenario;
     private final Policy policy;
@@ -51,6 +54,9 @@ public final class Simulator {
     private int units;
     private int readyUnits;
     private int cancelBoots;
+    private int bridgeUnits;
+    private int bridgeReady;
+    private int cancelBridgeBoots;
     private int arrivalsThisTick;
     private final List<Double> waitsThisTick = new ArrayList<>();
     private final ArrayDeque<double[]> completions = new ArrayDeque<>(); // {time, slot seconds}
@@ -97,6 +103,7 @@ public final class Simulator {
                 case RATE_CHANGE -> scheduleArrival();
                 case COMPLETE -> complete(e.data);
                 case UNIT_READY -> unitReady();
+                case BRIDGE_READY -> bridgeReady();
                 case TICK -> {
                     if (now <= end + 1e-9) {
                         tick((long) Math.round(now));
@@ -195,6 +202,16 @@ public final class Simulator {
         drainQueue();
     }
 
+    private void bridgeReady() {
+        if (cancelBridgeBoots > 0) {
+            cancelBridgeBoots--;
+            return;
+        }
+        bridgeReady++;
+        live++;
+        drainQueue();
+    }
+
     private double meanSlotMs() {
         while (!completions.isEmpty() && completions.peekFirst()[0] < now - 10) {
             completions.pollFirst();
@@ -226,12 +243,16 @@ public final class Simulator {
                 meanSlotMs(), queue.size(), busy, live, predictedWaitMs(), units, readyUnits,
                 scenario.slotsPerUnit(), scenario.deadTimeS() * 1000, scenario.memPerUnitMb(), Double.NaN,
                 Double.NaN, true);
+        if (scenario.hasBridge()) {
+            o = o.withBridge(bridgeUnits, bridgeReady, 1, scenario.bridgeDeadTimeS() * 1000, true);
+        }
         Decision d = policy.decide(state, o);
         if (log != null) {
             log.add(DecisionLog.line(null, policy, state, o, d));
         }
         state = d.next();
         apply(d.delta());
+        applyBridge(d.bridgeDelta());
         unitSeconds += units;
         unitsBySecond.add(units);
         arrivalsThisTick = 0;
@@ -258,6 +279,26 @@ public final class Simulator {
             int idle = Math.min(scenario.slotsPerUnit(), live - busy - 0);
             live -= idle;
             retiring += scenario.slotsPerUnit() - idle;
+        }
+    }
+
+    private void applyBridge(int delta) {
+        for (int i = 0; i < delta; i++) {
+            bridgeUnits++;
+            schedule(now + scenario.bridgeDeadTimeS(), BRIDGE_READY, 0);
+        }
+        for (int i = 0; i < -delta && bridgeUnits > 0; i++) {
+            bridgeUnits--;
+            if (bridgeUnits >= bridgeReady) {
+                cancelBridgeBoots++;
+                continue;
+            }
+            bridgeReady--;
+            if (live - busy > 0) {
+                live--;
+            } else {
+                retiring++;
+            }
         }
     }
 

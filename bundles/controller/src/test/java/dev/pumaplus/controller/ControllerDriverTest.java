@@ -1,0 +1,153 @@
+/*
+ * Claims about the live driver's wiring: it finds the primary actuator and the bridge by kind among the
+ * registered actuators, applies a decision's units to the one and its bridge slots to the other, and
+ * skips a tick while a configured actuator is missing.
+ */
+package dev.pumaplus.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.ExtraSlotActuator;
+import dev.pumaplus.spi.LoadSignals;
+import dev.pumaplus.spi.WorkerPool;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class ControllerDriverTest {
+
+    /** A 12× step as the host reports it: 360 rps at one 25 ms slot, 300 waiting, W_pred 7.5 s. */
+    private static final LoadSignals STEP = () -> new LoadSignals.Sample(360, 400_000_000, 450_000_000, 25e6, 300, 1,
+            1, 7.5e9, 0.5, 8L << 30, 0);
+
+    /** The primary actuator's side, recorded: one-slot units, 1 s dead time, all ready. */
+    static final class RecordingFork implements Actuator {
+        final List<Integer> added = new ArrayList<>();
+        int units = 1;
+
+        @Override
+        public String kind() {
+            return "fork";
+        }
+
+        @Override
+        public int slotsPerUnit() {
+            return 1;
+        }
+
+        @Override
+        public long deadTimeNanos() {
+            return 1_000_000_000L;
+        }
+
+        @Override
+        public int units() {
+            return units;
+        }
+
+        @Override
+        public int readyUnits() {
+            return 1;
+        }
+
+        @Override
+        public long memoryPerUnitBytes() {
+            return -1;
+        }
+
+        @Override
+        public boolean gainKnown() {
+            return true;
+        }
+
+        @Override
+        public void add(int count) {
+            added.add(count);
+            units += count;
+        }
+
+        @Override
+        public void remove(int count) {
+            units -= count;
+        }
+    }
+
+    /** The host's WorkerPool for the real extra-slot actuators, recorded: the counts asked for. */
+    static final class RecordingPool implements WorkerPool {
+        final List<Integer> extra = new ArrayList<>();
+
+        @Override
+        public int threadsPerWorker() {
+            return 1;
+        }
+
+        @Override
+        public int initialWorkers() {
+            return 1;
+        }
+
+        @Override
+        public void desiredWorkers(int count) {
+        }
+
+        @Override
+        public List<Long> readyWorkerPids() {
+            return List.of();
+        }
+
+        @Override
+        public void desiredExtraSlots(int count) {
+            extra.add(count);
+        }
+
+        @Override
+        public int readyExtraSlots() {
+            return 0;
+        }
+    }
+
+    @Test
+    void theUnitsGoToThePrimaryAndTheBridgeSlotsToTheBridgeOfTheConfiguredKind(@TempDir Path dir) throws Exception {
+        RecordingFork fork = new RecordingFork();
+        RecordingPool ractorPool = new RecordingPool();
+        RecordingPool threadPool = new RecordingPool();
+        Map<String, Actuator> registered = new HashMap<>();
+        registered.put("fork", fork);
+        registered.put("ractor", ExtraSlotActuator.ractors(ractorPool));
+        registered.put("thread", ExtraSlotActuator.threads(threadPool));
+        Path log = dir.resolve("decisions.jsonl");
+        ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, registered::get, "fork",
+                "ractor", log);
+        driver.start();
+        try {
+            driver.tick();
+        } finally {
+            driver.stop();
+        }
+        assertEquals(List.of(7), fork.added, driver.lastDecision()); // max 8 units
+        assertEquals(List.of(7), ractorPool.extra, "one Ractor slot per forked slot on its way");
+        assertEquals(List.of(), threadPool.extra, "the actuator of another kind is left alone");
+        String line = Files.readAllLines(log).get(0);
+        assertTrue(line.contains("\"bridgeDelta\":7"), line);
+    }
+
+    @Test
+    void aTickWaitsForAConfiguredBridgeThatIsNotRegisteredYet() throws Exception {
+        RecordingFork fork = new RecordingFork();
+        ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, Map.<String, Actuator>of(
+                "fork", fork)::get, "fork", "ractor", null);
+        driver.tick();
+        assertEquals(0, driver.ticks());
+        assertEquals(List.of(), fork.added);
+    }
+}

@@ -1,0 +1,91 @@
+/*
+ * How long an actuator's additions take to become capacity: from add() to the moment the ready count
+ * reached what it asked for. One measurement for every actuator (fork, Ractor, thread), watched closely
+ * enough that it is not read at the controller's tick resolution.
+ */
+package dev.pumaplus.spi;
+
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * A moving average (weight 1/2) of measured additions, starting at a documented default. An addition is
+ * timed from {@link #added} until {@link #observe} sees the ready count reach its target; additions made
+ * while one is being timed extend its target and are measured with it. {@link #watch} reads the ready count
+ * every {@value #WATCH_INTERVAL_MS} ms on a virtual thread until the addition completes (at most
+ * {@value #WATCH_LIMIT_MS} ms): read once a tick, a fork that dials in within 100 ms would be measured as a
+ * second.
+ *
+ * <p>Threading: every method synchronizes on this object; any thread.
+ */
+public final class DeadTime {
+
+    static final long WATCH_INTERVAL_MS = 2;
+    static final long WATCH_LIMIT_MS = 30_000;
+
+    private final LongSupplier clock;
+    private long averageNanos;
+    /** When the addition being timed was asked; 0 when none is. */
+    private long addedAtNanos;
+    private int target;
+
+    /** @param clock {@link System#nanoTime()} in production; injected so the timing is testable */
+    public DeadTime(long defaultNanos, LongSupplier clock) {
+        this.averageNanos = defaultNanos;
+        this.clock = clock;
+    }
+
+    /** The expected dead time, ns. */
+    public synchronized long nanos() {
+        return averageNanos;
+    }
+
+    /**
+     * An addition that completes when the ready count reaches {@code readyTarget}. Returns true when it
+     * starts a new timing (none was in progress): the caller then {@link #watch}es it.
+     */
+    public synchronized boolean added(int readyTarget) {
+        target = readyTarget;
+        if (addedAtNanos != 0) {
+            return false;
+        }
+        addedAtNanos = clock.getAsLong();
+        return true;
+    }
+
+    /** A removal down to {@code units}: an addition being timed completes at that count at most. */
+    public synchronized void removed(int units) {
+        target = Math.min(target, units);
+    }
+
+    /** Records the addition being timed as complete once {@code ready} reached its target. */
+    public synchronized void observe(int ready) {
+        if (addedAtNanos != 0 && ready >= target) {
+            averageNanos = (averageNanos + clock.getAsLong() - addedAtNanos) / 2;
+            addedAtNanos = 0;
+        }
+    }
+
+    /** Whether an addition is being timed. */
+    public synchronized boolean timing() {
+        return addedAtNanos != 0;
+    }
+
+    /**
+     * Starts a virtual thread named {@code name} that feeds {@code ready} to {@link #observe} until the
+     * addition being timed completes.
+     */
+    public void watch(String name, IntSupplier ready) {
+        Thread.ofVirtual().name(name).start(() -> {
+            long deadline = System.nanoTime() + WATCH_LIMIT_MS * 1_000_000;
+            while (System.nanoTime() - deadline < 0) {
+                observe(ready.getAsInt());
+                if (!timing()) {
+                    return;
+                }
+                LockSupport.parkNanos(WATCH_INTERVAL_MS * 1_000_000);
+            }
+        });
+    }
+}

@@ -1,0 +1,75 @@
+/*
+ * Claims about the WorkerPool service the actuators drive: readiness read from the dispatcher's live links
+ * (a process ready at `threads` links, extra slots counted beyond them), and counts passed on as desired
+ * totals.
+ */
+package dev.pumaplus.host;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pumaplus.spi.ExtraSlotActuator;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class ShepherdWorkerPoolTest {
+
+    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+    private final List<Integer> workers = new ArrayList<>();
+    private final List<Integer> extra = new ArrayList<>();
+    private final ShepherdWorkerPool pool = new ShepherdWorkerPool(dispatcher, workers::add, extra::add, 2, 2);
+
+    @AfterEach
+    void release() {
+        EmbeddedWorker.releaseAll(dispatcher);
+    }
+
+    @Test
+    void extraSlotsAreTheLinksBeyondThreadsSummedOverProcesses() {
+        new EmbeddedWorker(dispatcher, 100, 0);
+        new EmbeddedWorker(dispatcher, 100, 0);
+        new EmbeddedWorker(dispatcher, 100, 0); // one extra in worker 0
+        new EmbeddedWorker(dispatcher, 200, 1); // worker 1 still dialling in: not ready, no extra
+        assertEquals(1, pool.readyExtraSlots());
+        assertEquals(List.of(100L), pool.readyWorkerPids(), "a process with an extra slot is still ready");
+        new EmbeddedWorker(dispatcher, 200, 1);
+        new EmbeddedWorker(dispatcher, 200, 1);
+        new EmbeddedWorker(dispatcher, 200, 1);
+        assertEquals(3, pool.readyExtraSlots());
+    }
+
+    @Test
+    void desiredCountsArePassedOnAsTotalsNeverBelowTheirFloor() {
+        pool.desiredExtraSlots(4);
+        pool.desiredExtraSlots(-1);
+        pool.desiredWorkers(0);
+        assertEquals(List.of(4, 0), extra);
+        assertEquals(List.of(1), workers);
+    }
+
+    @Test
+    void theRactorActuatorMeasuresItsDeadTimeWhenTheSlotsDialInNotAtTheNextTick() throws Exception {
+        ExtraSlotActuator ractor = ExtraSlotActuator.ractors(pool);
+        new EmbeddedWorker(dispatcher, 100, 0);
+        new EmbeddedWorker(dispatcher, 100, 0);
+        long asked = System.nanoTime();
+        ractor.add(1);
+        assertEquals(List.of(1), extra);
+        Thread.sleep(20);
+        new EmbeddedWorker(dispatcher, 100, 0); // the Ractor's link dials in
+        long dialled = System.nanoTime() - asked;
+        while (ractor.deadTimeNanos() == ExtraSlotActuator.DEFAULT_DEAD_TIME_MS * 1_000_000) {
+            Thread.sleep(1);
+        }
+        long measured = ractor.deadTimeNanos() * 2 - ExtraSlotActuator.DEFAULT_DEAD_TIME_MS * 1_000_000;
+        assertTrue(measured >= 20_000_000 && measured < dialled + 200_000_000,
+                "measured " + measured / 1e6 + " ms for a dial-in after " + dialled / 1e6 + " ms");
+        assertEquals(1, ractor.readyUnits());
+    }
+}
