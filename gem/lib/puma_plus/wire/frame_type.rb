@@ -11,6 +11,7 @@ module PumaPlus
       CONFIG         = 0x04
       PHASED_RESTART = 0x06 # version 3
       WORKER_COUNT   = 0x07 # version 3
+      EXTRA_SLOTS    = 0x08 # version 3
       REQUEST        = 0x10
       BODY           = 0x11
       RESPONSE_HEAD  = 0x20
