@@ -23,9 +23,9 @@ module PumaPlus
       RESPONSE_FILE  = 0x26
 
       # code => name, e.g. 0x10 => "REQUEST"
-      NAMES = constants.to_h { |name| [const_get(name), name.to_s] }.freeze
+      NAMES = Ractor.make_shareable(constants.to_h { |name| [const_get(name), name.to_s] })
       # name => code
-      CODES = NAMES.invert.freeze
+      CODES = Ractor.make_shareable(NAMES.invert)
 
       # Whether +code+ is a type this protocol version defines.
       def self.known?(code)
