@@ -204,4 +204,61 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     assert_includes @host.log, "the app failed to load in the shepherd (preload_app): RuntimeError: boom at load"
     refute @host.link_pending?(0.2), "no worker may be forked"
   end
+
+  # -- extra slots (EXTRA_SLOTS, docs/PROTOCOL.md "Extra slots") --------------------------------------
+
+  SLOW_APP = <<~RUBY
+    run ->(env) { sleep 0.5 if env["PATH_INFO"] == "/slow"; [200, {}, ["\#{Process.pid}"]] }
+  RUBY
+
+  def extra_slots(link, count)
+    link.io.write(Wire::ExtraSlots.new(count: count).encode)
+  end
+
+  def test_extra_slots_are_spread_over_the_workers_and_dial_in_with_thread_indexes_from_threads
+    link, = start_shepherd(%w[-w 2 -t 1])
+    accept_workers(2)
+    extra_slots(link, 3)
+    hellos = accept_workers(3).map(&:last)
+    assert_equal [[0, 1], [0, 2], [1, 1]], hellos.map { |h| [h.worker_index, h.thread_index] }.sort
+    assert_includes @host.log, "worker 0: extra slots 2 (was 0)"
+  end
+
+  def test_a_retired_extra_slot_finishes_its_request_then_sends_goaway_and_the_others_serve_on
+    File.write(File.join(@app_dir, "config.ru"), SLOW_APP)
+    link, = start_shepherd(%w[-w 1 -t 1])
+    accept_workers(1)
+    extra_slots(link, 2)
+    extras = accept_workers(2).to_h { |worker, hello| [hello.thread_index, worker] }
+    extras[2].request({ "PATH_INFO" => "/slow" })
+    sleep 0.1
+    extra_slots(link, 1)
+    assert_equal 200, extras[2].response.status, "the running request is served, not dropped"
+    goaway = extras[2].read_frame
+    assert_equal [Wire::FrameType::GOAWAY, 0], [goaway.type, Wire.decode(goaway).code]
+    extras[1].request({})
+    assert_equal 200, extras[1].response.status
+  end
+
+  def test_a_replaced_worker_gets_its_share_of_extra_slots_again
+    link, = start_shepherd(%w[-w 1 -t 1])
+    accept_workers(1)
+    extra_slots(link, 1)
+    _worker, extra = @host.accept_link
+    Process.kill("KILL", extra.pid)
+    hellos = accept_workers(2).map(&:last)
+    assert_equal [0, 1], hellos.map(&:thread_index).sort
+    refute_includes hellos.map(&:pid), extra.pid
+  end
+
+  def test_more_workers_respread_the_extra_slots
+    link, = start_shepherd(%w[-w 1 -t 1])
+    accept_workers(1)
+    extra_slots(link, 2)
+    accept_workers(2)
+    link.io.write(Wire::WorkerCount.new(count: 2).encode)
+    hellos = accept_workers(2).map(&:last) # the new worker: its base slot and its one extra
+    assert_equal [[1, 0], [1, 1]], hellos.map { |h| [h.worker_index, h.thread_index] }.sort
+    assert_includes @host.log, "worker 0: extra slots 1 (was 2)"
+  end
 end
