@@ -205,7 +205,7 @@ module PumaPlus
                           log: @log, on_worker_shutdown: @config.on_worker_shutdown_hooks,
                           lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
                           checkin_interval: [@config.worker_timeout / 4.0, 5.0].min,
-                          extra_slots: extra_reader,
+                          extra_slots: extra_reader, ractors: @config.ractors?,
                           multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?)
       run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", slot.index)
       pid = fork { run_worker(worker, boot_reader, extra_writer) }

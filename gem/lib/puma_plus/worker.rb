@@ -2,7 +2,8 @@
 
 # One forked worker process: it loads the app (unless the shepherd preloaded it), runs on_worker_boot
 # hooks, and starts one Worker::Slot per thread index, each a Worker::Link dialling in to the host. It sits
-# between the shepherd (which forks and replaces it) and the app (which its slots call).
+# between the shepherd (which forks and replaces it) and the app (which its slots call). A slot is a thread,
+# or with `ractors` a Ractor (Worker::RactorSlot; the app is made shareable first, ShareableApp).
 #
 # Extra slots (docs/PROTOCOL.md, "Extra slots"): the shepherd writes this worker's share of EXTRA_SLOTS as
 # a u32 (big-endian) on a pipe, whenever it changes; a thread of the main Ractor reads it and starts slots
@@ -36,13 +37,14 @@ module PumaPlus
     # +on_worker_shutdown+: callables run with the index after the last link ended, before the process
     # exits. +lowlevel_error_handler+: see Link. +tag+: shown in the process title.
     # +extra_slots+: the read end of the shepherd's pipe carrying this worker's share of extra slots, or
-    # nil. +multithread+: rack.multithread (default threads > 1; the shepherd says true when extra slots
-    # may run).
+    # nil. +ractors+: every slot is a Ractor. +multithread+: rack.multithread (default threads > 1; the
+    # shepherd says true when extra slots may run).
     def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
                    booted: nil, lifeline: nil, generation: 1, log: $stderr, on_worker_shutdown: [],
                    lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0, extra_slots: nil,
-                   multithread: threads > 1)
+                   ractors: false, multithread: threads > 1)
       @extra_slots_io = extra_slots
+      @ractors = ractors
       @multithread = multithread
       @checkin_interval = checkin_interval
       @on_worker_shutdown = on_worker_shutdown
@@ -73,7 +75,7 @@ module PumaPlus
       # The app's log lines reach a pipe, not a terminal: unbuffered, they arrive in order with the host's
       # and are not lost when a worker is killed.
       $stdout.sync = true
-      Log.source = "worker #{@index}"
+      Log.source = "worker #{@index}".freeze # frozen: a Ractor slot's log lines read it
       trap("INT", "IGNORE")
       stop_reader, stop_writer = IO.pipe
       trap("TERM") { stop_writer.write_nonblock(".", exception: false) }
@@ -81,7 +83,11 @@ module PumaPlus
 
       watch_lifeline(stop_writer) if @lifeline
 
-      @prototype = RackEnv.prototype(multithread: @multithread, multiprocess: @workers > 1)
+      if @ractors
+        @ractor_exits = RactorExits.new
+      else
+        @prototype = RackEnv.prototype(multithread: @multithread, multiprocess: @workers > 1)
+      end
       @lock.synchronize { @base = Array.new(@threads) { |thread_index| start_slot(thread_index) } }
       watch_extra_slots if @extra_slots_io
       Thread.new { drain_on_term(stop_reader) }
@@ -101,6 +107,7 @@ module PumaPlus
     def boot
       @app ||= Rackup.load(@rackup)
       @on_worker_boot.each { |hook| hook.call(@index) }
+      share_with_ractors if @ractors
       if @booted
         @booted.write("1")
         check_in
@@ -145,10 +152,31 @@ module PumaPlus
       end
     end
 
-    # Starts the slot +thread_index+ in a new thread and returns it. Called under @lock.
+    # Ractor slots need a shareable app (else boot fails naming what is not, ShareableApp) and a
+    # shareable lowlevel_error_handler; a handler that is not (a block) is dropped with a log line, and an
+    # app error then gets the worker's plain 500.
+    def share_with_ractors
+      @app = ShareableApp.make(@app)
+      return unless @lowlevel_error_handler
+
+      begin
+        @lowlevel_error_handler = Ractor.make_shareable(@lowlevel_error_handler)
+      rescue Ractor::Error, ArgumentError => e
+        Log.line("worker #{@index}: lowlevel_error_handler is not supported with ractors (#{e.message}); " \
+                 "app errors get a plain 500", @log)
+        @lowlevel_error_handler = nil
+      end
+    end
+
+    # Starts the slot +thread_index+ (a thread, or a Ractor) and returns it. Called under @lock.
     def start_slot(thread_index)
-      slot = Slot.new(app: @app, prototype: @prototype, log: @log, thread_index: thread_index, worker_index: @index,
-                      path: @link_path, generation: @generation, lowlevel_error_handler: @lowlevel_error_handler)
+      options = { app: @app, thread_index: thread_index, worker_index: @index, path: @link_path,
+                  generation: @generation, lowlevel_error_handler: @lowlevel_error_handler }
+      slot = if @ractors
+               RactorSlot.new(multithread: @multithread, multiprocess: @workers > 1, exits: @ractor_exits, **options)
+             else
+               Slot.new(prototype: @prototype, log: @log, **options)
+             end
       slot.start
       slot.stop if @stopping
       slot
@@ -196,5 +224,8 @@ module PumaPlus
   end
 end
 
+require_relative "shareable_app"
 require_relative "worker/link"
 require_relative "worker/slot"
+require_relative "worker/ractor_exits"
+require_relative "worker/ractor_slot"
