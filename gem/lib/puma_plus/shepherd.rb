@@ -8,8 +8,10 @@
 # Supervision is one select loop over the host link, a self-pipe fed by SIGCHLD/SIGTERM, and one pipe per
 # worker on which the worker reports "booted". A second pipe per worker carries, the other way, its share of
 # the extra slots the host asked for with EXTRA_SLOTS (Worker, docs/PROTOCOL.md "Extra slots"): with k
-# worker processes index i runs n / k, plus one when i < n % k, sent again whenever k or the share changes
-# and to every replacement process (which starts with none). A worker that dies is replaced under the same index; one
+# booted worker processes, the one of rank r (by index) runs n / k, plus one when r < n % k. Only booted
+# processes get extra slots: the bridge exists to cover the boot of new workers, and a slot given to a
+# process still booting would start no sooner than that process's own slots. Shares are sent again when a
+# worker boots or exits, when the count changes, and to every replacement process (which starts with none). A worker that dies is replaced under the same index; one
 # that dies before booting (or within MIN_HEALTHY_LIFETIME) is retried after a back-off of 1 s doubling
 # to 30 s, so an app that raises at load cannot fork-bomb the machine. GOAWAY(0) or EOF on the host link
 # (or SIGTERM) stops the workers: TERM, then KILL after worker_shutdown_timeout seconds; then the shepherd exits.
@@ -315,8 +317,10 @@ module PumaPlus
       return if data == :wait_readable
 
       if data.is_a?(String) # the boot byte, then check-ins
+        first = !slot.booted
         slot.booted = true
         slot.checked_in_at = now
+        spread_extra_slots if first
         return
       end
       io.close
@@ -345,6 +349,8 @@ module PumaPlus
       old_pid = slot.pid
       slot.pid = nil
       return if @stopping
+
+      spread_extra_slots # the others take its share until its replacement has booted
 
       Log.line("worker #{slot.index} (pid #{old_pid}) exited #{describe(status)}; starting a replacement", @log)
       if slot.booted && lifetime >= MIN_HEALTHY_LIFETIME
@@ -478,15 +484,16 @@ module PumaPlus
       spread_extra_slots
     end
 
-    # Writes each running worker process its share of @extra_slots where it changed: with k processes,
-    # index i gets n / k, plus one when i < n % k. A process that is gone gets its share when replaced.
+    # Writes each booted worker process its share of @extra_slots where it changed: with k booted processes,
+    # the one of rank r (by index) gets n / k, plus one when r < n % k. A process still booting has none.
     def spread_extra_slots
-      k = @slots.size
-      return if k.zero?
+      booted = @slots.values.select { |slot| slot.pid && slot.booted && slot.extra_pipe }.sort_by(&:index)
+      return if booted.empty?
 
-      @slots.each_value do |slot|
-        share = @extra_slots / k + (slot.index < @extra_slots % k ? 1 : 0)
-        next if slot.extra == share || slot.extra_pipe.nil? || slot.pid.nil?
+      k = booted.size
+      booted.each_with_index do |slot, rank|
+        share = @extra_slots / k + (rank < @extra_slots % k ? 1 : 0)
+        next if slot.extra == share
 
         slot.extra_pipe.write([share].pack(Worker::EXTRA_SLOTS_FORMAT))
         slot.extra = share

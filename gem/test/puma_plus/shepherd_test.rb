@@ -251,6 +251,20 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     refute_includes hellos.map(&:pid), extra.pid
   end
 
+  def test_extra_slots_go_to_booted_workers_and_move_to_a_worker_once_it_has_booted
+    File.write(File.join(@app_dir, "slow.rb"), "on_worker_boot { |index| sleep 1.5 if index == 1 }\n")
+    link, = start_shepherd(%w[-w 2 -t 1 -C slow.rb])
+    _worker, first = @host.accept_link
+    assert_equal 0, first.worker_index
+    extra_slots(link, 2)
+    early = accept_workers(2).map(&:last)
+    assert_equal [[0, 1], [0, 2]], early.map { |h| [h.worker_index, h.thread_index] }.sort,
+                 "both extra slots run in the one booted worker"
+    later = accept_workers(2).map(&:last) # worker 1 booted: its base slot and its share
+    assert_equal [[1, 0], [1, 1]], later.map { |h| [h.worker_index, h.thread_index] }.sort
+    assert_includes @host.log, "worker 0: extra slots 1 (was 2)"
+  end
+
   def test_more_workers_respread_the_extra_slots
     link, = start_shepherd(%w[-w 1 -t 1])
     accept_workers(1)
