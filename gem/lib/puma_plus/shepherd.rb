@@ -24,6 +24,7 @@ require_relative "log"
 require_relative "configuration"
 require_relative "rackup"
 require_relative "worker"
+require_relative "shareable_app"
 
 module PumaPlus
   class Shepherd
@@ -164,9 +165,17 @@ module PumaPlus
       end
     end
 
+    # With preload_app the app is loaded here once; with `ractors` too it is made shareable here, so an app
+    # that cannot be stops the boot at once instead of failing in every worker.
     def preload
-      @app = Rackup.load(@config.rackup) if @config.preload_app?
+      return true unless @config.preload_app?
+
+      @app = Rackup.load(@config.rackup)
+      @app = ShareableApp.make(@app) if @config.ractors?
       true
+    rescue ShareableApp::Error => e
+      Log.line("the app cannot run in Ractors (ractors): #{e.message}", @log)
+      false
     rescue Exception => e # rubocop:disable Lint/RescueException -- report any load failure, then exit 1
       raise if e.is_a?(SystemExit) || e.is_a?(SignalException)
 

@@ -370,4 +370,14 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     assert_equal 500, worker.response.status
     assert_includes @host.log, "worker 0: lowlevel_error_handler is not supported with ractors"
   end
+
+  def test_under_ractors_a_preloaded_lambda_app_stops_the_shepherd_with_exit_1_naming_the_proc
+    @host.spawn_shepherd(%w[--ractors --preload -w 1 -t 1], chdir: @app_dir)
+    link, = @host.accept_link
+    assert_equal Wire::FrameType::CONFIG, link.read_frame.type
+    status = @host.wait_shepherd(8)
+    assert_equal 1, status&.exitstatus, @host.log
+    assert_match(/the app cannot run in Ractors \(ractors\): app: a Proc that is not shareable .*use an object with #call/,
+                 @host.log)
+  end
 end
