@@ -21,11 +21,12 @@ module PumaPlus
     PROC_HINT = "a lambda or block (e.g. `run ->(env) { ... }` in config.ru) cannot run in a Ractor; " \
                 "use an object with #call"
 
-    # Returns +app+, deeply frozen and shareable. Raises Error naming what is not shareable.
-    def self.make(app)
+    # Returns +app+, deeply frozen and shareable. Raises Error naming what is not shareable by its path from
+    # +name+ (the root's name in the message, e.g. "lowlevel_error_handler").
+    def self.make(app, name: "app")
       raise Error, RAILS if defined?(::Rails::Application) && ::Rails.respond_to?(:application) && ::Rails.application
 
-      path, reason = culprit(app, "app", {})
+      path, reason = culprit(app, name, {})
       raise Error, "#{path}: #{reason}" if path
 
       Ractor.make_shareable(app)

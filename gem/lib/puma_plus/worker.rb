@@ -160,8 +160,8 @@ module PumaPlus
       return unless @lowlevel_error_handler
 
       begin
-        @lowlevel_error_handler = Ractor.make_shareable(@lowlevel_error_handler)
-      rescue Ractor::Error, ArgumentError => e
+        @lowlevel_error_handler = ShareableApp.make(@lowlevel_error_handler, name: "lowlevel_error_handler")
+      rescue ShareableApp::Error => e
         Log.line("worker #{@index}: lowlevel_error_handler is not supported with ractors (#{e.message}); " \
                  "app errors get a plain 500", @log)
         @lowlevel_error_handler = nil
