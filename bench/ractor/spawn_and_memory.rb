@@ -3,8 +3,8 @@
 
 # What one more unit of capacity costs on this machine (docs/RACK.md, "Ractors"): +1 Ractor slot, +1 thread
 # slot, +1 forked worker process. For each kind it runs the real shepherd (gem/exe/puma-plus-shepherd) with
-# the app examples/ractor/config.ru preloaded (spawned as the host spawns it), against a stand-in host on a unix socket that speaks the
-# wire protocol with the gem's own codec, and adds SAMPLES units one at a time:
+# the app examples/ractor/config.ru preloaded (spawned as the host spawns it), against a stand-in host on a
+# unix socket that speaks the wire protocol with the gem's own codec, and adds SAMPLES units one at a time:
 #   - Ractor / thread slot: EXTRA_SLOTS(n + 1) (shepherd started with/without --ractors, -w 1 -t 1);
 #   - forked worker: WORKER_COUNT(n + 1) (-w 1 -t 1).
 # Spawn time: from the frame's write to the new slot's HELLO arriving (the link dialled in).
@@ -92,7 +92,8 @@ def measure(kind)
   argv.unshift("--ractors") if kind == :ractor
   env = { "PUMA_PLUS_LINK" => File.join(dir, "link.sock"), "RACK_ENV" => nil, "WEB_CONCURRENCY" => nil,
           "PUMA_MAX_THREADS" => nil, "RAILS_MAX_THREADS" => nil, "PORT" => nil }
-  pid = Process.spawn(env, RbConfig.ruby, "-I#{File.join(ROOT, "gem/lib")}", SHEPHERD, *argv, chdir: dir, %i[out err] => [File.join(dir, "log"), "w"])
+  pid = Process.spawn(env, RbConfig.ruby, "-I#{File.join(ROOT, 'gem/lib')}", SHEPHERD, *argv, chdir: dir,
+                      %i[out err] => [File.join(dir, "log"), "w"])
   samples = []
   links = [] # held open: a link the host closes is dialled again, and would be taken for a new unit
   Timeout.timeout(DEADLINE) do

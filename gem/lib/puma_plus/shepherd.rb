@@ -241,10 +241,10 @@ module PumaPlus
       begin
         trap("CHLD", "DEFAULT")
         trap("TERM", "DEFAULT")
-        [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader, extra_writer,
-         *@slots.values.map(&:boot_pipe), *@slots.values.map(&:extra_pipe), *@retiring.values.map(&:extra_pipe)].each do |io|
-          io.close if io && !io.closed?
-        end
+        inherited = [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader, extra_writer,
+                     *@slots.values.flat_map { |slot| [slot.boot_pipe, slot.extra_pipe] },
+                     *@retiring.values.map(&:extra_pipe)]
+        inherited.each { |io| io.close if io && !io.closed? }
         status = worker.run
       rescue Exception => e # rubocop:disable Lint/RescueException -- the child must never return into the shepherd
         Log.exception("worker crashed", e, @log)

@@ -321,7 +321,7 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
   def test_under_ractors_a_lambda_app_fails_to_boot_naming_the_proc_and_what_to_use_instead
     start_shepherd(%w[--ractors -w 1 -t 1])
     sleep 0.05 until @host.log.include?("failed to boot")
-    assert_match(/worker 0 failed to boot: PumaPlus::ShareableApp::Error: app: a Proc that is not shareable .*use an object with #call/,
+    assert_match(/worker 0 failed to boot: PumaPlus::ShareableApp::Error: app: a Proc that is not shareable .*#call/,
                  @host.log)
   end
 
