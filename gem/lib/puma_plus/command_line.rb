@@ -22,6 +22,7 @@ module PumaPlus
           -C, --config PATH            config file (default config/puma-plus.rb if it exists)
           -e, --environment ENV        RACK_ENV (default development)
               --preload                load the app in the shepherd before forking
+              --ractors                every slot is a Ractor, not a thread (experimental; docs/RACK.md)
               --control-url URI        control app listener, tcp://HOST:PORT (port 0 allowed)
               --control-token TOKEN    token the control app requires (?token=)
               --log-requests           log one line per request with its timing points
@@ -114,6 +115,7 @@ module PumaPlus
         o.on("-C", "--config PATH") { |v| @config_path = v }
         o.on("-e", "--environment ENV") { |v| @settings[:environment] = Setting.string("--environment", v) }
         o.on("--preload") { @settings[:preload_app] = true }
+        o.on("--ractors") { @settings[:ractors] = true }
         o.on("--control-url URI") { |v| @settings[:control_url] = Setting.bind("--control-url", v) }
         o.on("--control-token TOKEN") { |v| @settings[:control_token] = Setting.string("--control-token", v) }
         o.on("--log-requests") { @settings[:log_requests] = true }

@@ -52,6 +52,8 @@ module PumaPlus
       autoscale_max: 8,
       autoscale_target_queue_p95: 0.05,
       autoscale_actuator: "fork",
+      autoscale_bridge: nil,
+      ractors: false,
       decision_log: nil,
       client_timeout: 10,
       shed_wait_limit: nil,
@@ -68,6 +70,8 @@ module PumaPlus
     SHED_SHARE_OF_CLIENT_TIMEOUT = 0.25
     # Bundles `autoscale` adds: the actuator it names and the policy.
     AUTOSCALE_BUNDLES = { "fork" => %w[actuator-fork controller] }.freeze
+    # The bundle `autoscale bridge:` adds beside them.
+    BRIDGE_BUNDLES = { "ractor" => "actuator-ractor", "thread" => "actuator-thread" }.freeze
 
     # Resolves the configuration from +argv+ (the user's flags), the environment +env+ and the config
     # file (-C, or config/puma-plus.rb under +cwd+ if it exists). Raises ConfigError.
@@ -130,6 +134,10 @@ module PumaPlus
       @values[:binds] = resolve_tls(@values[:binds], cwd, env_vars)
       @unsupported = unsupported
       @sources = sources
+      if autoscale_bridge == "ractor" && !ractors
+        raise ConfigError, "#{source(:autoscale_bridge)}: autoscale bridge: :ractor needs `ractors` " \
+                           "(the directive, or --ractors): a Ractor slot serves only where every slot is a Ractor"
+      end
     end
 
     # Where the value of +key+ came from: "default", "env NAME", "FILE:LINE" or "flag --NAME".
@@ -151,6 +159,7 @@ module PumaPlus
     alias server_timing? server_timing
     alias quiet? quiet
     alias autoscale? autoscale
+    alias ractors? ractors
 
     # The predicted wait above which an arriving request is answered 503 at once, in seconds; nil when
     # shedding is off (`shed_wait_limit false`).
@@ -232,13 +241,16 @@ module PumaPlus
         "autoscale_max" => autoscale_max,
         "autoscale_target_queue_p95_ms" => (autoscale_target_queue_p95 * 1000).round(3),
         "autoscale_actuator" => autoscale_actuator,
+        "autoscale_bridge" => autoscale && autoscale_bridge || nil,
+        "ractors" => ractors,
         "decision_log" => decision_log,
         "client_timeout" => client_timeout,
         "shed_wait_limit_ms" => resolved_shed_wait_limit && (resolved_shed_wait_limit * 1000).round(3),
         "health_check_path" => health_check_path || nil,
         "health_check_answer" => health_check_answer,
         "bundles" => BUNDLE_START_ORDER.select { |name, _| bundles.include?(name) }.values +
-                     (autoscale ? AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : [])
+                     (autoscale ? AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : []) +
+                     (autoscale && autoscale_bridge ? [BRIDGE_BUNDLES.fetch(autoscale_bridge)] : [])
       }
     end
 

@@ -41,8 +41,12 @@
 #   quiet                             # no request log lines (puma's quiet; alone means true)
 #   log_format "json"                 # "text" (default) or "json": one JSON object a line
 #   lowlevel_error_handler { |error, env| [500, {}, ["oops"]] }   # the response when the app raises
-#   autoscale min: 1, max: 8, target_queue_p95: "50ms", actuator: :fork
-#                                     # size the workers from queue time (default off; docs/CONTROL.md)
+#   autoscale min: 1, max: 8, target_queue_p95: "50ms", actuator: :fork, bridge: :ractor
+#                                     # size the workers from queue time (default off; docs/CONTROL.md);
+#                                     #   bridge: :ractor or :thread slots cover a fork's dead time
+#                                     #   (default none; :ractor needs `ractors`)
+#   ractors                           # every slot is a Ractor, not a thread (default false; experimental,
+#                                     #   the app must be shareable: docs/RACK.md "Ractors")
 #   decision_log "log/decisions.jsonl"  # one JSON line per autoscaling tick (default none)
 #   client_timeout 10                 # seconds your clients (or load balancer) wait (default 10)
 #   shed_wait_limit 2.5               # seconds of predicted wait above which a request gets 503 at once
@@ -88,6 +92,9 @@ module PumaPlus
         "#{file}:#{line}: #{directive} is a puma directive with no equivalent in puma-plus; ignored"
       end
     end
+
+    # The fast actuators `autoscale bridge:` accepts (docs/CONTROL.md).
+    BRIDGES = %w[ractor thread].freeze
 
     attr_reader :settings, :hooks, :unsupported
     # Where each setting was set: { workers: "config/puma.rb:3", ... } (the last directive that set it).
@@ -177,7 +184,7 @@ module PumaPlus
     end
 
     # puma-plus's own: autoscaling on queue time (docs/CONTROL.md). Every keyword is optional.
-    def autoscale(answer = true, min: nil, max: nil, target_queue_p95: nil, actuator: nil)
+    def autoscale(answer = true, min: nil, max: nil, target_queue_p95: nil, actuator: nil, bridge: nil)
       directive(:autoscale) do
         @settings[:autoscale] = Setting.boolean("autoscale", answer)
         @settings[:autoscale_min] = Setting.integer("autoscale min", min, min: 1) unless min.nil?
@@ -191,7 +198,20 @@ module PumaPlus
 
           @settings[:autoscale_actuator] = name
         end
+        unless bridge.nil?
+          name = Setting.string("autoscale bridge", bridge)
+          unless BRIDGES.include?(name)
+            raise ConfigError, "autoscale bridge: expected :ractor or :thread, got #{bridge.inspect}"
+          end
+
+          @settings[:autoscale_bridge] = name
+        end
       end
+    end
+
+    # puma-plus's own: `ractors` alone means true. Every slot of a worker (base and extra) is a Ractor.
+    def ractors(answer = true)
+      directive(:ractors) { @settings[:ractors] = Setting.boolean("ractors", answer) }
     end
 
     def decision_log(path)

@@ -28,6 +28,8 @@ module PumaPlus
     # The Rack spec the loaded rack follows: 3 for Rack 3.x, 2 for Rack 2.x. Decided once, from the
     # rack the process loaded (the app's, since the shepherd and the app share one load path).
     SPEC = Gem::Version.new(Rack.release).segments.first >= 3 ? 3 : 2
+    # rack.version for Rack 2 (Rack::VERSION), as a frozen copy a Ractor slot may read; nil for Rack 3.
+    RACK_VERSION = (Ractor.make_shareable(Rack::VERSION.dup) if SPEC < 3)
 
     # Whether the loaded rack is Rack 3 or later (lower-case header names, Array header values,
     # streaming bodies, no rack.version).
@@ -48,7 +50,7 @@ module PumaPlus
         "SERVER_SOFTWARE" => "puma-plus #{PumaPlus::VERSION}"
       }
       # Rack 2 requires rack.version (an Array); Rack 3.1 dropped it from the spec and the constant.
-      prototype["rack.version"] = Rack::VERSION unless rack3?
+      prototype["rack.version"] = RACK_VERSION unless rack3?
       prototype.freeze
     end
 

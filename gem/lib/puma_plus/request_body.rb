@@ -2,15 +2,21 @@
 
 # The request body as rack.input: the worker appends the payloads of the request's BODY frames, then
 # hands the app a rewound, rewindable, binary IO (Rack 2 requires rewind). Bodies up to SPOOL_THRESHOLD
-# stay in memory; a larger one moves to an unlinked Tempfile so a big upload does not sit in the heap.
+# stay in memory; a larger one moves to a nameless temporary file so a big upload does not sit in the heap.
 
 require "stringio"
-require "tempfile"
+require "tmpdir"
 
 module PumaPlus
   class RequestBody
-    # Bytes kept in memory before spooling to a Tempfile.
+    # Bytes kept in memory before spooling to a file.
     SPOOL_THRESHOLD = 1_048_576
+    # Where spooled bodies go: Dir.tmpdir, read once at load (it reads a class variable, which a Ractor slot
+    # may not). The file is opened O_TMPFILE: it has no name from the start, so only our descriptor keeps
+    # it and nothing is left if the worker dies. (Tempfile draws its name from a constant Random that a
+    # Ractor may not touch.)
+    SPOOL_DIR = Dir.tmpdir.freeze
+    SPOOL_FLAGS = File::RDWR | File::TMPFILE
 
     # A fresh empty rack.input, for a REQUEST that carries END_STREAM.
     def self.empty
@@ -57,9 +63,7 @@ module PumaPlus
     private
 
     def spool(data)
-      @file = Tempfile.new("puma-plus-body")
-      @file.unlink # only our descriptor keeps it; nothing to clean up if the worker dies
-      @file.binmode
+      @file = File.open(SPOOL_DIR, SPOOL_FLAGS, 0o600, binmode: true)
       @file.write(@buffer) if @buffer
       @file.write(data)
       @buffer = nil

@@ -44,13 +44,12 @@ module PumaPlus
     RACK_HIJACK = "rack.hijack"
     BODY_TYPE = Wire::FrameType::RESPONSE_BODY
     CONTENT_LENGTH = "content-length"
-    NO_BODY_STATUS = ->(status) { status < 200 || status == 204 || status == 304 }
     # Errors an app can raise that we answer with 500 / RESPONSE_ABORT; anything else (signals, exit,
     # out of memory) is not ours to swallow.
     APP_ERRORS = [StandardError, ScriptError, SystemStackError].freeze
     ERROR_BODY = "Internal Server Error"
-    ERROR_HEADERS = [["content-type", "text/plain"].freeze,
-                     [CONTENT_LENGTH, ERROR_BODY.bytesize.to_s].freeze].freeze
+    # Deeply frozen (every constant here is), so a link running in a Ractor can read it.
+    ERROR_HEADERS = Ractor.make_shareable([["content-type", "text/plain"], [CONTENT_LENGTH, ERROR_BODY.bytesize.to_s]])
 
     # +io+: the link's socket (sync). +context+: a label for log lines, e.g. "worker 0 thread 3".
     # +hijacker+: a callable returning a new IO connected to the client (docs/PROTOCOL.md, "Hijack"), or
@@ -118,7 +117,7 @@ module PumaPlus
         if env["rack.hijack?"] && @hijacker && (hijack = headers[RACK_HIJACK])
           close_body(body)
           partial_hijack(env, status, pairs, hijack)
-        elsif env["REQUEST_METHOD"] == "HEAD" || NO_BODY_STATUS.call(status)
+        elsif env["REQUEST_METHOD"] == "HEAD" || no_body_status?(status)
           close_body(body)
           send_bytes(Wire::Frame.encode(HEAD_TYPE, head_payload(status, pairs), END_STREAM))
         elsif (file = sendable_file(status, headers, body))
@@ -172,6 +171,11 @@ module PumaPlus
     end
 
     private
+
+    # Statuses that carry no body (1xx, 204, 304).
+    def no_body_status?(status)
+      status < 200 || status == 204 || status == 304
+    end
 
     def fail_response(env, error)
       if @head_sent

@@ -6,7 +6,12 @@
 # It never serves a request itself.
 #
 # Supervision is one select loop over the host link, a self-pipe fed by SIGCHLD/SIGTERM, and one pipe per
-# worker on which the worker reports "booted". A worker that dies is replaced under the same index; one
+# worker on which the worker reports "booted". A second pipe per worker carries, the other way, its share of
+# the extra slots the host asked for with EXTRA_SLOTS (Worker, docs/PROTOCOL.md "Extra slots"): with k
+# booted worker processes, the one of rank r (by index) runs n / k, plus one when r < n % k. Only booted
+# processes get extra slots: the bridge exists to cover the boot of new workers, and a slot given to a
+# process still booting would start no sooner than that process's own slots. Shares are sent again when a
+# worker boots or exits, when the count changes, and to every replacement process (which starts with none). A worker that dies is replaced under the same index; one
 # that dies before booting (or within MIN_HEALTHY_LIFETIME) is retried after a back-off of 1 s doubling
 # to 30 s, so an app that raises at load cannot fork-bomb the machine. GOAWAY(0) or EOF on the host link
 # (or SIGTERM) stops the workers: TERM, then KILL after worker_shutdown_timeout seconds; then the shepherd exits.
@@ -19,6 +24,7 @@ require_relative "log"
 require_relative "configuration"
 require_relative "rackup"
 require_relative "worker"
+require_relative "shareable_app"
 
 module PumaPlus
   class Shepherd
@@ -33,8 +39,9 @@ module PumaPlus
     # One worker index's current process and its restart state.
     # +boot_pipe+ stays open after the boot byte: the worker writes a check-in byte on it every few seconds
     # (worker_timeout), and +checked_in_at+ is when the last one arrived. +retire_by+: KILL deadline once retired.
+    # +extra_pipe+: the write end of the process's extra-slots pipe; +extra+: the share last written on it.
     Slot = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at, :checked_in_at,
-                      :retire_by, keyword_init: true)
+                      :retire_by, :extra_pipe, :extra, keyword_init: true)
 
     # +argv+: the user's flags and rackup path; +link_path+: link.sock (PUMA_PLUS_LINK).
     # +generation+: which shepherd generation this is (PUMA_PLUS_GENERATION, set by the host: 1 at boot,
@@ -55,6 +62,8 @@ module PumaPlus
       @phase_step = nil
       @stopping = false
       @exit_status = 0
+      # EXTRA_SLOTS: the slots beyond threads the host wants across all worker processes.
+      @extra_slots = 0
     end
 
     # The resolved configuration (after #run has resolved it).
@@ -156,9 +165,17 @@ module PumaPlus
       end
     end
 
+    # With preload_app the app is loaded here once; with `ractors` too it is made shareable here, so an app
+    # that cannot be stops the boot at once instead of failing in every worker.
     def preload
-      @app = Rackup.load(@config.rackup) if @config.preload_app?
+      return true unless @config.preload_app?
+
+      @app = Rackup.load(@config.rackup)
+      @app = ShareableApp.make(@app) if @config.ractors?
       true
+    rescue ShareableApp::Error => e
+      Log.line("the app cannot run in Ractors (ractors): #{e.message}", @log)
+      false
     rescue Exception => e # rubocop:disable Lint/RescueException -- report any load failure, then exit 1
       raise if e.is_a?(SystemExit) || e.is_a?(SignalException)
 
@@ -191,35 +208,43 @@ module PumaPlus
 
     def start_worker(slot)
       boot_reader, boot_writer = IO.pipe
+      extra_reader, extra_writer = IO.pipe
       worker = Worker.new(link_path: @link_path, index: slot.index, threads: @config.threads,
                           workers: @config.worker_processes, app: @app,
                           rackup: @app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
                           booted: boot_writer, lifeline: @lifeline_reader, generation: @generation,
                           log: @log, on_worker_shutdown: @config.on_worker_shutdown_hooks,
                           lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
-                          checkin_interval: [@config.worker_timeout / 4.0, 5.0].min)
+                          checkin_interval: [@config.worker_timeout / 4.0, 5.0].min,
+                          extra_slots: extra_reader, ractors: @config.ractors?,
+                          multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?)
       run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", slot.index)
-      pid = fork { run_worker(worker, boot_reader) }
+      pid = fork { run_worker(worker, boot_reader, extra_writer) }
       boot_writer.close
+      extra_reader.close
+      slot.extra_pipe&.close
+      slot.extra_pipe = extra_writer
+      slot.extra = 0
       run_hooks(@config.after_worker_fork_hooks, "after_worker_fork", slot.index)
       slot.pid = pid
       slot.started_at = now
       slot.booted = false
       slot.boot_pipe = boot_reader
       slot.restart_at = nil
+      spread_extra_slots
     end
 
     # In the forked child: drop the shepherd's descriptors and handlers, run the worker, exit without
     # running the shepherd's at_exit handlers.
-    def run_worker(worker, boot_reader)
+    def run_worker(worker, boot_reader, extra_writer)
       status = 1
       begin
         trap("CHLD", "DEFAULT")
         trap("TERM", "DEFAULT")
-        [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader,
-         *@slots.values.map(&:boot_pipe)].each do |io|
-          io.close if io && !io.closed?
-        end
+        inherited = [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader, extra_writer,
+                     *@slots.values.flat_map { |slot| [slot.boot_pipe, slot.extra_pipe] },
+                     *@retiring.values.map(&:extra_pipe)]
+        inherited.each { |io| io.close if io && !io.closed? }
         status = worker.run
       rescue Exception => e # rubocop:disable Lint/RescueException -- the child must never return into the shepherd
         Log.exception("worker crashed", e, @log)
@@ -275,6 +300,9 @@ module PumaPlus
         begin_phased_restart
       elsif frame.type == Wire::FrameType::WORKER_COUNT
         scale_to(Wire.decode(frame).count)
+      elsif frame.type == Wire::FrameType::EXTRA_SLOTS
+        @extra_slots = Wire.decode(frame).count
+        spread_extra_slots
       elsif frame.type == Wire::FrameType::GOAWAY
         goaway = Wire.decode(frame)
         unless goaway.code == Wire::GoAway::NORMAL
@@ -298,8 +326,10 @@ module PumaPlus
       return if data == :wait_readable
 
       if data.is_a?(String) # the boot byte, then check-ins
+        first = !slot.booted
         slot.booted = true
         slot.checked_in_at = now
+        spread_extra_slots if first
         return
       end
       io.close
@@ -328,6 +358,8 @@ module PumaPlus
       old_pid = slot.pid
       slot.pid = nil
       return if @stopping
+
+      spread_extra_slots # the others take its share until its replacement has booted
 
       Log.line("worker #{slot.index} (pid #{old_pid}) exited #{describe(status)}; starting a replacement", @log)
       if slot.booted && lifetime >= MIN_HEALTHY_LIFETIME
@@ -431,6 +463,8 @@ module PumaPlus
     def retire(slot, termed: true)
       slot.boot_pipe&.close
       slot.boot_pipe = nil
+      slot.extra_pipe&.close # a retiring process keeps the extra slots it runs until TERM
+      slot.extra_pipe = nil
       slot.retire_by = termed ? now + stop_timeout : nil
       @retiring[slot.pid] = slot
     end
@@ -447,6 +481,8 @@ module PumaPlus
           slot = @slots.delete(index)
           slot.boot_pipe&.close
           slot.boot_pipe = nil
+          slot.extra_pipe&.close
+          slot.extra_pipe = nil
           next unless slot.pid
 
           retire(slot)
@@ -454,6 +490,25 @@ module PumaPlus
         end
       end
       Log.line("worker processes: #{count} (was #{before})", @log) unless count == before
+      spread_extra_slots
+    end
+
+    # Writes each booted worker process its share of @extra_slots where it changed: with k booted processes,
+    # the one of rank r (by index) gets n / k, plus one when r < n % k. A process still booting has none.
+    def spread_extra_slots
+      booted = @slots.values.select { |slot| slot.pid && slot.booted && slot.extra_pipe }.sort_by(&:index)
+      return if booted.empty?
+
+      k = booted.size
+      booted.each_with_index do |slot, rank|
+        share = @extra_slots / k + (rank < @extra_slots % k ? 1 : 0)
+        next if slot.extra == share
+
+        slot.extra_pipe.write([share].pack(Worker::EXTRA_SLOTS_FORMAT))
+        slot.extra = share
+      rescue IOError, SystemCallError
+        nil # the process has exited; its replacement is told when forked
+      end
     end
 
     def enforce_stop_deadline

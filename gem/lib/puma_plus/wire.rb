@@ -13,6 +13,7 @@ require_relative "wire/go_away"
 require_relative "wire/config"
 require_relative "wire/phased_restart"
 require_relative "wire/worker_count"
+require_relative "wire/extra_slots"
 require_relative "wire/request"
 require_relative "wire/body"
 require_relative "wire/response_head"
@@ -28,7 +29,7 @@ module PumaPlus
     VERSION = 3
 
     # frame type code => payload class
-    PAYLOADS = [Hello, Welcome, GoAway, Config, PhasedRestart, WorkerCount, Request, Body, ResponseHead,
+    PAYLOADS = [Hello, Welcome, GoAway, Config, PhasedRestart, WorkerCount, ExtraSlots, Request, Body, ResponseHead,
                 ResponseBody, ResponseAbort, Hijack, HijackHead, EarlyHints, ResponseFile]
                .to_h { |klass| [klass::TYPE, klass] }.freeze
 

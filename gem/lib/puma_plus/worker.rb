@@ -1,8 +1,14 @@
 # frozen_string_literal: true
 
 # One forked worker process: it loads the app (unless the shepherd preloaded it), runs on_worker_boot
-# hooks, and starts one thread per slot, each a Worker::Link dialling in to the host. It sits between
-# the shepherd (which forks and replaces it) and the app (which its threads call).
+# hooks, and starts one Worker::Slot per thread index, each a Worker::Link dialling in to the host. It sits
+# between the shepherd (which forks and replaces it) and the app (which its slots call). A slot is a thread,
+# or with `ractors` a Ractor (Worker::RactorSlot; the app is made shareable first, ShareableApp).
+#
+# Extra slots (docs/PROTOCOL.md, "Extra slots"): the shepherd writes this worker's share of EXTRA_SLOTS as
+# a u32 (big-endian) on a pipe, whenever it changes; a thread of the main Ractor reads it and starts slots
+# with thread indexes threads, threads + 1, ..., or retires the highest (its link leaves with GOAWAY(0)
+# after its request).
 #
 # Signals: INT is ignored (the host decides when to stop). TERM stops taking requests: every link sends
 # GOAWAY(0), finishes the request it may be serving, and ends when the host closes it; links still idle
@@ -17,9 +23,8 @@ module PumaPlus
   class Worker
     # Seconds an idle link waits, after TERM and its GOAWAY, for the host to close it.
     DRAIN_GRACE = 2.0
-    # Seconds before a broken link is replaced, doubling up to REDIAL_MAX.
-    REDIAL_DELAY = 0.1
-    REDIAL_MAX = 5.0
+    # pack format of one share on the extra-slots pipe: u32, big-endian.
+    EXTRA_SLOTS_FORMAT = "N"
 
     # +link_path+: link.sock. +index+: worker index (0...workers). +threads+: links (slots) to open.
     # +workers+: how many worker processes the shepherd runs (for rack.multiprocess). +app+: a
@@ -31,9 +36,16 @@ module PumaPlus
     # on TERM rather than live on as an orphan.
     # +on_worker_shutdown+: callables run with the index after the last link ended, before the process
     # exits. +lowlevel_error_handler+: see Link. +tag+: shown in the process title.
+    # +extra_slots+: the read end of the shepherd's pipe carrying this worker's share of extra slots, or
+    # nil. +ractors+: every slot is a Ractor. +multithread+: rack.multithread (default threads > 1; the
+    # shepherd says true when extra slots may run).
     def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
                    booted: nil, lifeline: nil, generation: 1, log: $stderr, on_worker_shutdown: [],
-                   lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0)
+                   lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0, extra_slots: nil,
+                   ractors: false, multithread: threads > 1)
+      @extra_slots_io = extra_slots
+      @ractors = ractors
+      @multithread = multithread
       @checkin_interval = checkin_interval
       @on_worker_shutdown = on_worker_shutdown
       @lowlevel_error_handler = lowlevel_error_handler
@@ -49,7 +61,10 @@ module PumaPlus
       @lifeline = lifeline
       @generation = generation
       @log = log
-      @links = []
+      @lock = Mutex.new
+      @base = []    # the slots of thread indexes 0...threads
+      @extra = []   # running extra slots, thread index threads + position
+      @retired = [] # retired extra slots whose link may still be finishing a request
       @stopping = false
     end
 
@@ -60,7 +75,7 @@ module PumaPlus
       # The app's log lines reach a pipe, not a terminal: unbuffered, they arrive in order with the host's
       # and are not lost when a worker is killed.
       $stdout.sync = true
-      Log.source = "worker #{@index}"
+      Log.source = "worker #{@index}".freeze # frozen: a Ractor slot's log lines read it
       trap("INT", "IGNORE")
       stop_reader, stop_writer = IO.pipe
       trap("TERM") { stop_writer.write_nonblock(".", exception: false) }
@@ -68,15 +83,22 @@ module PumaPlus
 
       watch_lifeline(stop_writer) if @lifeline
 
-      prototype = RackEnv.prototype(multithread: @threads > 1, multiprocess: @workers > 1)
-      threads = Array.new(@threads) do |thread_index|
-        Thread.new do
-          Thread.current.name = "puma-plus link #{thread_index}"
-          serve_slot(prototype, thread_index)
-        end
+      if @ractors
+        @ractor_exits = RactorExits.new
+      else
+        @prototype = RackEnv.prototype(multithread: @multithread, multiprocess: @workers > 1)
       end
+      @lock.synchronize { @base = Array.new(@threads) { |thread_index| start_slot(thread_index) } }
+      watch_extra_slots if @extra_slots_io
       Thread.new { drain_on_term(stop_reader) }
-      threads.each(&:join)
+      @base.each(&:join)
+      # Every base link has ended (TERM, or the host is gone): the extra slots go too.
+      extra = @lock.synchronize do
+        @stopping = true
+        @extra + @retired
+      end
+      extra.each(&:stop)
+      extra.each(&:join)
       run_shutdown_hooks
     end
 
@@ -85,6 +107,7 @@ module PumaPlus
     def boot
       @app ||= Rackup.load(@rackup)
       @on_worker_boot.each { |hook| hook.call(@index) }
+      share_with_ractors if @ractors
       if @booted
         @booted.write("1")
         check_in
@@ -129,33 +152,80 @@ module PumaPlus
       end
     end
 
-    # One slot for the life of the process: a link that breaks (the host closed it after a protocol
-    # error, a write failed) is replaced by a new one after REDIAL_DELAY, doubling up to REDIAL_MAX, so
-    # the worker never runs on with a slot fewer; a link that ends for good ends the thread.
-    def serve_slot(prototype, thread_index)
-      delay = REDIAL_DELAY
-      loop do
-        link = Link.new(app: @app, prototype: prototype, worker_index: @index, thread_index: thread_index,
-                        path: @link_path, generation: @generation, log: @log,
-                        lowlevel_error_handler: @lowlevel_error_handler)
-        @links[thread_index] = link
-        link.stop if @stopping
-        break if link.run || @stopping
+    # Ractor slots need a shareable app (else boot fails naming what is not, ShareableApp) and a
+    # shareable lowlevel_error_handler; a handler that is not (a block) is dropped with a log line, and an
+    # app error then gets the worker's plain 500.
+    def share_with_ractors
+      @app = ShareableApp.make(@app)
+      return unless @lowlevel_error_handler
 
-        Log.line("worker #{@index} thread #{thread_index}: link broke; dialling in again in #{delay} s", @log)
-        sleep delay
-        delay = [delay * 2, REDIAL_MAX].min
+      begin
+        @lowlevel_error_handler = ShareableApp.make(@lowlevel_error_handler, name: "lowlevel_error_handler")
+      rescue ShareableApp::Error => e
+        Log.line("worker #{@index}: lowlevel_error_handler is not supported with ractors (#{e.message}); " \
+                 "app errors get a plain 500", @log)
+        @lowlevel_error_handler = nil
+      end
+    end
+
+    # Starts the slot +thread_index+ (a thread, or a Ractor) and returns it. Called under @lock.
+    def start_slot(thread_index)
+      options = { app: @app, thread_index: thread_index, worker_index: @index, path: @link_path,
+                  generation: @generation, lowlevel_error_handler: @lowlevel_error_handler }
+      slot = if @ractors
+               RactorSlot.new(multithread: @multithread, multiprocess: @workers > 1, exits: @ractor_exits, **options)
+             else
+               Slot.new(prototype: @prototype, log: @log, **options)
+             end
+      slot.start
+      slot.stop if @stopping
+      slot
+    end
+
+    # Reads this worker's share of extra slots from the shepherd's pipe until it closes.
+    def watch_extra_slots
+      Thread.new do
+        while (bytes = @extra_slots_io.read(4)) && bytes.bytesize == 4
+          resize_extra(bytes.unpack1(EXTRA_SLOTS_FORMAT))
+        end
+      rescue IOError, SystemCallError
+        nil
+      end
+    end
+
+    # Runs +count+ extra slots: starts the missing ones, or retires the highest (each finishes its request
+    # and leaves with GOAWAY(0)). Ignored once the worker is stopping.
+    def resize_extra(count)
+      @lock.synchronize do
+        return if @stopping
+
+        before = @extra.size
+        @retired.reject!(&:done?)
+        @extra << start_slot(@threads + @extra.size) while @extra.size < count
+        while @extra.size > count
+          slot = @extra.pop
+          slot.stop
+          @retired << slot
+        end
+        Log.line("worker #{@index}: extra slots #{count} (was #{before})", @log) unless count == before
       end
     end
 
     def drain_on_term(stop_reader)
       stop_reader.read(1)
-      @stopping = true
-      @links.each(&:stop)
+      slots = @lock.synchronize do
+        @stopping = true
+        @base + @extra + @retired
+      end
+      slots.each(&:stop)
       sleep DRAIN_GRACE
-      @links.each(&:close_if_idle)
+      slots.each(&:close_if_idle)
     end
   end
 end
 
+require_relative "shareable_app"
 require_relative "worker/link"
+require_relative "worker/slot"
+require_relative "worker/ractor_exits"
+require_relative "worker/ractor_slot"

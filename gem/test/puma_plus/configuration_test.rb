@@ -37,7 +37,8 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                    "stderr_path" => nil, "redirect_append" => false, "tag" => nil, "quiet" => false,
                    "log_format" => "text",
                    "autoscale" => false, "autoscale_min" => 1, "autoscale_max" => 8,
-                   "autoscale_target_queue_p95_ms" => 50.0, "autoscale_actuator" => "fork", "decision_log" => nil,
+                   "autoscale_target_queue_p95_ms" => 50.0, "autoscale_actuator" => "fork",
+                   "autoscale_bridge" => nil, "ractors" => false, "decision_log" => nil,
                    "client_timeout" => 10, "shed_wait_limit_ms" => 2500.0, "health_check_path" => "/health",
                    "health_check_answer" => "app", "bundles" => ["protocol-h2", "protocol-h1"] },
                  config.to_h)
@@ -51,7 +52,7 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                     worker_shutdown_timeout pidfile state_path stdout_path stderr_path redirect_append tag quiet
                     log_format bundles
                     autoscale autoscale_min autoscale_max autoscale_target_queue_p95_ms autoscale_actuator
-                    decision_log client_timeout shed_wait_limit_ms health_check_path health_check_answer].sort,
+                    autoscale_bridge ractors decision_log client_timeout shed_wait_limit_ms health_check_path health_check_answer].sort,
                  keys.sort
   end
 
@@ -202,6 +203,40 @@ server_timing false
     assert_equal [true, 2, 12, 25.0], h.values_at("autoscale", "autoscale_min", "autoscale_max", "autoscale_target_queue_p95_ms")
     assert_equal %w[protocol-h2 protocol-h1 actuator-fork controller], h["bundles"]
     assert_equal File.join(@dir, "log/decisions.jsonl"), h["decision_log"]
+  end
+
+  def test_a_ractor_bridge_adds_actuator_ractor_after_the_fork_actuator_and_the_controller
+    h = resolve(file: "ractors\nautoscale bridge: :ractor\n").to_h
+    assert_equal [true, "ractor"], h.values_at("ractors", "autoscale_bridge")
+    assert_equal %w[protocol-h2 protocol-h1 actuator-fork controller actuator-ractor], h["bundles"]
+  end
+
+  def test_a_thread_bridge_adds_actuator_thread_and_needs_no_ractors
+    h = resolve(file: "autoscale bridge: :thread\n").to_h
+    assert_equal [false, "thread"], h.values_at("ractors", "autoscale_bridge")
+    assert_equal %w[protocol-h2 protocol-h1 actuator-fork controller actuator-thread], h["bundles"]
+  end
+
+  def test_a_bridge_without_autoscale_is_sent_as_null_and_loads_no_actuator
+    h = resolve(file: "autoscale false, bridge: :thread\n").to_h
+    assert_nil h["autoscale_bridge"]
+    assert_equal %w[protocol-h2 protocol-h1], h["bundles"]
+  end
+
+  def test_a_ractor_bridge_without_ractors_is_refused_naming_the_file_line_and_the_directive
+    error = assert_raises(PumaPlus::ConfigError) { resolve(file: "workers 2\nautoscale bridge: :ractor\n") }
+    assert_match(%r{config/puma-plus\.rb:2: autoscale bridge: :ractor needs `ractors`}, error.message)
+  end
+
+  def test_the_ractors_flag_satisfies_a_ractor_bridge_from_the_file
+    config = resolve(["--ractors"], file: "autoscale bridge: :ractor\n")
+    assert config.ractors?
+    assert_equal "flag --ractors", config.source(:ractors)
+  end
+
+  def test_an_unknown_bridge_is_refused_with_its_line
+    error = assert_raises(PumaPlus::ConfigError) { resolve(file: "\nautoscale bridge: :fork\n") }
+    assert_match(%r{puma-plus\.rb:2: autoscale bridge: expected :ractor or :thread, got :fork}, error.message)
   end
 
   def test_autoscale_min_above_max_is_refused

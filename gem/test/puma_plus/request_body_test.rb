@@ -22,18 +22,27 @@ class PumaPlus::RequestBodyTest < PumaPlus::TestCase
     assert_equal "abc", input.read(3)
   end
 
-  def test_body_over_the_threshold_moves_to_an_unlinked_tempfile
+  def test_body_over_the_threshold_moves_to_a_file_that_never_had_a_name
     body = PumaPlus::RequestBody.new(spool_threshold: 4)
     body << "abc".b << "defg".b << "\xff".b
     input = body.input
-    assert_kind_of Tempfile, input
-    assert_nil input.path, "the spool file should already be unlinked"
+    assert_kind_of File, input
+    assert_equal 0, input.stat.nlink, "the spool file should have no name in any directory"
     assert_equal "abcdefg\xff".b, input.read
     input.rewind
     assert_equal "ab", input.read(2)
     assert_equal 8, body.size
   ensure
     input&.close
+  end
+
+  def test_a_body_over_the_threshold_spools_inside_a_ractor
+    read = Ractor.new do
+      body = PumaPlus::RequestBody.new(spool_threshold: 4)
+      body << "abcdefgh".b
+      body.input.read
+    end.take
+    assert_equal "abcdefgh", read
   end
 
   def test_a_frozen_first_payload_is_not_mutated

@@ -204,4 +204,180 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     assert_includes @host.log, "the app failed to load in the shepherd (preload_app): RuntimeError: boom at load"
     refute @host.link_pending?(0.2), "no worker may be forked"
   end
+
+  # -- extra slots (EXTRA_SLOTS, docs/PROTOCOL.md "Extra slots") --------------------------------------
+
+  SLOW_APP = <<~RUBY
+    run ->(env) { sleep 0.5 if env["PATH_INFO"] == "/slow"; [200, {}, ["\#{Process.pid}"]] }
+  RUBY
+
+  def extra_slots(link, count)
+    link.io.write(Wire::ExtraSlots.new(count: count).encode)
+  end
+
+  def test_extra_slots_are_spread_over_the_workers_and_dial_in_with_thread_indexes_from_threads
+    link, = start_shepherd(%w[-w 2 -t 1])
+    accept_workers(2)
+    extra_slots(link, 3)
+    hellos = accept_workers(3).map(&:last)
+    assert_equal [[0, 1], [0, 2], [1, 1]], hellos.map { |h| [h.worker_index, h.thread_index] }.sort
+    assert_includes @host.log, "worker 0: extra slots 2 (was 0)"
+  end
+
+  def test_a_retired_extra_slot_finishes_its_request_then_sends_goaway_and_the_others_serve_on
+    File.write(File.join(@app_dir, "config.ru"), SLOW_APP)
+    link, = start_shepherd(%w[-w 1 -t 1])
+    accept_workers(1)
+    extra_slots(link, 2)
+    extras = accept_workers(2).to_h { |worker, hello| [hello.thread_index, worker] }
+    extras[2].request({ "PATH_INFO" => "/slow" })
+    sleep 0.1
+    extra_slots(link, 1)
+    assert_equal 200, extras[2].response.status, "the running request is served, not dropped"
+    goaway = extras[2].read_frame
+    assert_equal [Wire::FrameType::GOAWAY, 0], [goaway.type, Wire.decode(goaway).code]
+    extras[1].request({})
+    assert_equal 200, extras[1].response.status
+  end
+
+  def test_a_replaced_worker_gets_its_share_of_extra_slots_again
+    link, = start_shepherd(%w[-w 1 -t 1])
+    accept_workers(1)
+    extra_slots(link, 1)
+    _worker, extra = @host.accept_link
+    Process.kill("KILL", extra.pid)
+    hellos = accept_workers(2).map(&:last)
+    assert_equal [0, 1], hellos.map(&:thread_index).sort
+    refute_includes hellos.map(&:pid), extra.pid
+  end
+
+  def test_extra_slots_go_to_booted_workers_and_move_to_a_worker_once_it_has_booted
+    File.write(File.join(@app_dir, "slow.rb"), "on_worker_boot { |index| sleep 1.5 if index == 1 }\n")
+    link, = start_shepherd(%w[-w 2 -t 1 -C slow.rb])
+    _worker, first = @host.accept_link
+    assert_equal 0, first.worker_index
+    extra_slots(link, 2)
+    early = accept_workers(2).map(&:last)
+    assert_equal [[0, 1], [0, 2]], early.map { |h| [h.worker_index, h.thread_index] }.sort,
+                 "both extra slots run in the one booted worker"
+    later = accept_workers(2).map(&:last) # worker 1 booted: its base slot and its share
+    assert_equal [[1, 0], [1, 1]], later.map { |h| [h.worker_index, h.thread_index] }.sort
+    assert_includes @host.log, "worker 0: extra slots 1 (was 2)"
+  end
+
+  def test_more_workers_respread_the_extra_slots
+    link, = start_shepherd(%w[-w 1 -t 1])
+    accept_workers(1)
+    extra_slots(link, 2)
+    accept_workers(2)
+    link.io.write(Wire::WorkerCount.new(count: 2).encode)
+    hellos = accept_workers(2).map(&:last) # the new worker: its base slot and its one extra
+    assert_equal [[1, 0], [1, 1]], hellos.map { |h| [h.worker_index, h.thread_index] }.sort
+    assert_includes @host.log, "worker 0: extra slots 1 (was 2)"
+  end
+
+  # -- ractors (docs/RACK.md "Ractors") ---------------------------------------------------------------
+
+  RACTOR_APP = <<~RUBY
+    class Hello
+      @calls = []
+      class << self
+        attr_reader :calls
+      end
+
+      def call(env)
+        Hello.calls << 1 if env["PATH_INFO"] == "/class-state" # a class ivar: IsolationError in a Ractor
+        [200, { "content-type" => "text/plain" }, ["\#{Process.pid} \#{Ractor.current == Ractor.main ? 'main' : 'ractor'}"]]
+      end
+    end
+    run Hello.new
+  RUBY
+
+  def test_under_ractors_every_slot_serves_from_a_ractor_including_an_extra_slot
+    File.write(File.join(@app_dir, "config.ru"), RACTOR_APP)
+    link, _hello, config = start_shepherd(%w[--ractors -w 1 -t 2])
+    assert_equal true, config["ractors"]
+    links = accept_workers(2)
+    extra_slots(link, 1)
+    links << @host.accept_link
+    assert_equal [0, 1, 2], links.map { |_w, hello| hello.thread_index }.sort
+    links.each do |worker, hello|
+      worker.request({})
+      assert_equal "#{hello.pid} ractor", worker.response.body
+    end
+  end
+
+  def test_under_ractors_an_isolation_error_in_the_app_is_a_500_and_the_slot_serves_on
+    File.write(File.join(@app_dir, "config.ru"), RACTOR_APP)
+    start_shepherd(%w[--ractors -w 1 -t 1])
+    worker, = @host.accept_link
+    worker.request({ "PATH_INFO" => "/class-state" })
+    assert_equal 500, worker.response.status
+    worker.request({})
+    assert_equal 200, worker.response.status
+    assert_match(/Ractor::IsolationError: can not get unshareable values from instance variables of classes/, @host.log)
+  end
+
+  def test_under_ractors_a_lambda_app_fails_to_boot_naming_the_proc_and_what_to_use_instead
+    start_shepherd(%w[--ractors -w 1 -t 1])
+    sleep 0.05 until @host.log.include?("failed to boot")
+    assert_match(/worker 0 failed to boot: PumaPlus::ShareableApp::Error: app: a Proc that is not shareable .*#call/,
+                 @host.log)
+  end
+
+  def test_under_ractors_term_sends_goaway_on_every_ractor_link_and_the_worker_exits
+    File.write(File.join(@app_dir, "config.ru"), RACTOR_APP)
+    link, = start_shepherd(%w[--ractors -w 1 -t 2])
+    links = accept_workers(2)
+    extra_slots(link, 1)
+    links << @host.accept_link
+    pid = links.first.last.pid
+    Process.kill("TERM", pid)
+    links.each do |worker, _hello|
+      frame = worker.read_frame
+      assert_equal [Wire::FrameType::GOAWAY, 0], [frame.type, Wire.decode(frame).code]
+      worker.close
+    end
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 3
+    sleep 0.05 while process_alive?(pid) && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+    refute process_alive?(pid), "the worker did not exit after its Ractor links ended\n#{@host.log}"
+  end
+
+  # Sinatra 3.0 fails before any class ivar: its settings are methods defined from Procs of the main Ractor.
+  def test_under_ractors_a_sinatra_app_answers_500_naming_the_ractor_error_and_the_slot_serves_on
+    File.write(File.join(@app_dir, "config.ru"), <<~RUBY)
+      require "sinatra/base"
+      class Shop < Sinatra::Base
+        get("/") { "hi" }
+      end
+      run Shop
+    RUBY
+    start_shepherd(%w[--ractors -w 1 -t 1])
+    worker, = @host.accept_link
+    2.times do
+      worker.request({})
+      assert_equal 500, worker.response.status
+    end
+    assert_match(/GET \/: app raised: RuntimeError: defined with an un-shareable Proc in a different Ractor/, @host.log)
+  end
+
+  def test_under_ractors_a_lowlevel_error_handler_block_is_dropped_with_a_log_line
+    File.write(File.join(@app_dir, "config.ru"), RACTOR_APP)
+    File.write(File.join(@app_dir, "handler.rb"), "lowlevel_error_handler { |_e| [503, {}, ['sorry']] }\n")
+    start_shepherd(%w[--ractors -w 1 -t 1 -C handler.rb])
+    worker, = @host.accept_link
+    worker.request({ "PATH_INFO" => "/class-state" })
+    assert_equal 500, worker.response.status
+    assert_includes @host.log, "worker 0: lowlevel_error_handler is not supported with ractors"
+  end
+
+  def test_under_ractors_a_preloaded_lambda_app_stops_the_shepherd_with_exit_1_naming_the_proc
+    @host.spawn_shepherd(%w[--ractors --preload -w 1 -t 1], chdir: @app_dir)
+    link, = @host.accept_link
+    assert_equal Wire::FrameType::CONFIG, link.read_frame.type
+    status = @host.wait_shepherd(8)
+    assert_equal 1, status&.exitstatus, @host.log
+    assert_match(/the app cannot run in Ractors \(ractors\): app: a Proc that is not shareable .*use an object with #call/,
+                 @host.log)
+  end
 end

@@ -11,6 +11,7 @@ module PumaPlus
       CONFIG         = 0x04
       PHASED_RESTART = 0x06 # version 3
       WORKER_COUNT   = 0x07 # version 3
+      EXTRA_SLOTS    = 0x08 # version 3
       REQUEST        = 0x10
       BODY           = 0x11
       RESPONSE_HEAD  = 0x20
@@ -22,9 +23,9 @@ module PumaPlus
       RESPONSE_FILE  = 0x26
 
       # code => name, e.g. 0x10 => "REQUEST"
-      NAMES = constants.to_h { |name| [const_get(name), name.to_s] }.freeze
+      NAMES = Ractor.make_shareable(constants.to_h { |name| [const_get(name), name.to_s] })
       # name => code
-      CODES = NAMES.invert.freeze
+      CODES = Ractor.make_shareable(NAMES.invert)
 
       # Whether +code+ is a type this protocol version defines.
       def self.known?(code)

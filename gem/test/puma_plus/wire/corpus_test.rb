@@ -72,7 +72,7 @@ class PumaPlus::Wire::CorpusTest < PumaPlus::TestCase
              when "GOAWAY" then { "code" => f.fetch("code"), "reason" => bytes(f.fetch("reason")) }
              when "CONFIG" then { "json" => bytes(f.fetch("json")) }
              when "PHASED_RESTART" then {}
-             when "WORKER_COUNT" then f.slice("count")
+             when "WORKER_COUNT", "EXTRA_SLOTS" then f.slice("count")
              when "REQUEST" then f.slice("headers_parsed_ns", "runnable_ns", "dispatched_ns")
                                    .merge("pairs" => pairs(f.fetch("pairs")))
              when "BODY", "RESPONSE_BODY" then { "data" => bytes(f.fetch("data")) }

@@ -171,7 +171,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     chunk = "x" * Wire::Frame::MAX_PAYLOAD
     @host.request({ "REQUEST_METHOD" => "POST", "CONTENT_LENGTH" => (2 * chunk.bytesize + 1).to_s }, [chunk, chunk, "y"])
     @host.response
-    assert_equal [Tempfile, 2 * Wire::Frame::MAX_PAYLOAD + 1, "x" * 10], got
+    assert_equal [File, 2 * Wire::Frame::MAX_PAYLOAD + 1, "x" * 10], got
   end
 
   def test_form_post_is_parsed_by_rack
