@@ -58,6 +58,28 @@ class AutoscaleTest < TimingTest
     assert_match(/, 0 differ/, out)
   end
 
+  def test_a_thread_bridge_never_adds_a_thread_on_ruby_3_1_because_its_gain_is_unknown
+    log = File.join(temp_dir, "decisions.jsonl")
+    server = start_server(app("probe.ru"), workers: 1, threads: 2,
+                                           config: config_file("autoscale min: 1, max: 4, target_queue_p95: \"50ms\", bridge: :thread",
+                                                               "decision_log #{log.inspect}", "shed_wait_limit false"))
+    done = offer(server, rps: 100, seconds: 4, ms: 50, prefix: "thread")
+    failed = done.reject { |e| e.status == 200 }
+    assert_empty failed, with_log(server, "failed: #{failed.first(3).map { |e| [e.tag, e.status, e.error] }}")
+    lines = decisions(log)
+    adds = lines.select { |d| d.dig("decision", "action") == "add" }
+    refute_empty adds, "the step must add workers: #{lines.last(3).map { |d| d.dig('decision', 'reason') }}"
+    assert lines.all? { |d| d.dig("decision", "bridgeDelta").to_i.zero? }, "a bridge slot was added"
+    assert lines.all? { |d| d.dig("obs", "bridgeGainKnown") == false }, "the thread bridge's gain must read unknown"
+    assert adds.any? { |d| d.dig("decision", "reason").include?("the gain of a bridge slot is unknown") },
+           adds.map { |d| d.dig("decision", "reason") }.join("\n")
+    settled = eventually(timeout: 5) do
+      stats = server.stats
+      stats.dig("queue", "live_slots") == stats["booted_workers"] * 2
+    end
+    assert settled, "a slot beyond threads per worker: #{server.stats.inspect}"
+  end
+
   def test_swapping_the_controller_bundle_under_load_fails_no_request_and_the_next_tick_logs_the_new_policy
     log = File.join(temp_dir, "decisions.jsonl")
     server = autoscaling_server(log)
