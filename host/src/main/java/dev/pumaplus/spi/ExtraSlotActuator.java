@@ -12,18 +12,17 @@ import java.util.function.LongSupplier;
  * {@code min(units, WorkerPool.readyExtraSlots())}; one slot per unit. The slots are spread over the worker
  * processes by the shepherd, so they share those processes' cores and memory with the base slots.
  *
- * <p>Dead time: {@link DeadTime}, from {@link #add} until the ready count reached what it asked for,
- * starting at {@value #DEFAULT_DEAD_TIME_MS} ms. Memory per unit: unknown (-1); a Ractor's or thread's share of its process's PSS cannot be told
- * apart from the process's own growth while it serves.
+ * <p>Dead time: {@link CountedActuator}, starting at {@value #DEFAULT_DEAD_TIME_MS} ms. Memory per unit:
+ * unknown (-1); a Ractor's or thread's share of its process's PSS cannot be told apart from the process's
+ * own growth while it serves.
  *
  * <p>Gain: a Ractor has its own lock, so one more adds capacity (up to the cores: the CPU guard still
  * applies). A thread shares its process's GVL; without a GVL-wait measurement (Ruby 3.1 has no
  * {@code rb_internal_thread_add_event_hook}) whether it helps is unknown, and the policy never adds it.
  *
- * <p>Threading: all methods synchronize on this object; they are called from the controller's tick thread,
- * the control app and the watcher.
+ * <p>Threading: as {@link CountedActuator}.
  */
-public final class ExtraSlotActuator implements Actuator {
+public final class ExtraSlotActuator extends CountedActuator {
 
     /** The dead time assumed before any addition was measured, ms: a Ractor or thread plus its link's dial-in. */
     public static final long DEFAULT_DEAD_TIME_MS = 50;
@@ -31,9 +30,6 @@ public final class ExtraSlotActuator implements Actuator {
     private final String kind;
     private final boolean gainKnown;
     private final WorkerPool pool;
-    private final DeadTime deadTime;
-    private final boolean watch;
-    private int units;
 
     /**
      * The Ractor actuator: extra slots are Ractors (the configuration has {@code ractors}), gain known.
@@ -48,16 +44,12 @@ public final class ExtraSlotActuator implements Actuator {
         return new ExtraSlotActuator("thread", false, pool, System::nanoTime, true);
     }
 
-    /**
-     * @param clock {@link System#nanoTime()} in production; injected so the timing is testable
-     * @param watch start a watcher per addition (production); false when a test calls {@link #readyUnits}
-     */
+    /** As {@link CountedActuator}; a generation starts with no extra slots. */
     ExtraSlotActuator(String kind, boolean gainKnown, WorkerPool pool, LongSupplier clock, boolean watch) {
+        super(0, 0, DEFAULT_DEAD_TIME_MS, clock, watch);
         this.kind = kind;
         this.gainKnown = gainKnown;
         this.pool = pool;
-        this.deadTime = new DeadTime(DEFAULT_DEAD_TIME_MS * 1_000_000, clock);
-        this.watch = watch;
     }
 
     @Override
@@ -71,23 +63,6 @@ public final class ExtraSlotActuator implements Actuator {
     }
 
     @Override
-    public long deadTimeNanos() {
-        return deadTime.nanos();
-    }
-
-    @Override
-    public synchronized int units() {
-        return units;
-    }
-
-    @Override
-    public synchronized int readyUnits() {
-        int ready = Math.min(units, pool.readyExtraSlots());
-        deadTime.observe(ready);
-        return ready;
-    }
-
-    @Override
     public long memoryPerUnitBytes() {
         return -1;
     }
@@ -98,25 +73,12 @@ public final class ExtraSlotActuator implements Actuator {
     }
 
     @Override
-    public synchronized void add(int count) {
-        if (count <= 0) {
-            return;
-        }
-        units += count;
-        boolean started = deadTime.added(units);
-        pool.desiredExtraSlots(units);
-        if (started && watch) {
-            deadTime.watch("puma-plus-" + kind + "-actuator-watch", this::readyUnits);
-        }
+    protected void request(int total) {
+        pool.desiredExtraSlots(total);
     }
 
     @Override
-    public synchronized void remove(int count) {
-        if (count <= 0) {
-            return;
-        }
-        units = Math.max(0, units - count);
-        deadTime.removed(units);
-        pool.desiredExtraSlots(units);
+    protected int dialledIn() {
+        return pool.readyExtraSlots();
     }
 }

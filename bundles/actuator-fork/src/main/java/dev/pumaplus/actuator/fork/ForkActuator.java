@@ -5,8 +5,7 @@
  */
 package dev.pumaplus.actuator.fork;
 
-import dev.pumaplus.spi.Actuator;
-import dev.pumaplus.spi.DeadTime;
+import dev.pumaplus.spi.CountedActuator;
 import dev.pumaplus.spi.WorkerPool;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,33 +16,24 @@ import java.util.function.LongSupplier;
 /**
  * Units = the worker processes asked for (starts at the configured {@code workers}); ready = processes
  * whose every thread has dialled in, at most the units asked for (a retired process still finishing its
- * requests is not counted). Dead time: {@link DeadTime}, from an {@link #add} until the ready count reached
- * what it asked for, starting at {@value #DEFAULT_DEAD_TIME_MS} ms.
+ * requests is not counted; {@link CountedActuator}). Dead time: from an {@link #add} until the ready count
+ * reached what it asked for, starting at {@value #DEFAULT_DEAD_TIME_MS} ms.
  * Memory per unit: the mean proportional set size (Pss of /proc/PID/smaps_rollup) of the ready workers, so
  * pages shared copy-on-write with the shepherd count once, shared.
  *
- * <p>Threading: all methods synchronize on this object; they are called from the controller's tick thread
- * and the control app.
+ * <p>Threading: as {@link CountedActuator}.
  */
-final class ForkActuator implements Actuator {
+final class ForkActuator extends CountedActuator {
 
     /** The dead time assumed before any addition was measured, ms: a fork plus a small app's boot. */
     static final long DEFAULT_DEAD_TIME_MS = 1000;
 
     private final WorkerPool pool;
-    private final DeadTime deadTime;
-    private final boolean watch;
-    private int units;
 
-    /**
-     * @param clock {@link System#nanoTime()} in production; injected so the timing is testable
-     * @param watch start a watcher per addition (production); false when a test calls {@link #readyUnits}
-     */
+    /** As {@link CountedActuator}; never fewer than one worker. */
     ForkActuator(WorkerPool pool, LongSupplier clock, boolean watch) {
+        super(pool.initialWorkers(), 1, DEFAULT_DEAD_TIME_MS, clock, watch);
         this.pool = pool;
-        this.deadTime = new DeadTime(DEFAULT_DEAD_TIME_MS * 1_000_000, clock);
-        this.watch = watch;
-        this.units = Math.max(1, pool.initialWorkers());
     }
 
     @Override
@@ -54,23 +44,6 @@ final class ForkActuator implements Actuator {
     @Override
     public int slotsPerUnit() {
         return pool.threadsPerWorker();
-    }
-
-    @Override
-    public long deadTimeNanos() {
-        return deadTime.nanos();
-    }
-
-    @Override
-    public synchronized int units() {
-        return units;
-    }
-
-    @Override
-    public synchronized int readyUnits() {
-        int ready = Math.min(units, pool.readyWorkerPids().size());
-        deadTime.observe(ready);
-        return ready;
     }
 
     @Override
@@ -108,25 +81,12 @@ final class ForkActuator implements Actuator {
     }
 
     @Override
-    public synchronized void add(int count) {
-        if (count <= 0) {
-            return;
-        }
-        units += count;
-        boolean started = deadTime.added(units);
-        pool.desiredWorkers(units);
-        if (started && watch) {
-            deadTime.watch("puma-plus-fork-actuator-watch", this::readyUnits);
-        }
+    protected void request(int total) {
+        pool.desiredWorkers(total);
     }
 
     @Override
-    public synchronized void remove(int count) {
-        if (count <= 0) {
-            return;
-        }
-        units = Math.max(1, units - count);
-        deadTime.removed(units);
-        pool.desiredWorkers(units);
+    protected int dialledIn() {
+        return pool.readyWorkerPids().size();
     }
 }
