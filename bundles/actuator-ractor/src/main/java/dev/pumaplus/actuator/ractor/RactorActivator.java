@@ -5,34 +5,13 @@
  */
 package dev.pumaplus.actuator.ractor;
 
-import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.ActuatorActivator;
 import dev.pumaplus.spi.ExtraSlotActuator;
-import dev.pumaplus.spi.WorkerPool;
-import org.osgi.framework.BundleActivator;
-import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceReference;
-import org.osgi.framework.ServiceRegistration;
 
-/** Without a WorkerPool (a host too old to offer one) the bundle registers nothing. */
-public final class RactorActivator implements BundleActivator {
+/** The Ractor actuator's bundle activator. */
+public final class RactorActivator extends ActuatorActivator {
 
-    private ServiceRegistration<Actuator> registration;
-
-    @Override
-    public void start(BundleContext context) {
-        ServiceReference<WorkerPool> ref = context.getServiceReference(WorkerPool.class);
-        if (ref == null) {
-            System.err.println("puma-plus: actuator-ractor: the host offers no WorkerPool; not registering");
-            return;
-        }
-        registration = context.registerService(Actuator.class, ExtraSlotActuator.ractors(context.getService(ref)),
-                null);
-    }
-
-    @Override
-    public void stop(BundleContext context) {
-        if (registration != null) {
-            registration.unregister();
-        }
+    public RactorActivator() {
+        super("actuator-ractor", ExtraSlotActuator::ractors);
     }
 }
