@@ -6,26 +6,14 @@
 #
 # u32 count (>= 0)
 
-require_relative "payload"
+require_relative "desired_count"
 
 module PumaPlus
   module Wire
     class ExtraSlots < Struct.new(:count, keyword_init: true)
-      include Payload
+      include DesiredCount
       TYPE = FrameType::EXTRA_SLOTS
-      FORMAT = "N"
-      SIZE = 4
-
-      # Raises ProtocolError unless the payload is exactly 4 bytes.
-      def self.decode(payload)
-        raise ProtocolError, "EXTRA_SLOTS payload of #{payload.bytesize} bytes, #{SIZE} required" unless payload.bytesize == SIZE
-
-        new(count: payload.unpack1(FORMAT))
-      end
-
-      def payload
-        [count].pack(FORMAT)
-      end
+      MINIMUM = 0
     end
   end
 end
