@@ -8,6 +8,8 @@
 # be written to, in any Ractor). So the graph is walked first, children before parents: an IO is refused
 # without touching it, and every other node is made shareable once its children are; the first that
 # refuses is the culprit. After a failure part of the app is frozen; the worker stops booting anyway.
+# A Sinatra app is refused where it sits in the graph: it is made of classes, which are shareable, yet every
+# request would fail in a Ractor.
 
 module PumaPlus
   module ShareableApp
@@ -18,6 +20,8 @@ module PumaPlus
             "thread-local connections); remove `ractors`"
     IO_REASON = "an IO cannot be shared between Ractors (freezing it would stop this process writing to it); " \
                 "open it inside #call, or write to $stderr there"
+    SINATRA = "a Sinatra app is not Ractor-safe (its settings are methods made from Procs of the main " \
+              "Ractor: every request would be a 500); remove `ractors`"
     PROC_HINT = "a lambda or block (e.g. `run ->(env) { ... }` in config.ru) cannot run in a Ractor; " \
                 "use an object with #call"
 
@@ -34,6 +38,7 @@ module PumaPlus
 
     # [path, reason] for the first object under +object+ that cannot be made shareable, or nil.
     def self.culprit(object, path, seen)
+      return [path, SINATRA] if sinatra?(object)
       return nil if Ractor.shareable?(object) || seen.key?(object.__id__)
 
       seen[object.__id__] = true
@@ -60,6 +65,14 @@ module PumaPlus
       end
     end
 
+    # A Sinatra application class (classic or modular), an instance of one, or the wrapper `App.new` returns.
+    def self.sinatra?(object)
+      return false unless defined?(::Sinatra::Base)
+
+      (object.is_a?(Class) && object <= ::Sinatra::Base) || object.is_a?(::Sinatra::Base) ||
+        (defined?(::Sinatra::Wrapper) && object.is_a?(::Sinatra::Wrapper))
+    end
+
     def self.describe(object, error)
       if object.is_a?(Proc)
         "a Proc that is not shareable (#{error.message}); #{PROC_HINT}"
@@ -67,6 +80,6 @@ module PumaPlus
         "#{object.class} cannot be shared between Ractors (#{error.message})"
       end
     end
-    private_class_method :culprit, :children, :describe
+    private_class_method :culprit, :children, :sinatra?, :describe
   end
 end

@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 # ShareableApp: a plain object with #call becomes shareable; anything that cannot be names its path from
-# the app and the reason, without freezing an IO on the way; a Rails application gets its own message.
+# the app and the reason, without freezing an IO on the way; a Rails application gets its own message, and
+# a Sinatra app is named where it sits.
 
 require "test_helper"
 require "rbconfig"
@@ -84,5 +85,28 @@ class PumaPlus::ShareableAppTest < PumaPlus::TestCase
     output = IO.popen([RbConfig.ruby, "-I", File.expand_path("../../lib", __dir__), "-e", script], err: File::NULL, &:read)
     assert_equal "Rails applications are not Ractor-safe (class-level mutable state, autoloading, " \
                  "thread-local connections); remove `ractors`", output
+  end
+
+  def test_a_sinatra_app_is_refused_at_boot_by_its_path_instead_of_failing_every_request
+    script = <<~'RUBY'
+      require "sinatra/base"
+      require "rack"
+      class Shop < Sinatra::Base
+        get("/") { "hi" }
+      end
+      require "puma_plus/shareable_app"
+      [Shop, Shop.new, Rack::Builder.new { use Rack::Runtime; run Shop }.to_app].each do |app|
+        PumaPlus::ShareableApp.make(app)
+        puts "shared #{app.class}"
+      rescue PumaPlus::ShareableApp::Error => e
+        puts e.message
+      end
+    RUBY
+    output = IO.popen([RbConfig.ruby, "-I", File.expand_path("../../lib", __dir__), "-e", script], err: File::NULL, &:read)
+    lines = output.lines(chomp: true)
+    assert_equal 3, lines.size, output
+    assert_match(/\Aapp: a Sinatra app is not Ractor-safe .*remove `ractors`\z/, lines[0])
+    assert_match(/\Aapp: a Sinatra app is not Ractor-safe/, lines[1])
+    assert_match(/\Aapp\.@app: a Sinatra app is not Ractor-safe/, lines[2])
   end
 end
