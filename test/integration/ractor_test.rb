@@ -2,6 +2,7 @@
 # a Ractor, so two CPU-bound requests on two slots of one worker run in parallel, where two threads of one
 # worker take turns on the GVL.
 require "server_helper"
+require "open3"
 
 class RactorTest < IntegrationTest
   TEST_TIMEOUT = 90
@@ -35,5 +36,15 @@ class RactorTest < IntegrationTest
                     CPU_MS, one * 1000, two * 1000, one_thread * 1000, two_threads * 1000)
     assert_operator two, :<, one * 1.5, report
     assert_operator two_threads, :>, one_thread * 1.7, report
+  end
+
+  def test_an_app_that_cannot_be_shared_stops_the_server_with_its_path_instead_of_retrying_workers_forever
+    lambda_app = File.join(PumaPlusServer::ROOT, "examples/hello/config.ru")
+    out, status = Open3.capture2e("timeout", "60", PumaPlusServer::EXE, "--ractors", "-w", "2", "-b", "tcp://127.0.0.1:0",
+                                  lambda_app)
+    assert_equal 1, status.exitstatus, out
+    assert_match(/worker \d: the app cannot run in Ractors \(ractors\): app: a Proc that is not shareable/, out)
+    assert_match(/use an object with #call/, out)
+    refute_match(/next attempt in/, out, "a worker that cannot share the app must not be retried")
   end
 end

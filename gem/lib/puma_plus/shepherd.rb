@@ -359,6 +359,12 @@ module PumaPlus
       slot.pid = nil
       return if @stopping
 
+      if !slot.booted && status.exitstatus == Worker::NOT_SHAREABLE
+        # Every replacement would fail the same way: stop, as a preloaded app that cannot be shared does.
+        @exit_status = 1
+        begin_stop("worker #{slot.index}: the app cannot run in Ractors; remove `ractors` or make it shareable")
+        return
+      end
       spread_extra_slots # the others take its share until its replacement has booted
 
       Log.line("worker #{slot.index} (pid #{old_pid}) exited #{describe(status)}; starting a replacement", @log)

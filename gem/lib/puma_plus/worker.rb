@@ -21,6 +21,9 @@ require_relative "rackup"
 
 module PumaPlus
   class Worker
+    # The exit status of a worker whose app cannot be shared between Ractors (`ractors`): a configuration
+    # error no restart can fix, so the shepherd stops instead of retrying (sysexits' EX_CONFIG).
+    NOT_SHAREABLE = 78
     # Seconds an idle link waits, after TERM and its GOAWAY, for the host to close it.
     DRAIN_GRACE = 2.0
     # pack format of one share on the extra-slots pipe: u32, big-endian.
@@ -68,8 +71,8 @@ module PumaPlus
       @stopping = false
     end
 
-    # Boots and serves until every link has ended. Returns the process exit status: 0, or 1 when the
-    # app or a boot hook raised (logged).
+    # Boots and serves until every link has ended. Returns the process exit status: 0, 1 when the app or a
+    # boot hook raised (logged), or NOT_SHAREABLE.
     def run
       Process.setproctitle("puma-plus: worker #{@index}#{" [#{@tag}]" if @tag} (generation #{@generation})")
       # The app's log lines reach a pipe, not a terminal: unbuffered, they arrive in order with the host's
@@ -79,7 +82,8 @@ module PumaPlus
       trap("INT", "IGNORE")
       stop_reader, stop_writer = IO.pipe
       trap("TERM") { stop_writer.write_nonblock(".", exception: false) }
-      return 1 unless boot
+      failure = boot
+      return failure if failure
 
       watch_lifeline(stop_writer) if @lifeline
 
@@ -104,6 +108,7 @@ module PumaPlus
 
     private
 
+    # nil once booted, else the exit status: NOT_SHAREABLE when the app cannot run in Ractors, else 1.
     def boot
       @app ||= Rackup.load(@rackup)
       @on_worker_boot.each { |hook| hook.call(@index) }
@@ -112,12 +117,15 @@ module PumaPlus
         @booted.write("1")
         check_in
       end
-      true
+      nil
+    rescue ShareableApp::Error => e
+      Log.line("worker #{@index}: the app cannot run in Ractors (ractors): #{e.message}", @log)
+      NOT_SHAREABLE
     rescue Exception => e # rubocop:disable Lint/RescueException -- report any boot failure, then exit 1
       raise if e.is_a?(SystemExit)
 
       Log.exception("worker #{@index} failed to boot", e, @log)
-      false
+      1
     end
 
     # Puma's on_worker_shutdown: after the last request, in this process, with the index. Returns the exit

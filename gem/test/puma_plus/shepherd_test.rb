@@ -318,11 +318,15 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     assert_match(/Ractor::IsolationError: can not get unshareable values from instance variables of classes/, @host.log)
   end
 
-  def test_under_ractors_a_lambda_app_fails_to_boot_naming_the_proc_and_what_to_use_instead
-    start_shepherd(%w[--ractors -w 1 -t 1])
-    sleep 0.05 until @host.log.include?("failed to boot")
-    assert_match(/worker 0 failed to boot: PumaPlus::ShareableApp::Error: app: a Proc that is not shareable .*#call/,
+  def test_under_ractors_a_lambda_app_stops_the_shepherd_with_exit_1_naming_the_proc_instead_of_retrying
+    @host.spawn_shepherd(%w[--ractors -w 1 -t 1], chdir: @app_dir)
+    link, = @host.accept_link
+    assert_equal Wire::FrameType::CONFIG, link.read_frame.type
+    status = @host.wait_shepherd(8)
+    assert_equal 1, status&.exitstatus, @host.log
+    assert_match(/worker 0: the app cannot run in Ractors \(ractors\): app: a Proc that is not shareable .*#call/,
                  @host.log)
+    refute_includes @host.log, "next attempt in", "no restart can make the app shareable"
   end
 
   def test_under_ractors_term_sends_goaway_on_every_ractor_link_and_the_worker_exits
@@ -343,8 +347,9 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     refute process_alive?(pid), "the worker did not exit after its Ractor links ended\n#{@host.log}"
   end
 
-  # Sinatra 3.0 fails before any class ivar: its settings are methods defined from Procs of the main Ractor.
-  def test_under_ractors_a_sinatra_app_answers_500_naming_the_ractor_error_and_the_slot_serves_on
+  # Sinatra 3.0 would fail every request in a Ractor (its settings are methods defined from Procs of the
+  # main Ractor), though its app is a class and so "shareable": it is refused at boot instead.
+  def test_under_ractors_a_sinatra_app_stops_the_shepherd_naming_it
     File.write(File.join(@app_dir, "config.ru"), <<~RUBY)
       require "sinatra/base"
       class Shop < Sinatra::Base
@@ -352,13 +357,12 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
       end
       run Shop
     RUBY
-    start_shepherd(%w[--ractors -w 1 -t 1])
-    worker, = @host.accept_link
-    2.times do
-      worker.request({})
-      assert_equal 500, worker.response.status
-    end
-    assert_match(/GET \/: app raised: RuntimeError: defined with an un-shareable Proc in a different Ractor/, @host.log)
+    @host.spawn_shepherd(%w[--ractors -w 1 -t 1], chdir: @app_dir)
+    link, = @host.accept_link
+    assert_equal Wire::FrameType::CONFIG, link.read_frame.type
+    status = @host.wait_shepherd(8)
+    assert_equal 1, status&.exitstatus, @host.log
+    assert_match(/worker 0: the app cannot run in Ractors \(ractors\): app: a Sinatra app is not Ractor-safe/, @host.log)
   end
 
   def test_under_ractors_a_lowlevel_error_handler_block_is_dropped_with_a_log_line
