@@ -52,10 +52,14 @@ public abstract class CountedActuator implements Actuator {
     }
 
     @Override
-    public final synchronized int readyUnits() {
-        int ready = Math.min(units, dialledIn());
+    public final int readyUnits() {
+        int ready = ready();
         deadTime.observe(ready);
         return ready;
+    }
+
+    private synchronized int ready() {
+        return Math.min(units, dialledIn());
     }
 
     @Override
@@ -67,7 +71,7 @@ public abstract class CountedActuator implements Actuator {
         boolean started = deadTime.added(units);
         request(units);
         if (started && watch) {
-            deadTime.watch("puma-plus-" + kind() + "-actuator-watch", this::readyUnits);
+            deadTime.watch("puma-plus-" + kind() + "-actuator-watch", this::ready);
         }
     }
 
