@@ -116,8 +116,7 @@ module PumaPlus
 
     def handshake
       hello = Wire::Hello.new(version: Wire::VERSION, role: Wire::Hello::ROLE_SHEPHERD, pid: Process.pid,
-                              generation: @generation, worker_index: 0, thread_index: 0,
-                              capabilities: "fork rack#{Rack.release.to_i}")
+                              generation: @generation, worker_index: 0, thread_index: 0)
       @link.write(hello.encode)
       frame = Wire::Frame.read(@link)
       case frame&.type

@@ -25,7 +25,7 @@ require_relative "wire/response_file"
 
 module PumaPlus
   module Wire
-    # The protocol version this codec speaks.
+    # The protocol version this codec speaks (the Java codec's dev.pumaplus.wire.Protocol.VERSION).
     VERSION = 3
 
     # frame type code => payload class
@@ -33,9 +33,12 @@ module PumaPlus
                 ResponseBody, ResponseAbort, Hijack, HijackHead, EarlyHints, ResponseFile]
                .to_h { |klass| [klass::TYPE, klass] }.freeze
 
-    # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed.
+    # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed, its
+    # message beginning with the frame's type ("WORKER_COUNT: count 0, at least 1 required").
     def self.decode(frame)
       PAYLOADS.fetch(frame.type).decode(frame.payload)
+    rescue ProtocolError => e
+      raise ProtocolError, "#{frame.type_name}: #{e.message}"
     end
   end
 end

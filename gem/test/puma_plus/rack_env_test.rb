@@ -75,7 +75,7 @@ class PumaPlus::RackEnvTest < PumaPlus::TestCase
   def test_payload_shorter_than_the_timing_fields_raises_a_protocol_error
     frame = Wire::Frame.read_all(File.binread(File.join(CORPUS, "invalid-short-request.bin"))).first
     error = assert_raises(Wire::ProtocolError) { PumaPlus::RackEnv.build(prototype, frame.payload, nil) }
-    assert_match(/REQUEST payload of 16 bytes, at least 24 required/, error.message)
+    assert_match(/REQUEST: payload of 16 bytes, at least 24 required/, error.message)
     assert_raises(Wire::ProtocolError) { PumaPlus::RackEnv.build(prototype, "".b, nil) }
   end
 end

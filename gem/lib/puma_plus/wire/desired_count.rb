@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-# What WORKER_COUNT and EXTRA_SLOTS share: the payload is one u32, a desired total (never a delta) of at
-# least the class's MINIMUM.
+# What WORKER_COUNT and EXTRA_SLOTS share: the payload is one u32, a desired total (never a delta, so a
+# repeated or late frame cannot over- or under-shoot) of at least the type's MINIMUM.
 #
 # u32 count
 
@@ -9,26 +9,26 @@ require_relative "payload"
 
 module PumaPlus
   module Wire
-    module DesiredCount
+    class DesiredCount < Struct.new(:count, keyword_init: true)
       include Payload
       FORMAT = "N"
       SIZE = 4
 
-      def self.included(base)
-        base.extend(ClassMethods)
+      # The payload class of frame type +type+, whose count is at least +minimum+.
+      def self.of(type, minimum)
+        Class.new(self) do
+          const_set(:TYPE, type)
+          const_set(:MINIMUM, minimum)
+        end
       end
 
-      module ClassMethods
-        # Raises ProtocolError unless the payload is 4 bytes holding a count of at least MINIMUM.
-        def decode(payload)
-          name = FrameType.name_of(self::TYPE)
-          raise ProtocolError, "#{name} payload of #{payload.bytesize} bytes, #{SIZE} required" unless payload.bytesize == SIZE
+      # Raises ProtocolError unless the payload is 4 bytes holding a count of at least MINIMUM.
+      def self.decode(payload)
+        Payload.exactly(payload, SIZE)
+        count = payload.unpack1(FORMAT)
+        raise ProtocolError, "count #{count}, at least #{self::MINIMUM} required" if count < self::MINIMUM
 
-          count = payload.unpack1(FORMAT)
-          raise ProtocolError, "#{name} of #{count}, at least #{self::MINIMUM} required" if count < self::MINIMUM
-
-          new(count: count)
-        end
+        new(count: count)
       end
 
       def payload

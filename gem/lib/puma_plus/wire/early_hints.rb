@@ -9,10 +9,8 @@ require_relative "pair_list"
 
 module PumaPlus
   module Wire
-    class EarlyHints < Struct.new(:pairs, keyword_init: true)
-      include Payload
-      TYPE = FrameType::EARLY_HINTS
-
+    class EarlyHints < Payload.struct(FrameType::EARLY_HINTS, :pairs)
+      # Raises ProtocolError for a truncated pair list.
       def self.decode(payload)
         new(pairs: PairList.decode(payload))
       end

@@ -10,10 +10,6 @@ require_relative "desired_count"
 
 module PumaPlus
   module Wire
-    class ExtraSlots < Struct.new(:count, keyword_init: true)
-      include DesiredCount
-      TYPE = FrameType::EXTRA_SLOTS
-      MINIMUM = 0
-    end
+    ExtraSlots = DesiredCount.of(FrameType::EXTRA_SLOTS, 0)
   end
 end

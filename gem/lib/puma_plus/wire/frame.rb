@@ -51,26 +51,25 @@ module PumaPlus
         [(type << 24) | (flags & FLAGS_MASK), length, payload].pack("NNa*", buffer: buffer)
       end
 
-      # Reads exactly one frame from +io+ (blocking). Returns a Frame, or nil on a clean end of stream
-      # before the first header byte. Raises ProtocolError for an unknown type, an oversize length, or
-      # a stream that ends inside a frame. The unknown-type and length checks happen before the payload
-      # is read, so a hostile length never allocates.
+      # Reads exactly one frame from +io+ (blocking; anything answering read(length) as IO#read does).
+      # Returns a Frame, or nil on a clean end of stream before the first header byte. Raises ProtocolError
+      # for an unknown type, an oversize length, or a stream that ends inside a frame; the message begins
+      # with the frame's type ("BODY: ", or "0x7f: " for an unknown one). The unknown-type and length checks
+      # happen before the payload is read, so a hostile length never allocates. The payload's layout is
+      # checked by Wire.decode.
       def self.read(io)
         header = io.read(HEADER_SIZE)
         return nil if header.nil?
         raise ProtocolError, "stream ended inside a frame header" if header.bytesize < HEADER_SIZE
 
         word, length = header.unpack(HEADER_FORMAT)
-        type = word >> 24
-        FrameType.name_of(type) unless FrameType.known?(type)
-        raise ProtocolError, "payload length #{length} exceeds #{MAX_PAYLOAD}" if length > MAX_PAYLOAD
+        name = FrameType.name_of(word >> 24)
+        raise ProtocolError, "#{name}: payload length #{length} exceeds MAX_PAYLOAD #{MAX_PAYLOAD}" if length > MAX_PAYLOAD
 
         payload = length.zero? ? EMPTY : io.read(length)
-        if payload.nil? || payload.bytesize < length
-          raise ProtocolError, "stream ended inside a #{FrameType.name_of(type)} payload"
-        end
+        raise ProtocolError, "#{name}: stream ended inside the payload" if payload.nil? || payload.bytesize < length
 
-        new(type, word & FLAGS_MASK, payload)
+        new(word >> 24, word & FLAGS_MASK, payload)
       end
 
       # Reads every frame in the binary String +bytes+ (e.g. a corpus .bin).

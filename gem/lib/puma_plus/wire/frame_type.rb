@@ -34,7 +34,7 @@ module PumaPlus
 
       # The corpus name of +code+, e.g. "RESPONSE_HEAD"; raises ProtocolError for an unknown code.
       def self.name_of(code)
-        NAMES.fetch(code) { raise ProtocolError, format("unknown frame type 0x%02x", code) }
+        NAMES.fetch(code) { raise ProtocolError, format("0x%02x: unknown frame type", code) }
       end
 
       # The code of the type called +name+; raises ArgumentError for an unknown name.

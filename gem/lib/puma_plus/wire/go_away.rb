@@ -9,9 +9,7 @@ require_relative "payload"
 
 module PumaPlus
   module Wire
-    class GoAway < Struct.new(:code, :reason, keyword_init: true)
-      include Payload
-      TYPE = FrameType::GOAWAY
+    class GoAway < Payload.struct(FrameType::GOAWAY, :code, :reason)
       NORMAL = 0
       PROTOCOL_ERROR = 1
       UNSUPPORTED_VERSION = 2
@@ -20,8 +18,7 @@ module PumaPlus
       # Parses a GOAWAY payload; raises ProtocolError when it lacks the 2-byte code. The reason is
       # returned as binary bytes (decode it as UTF-8 to show it).
       def self.decode(payload)
-        raise ProtocolError, "GOAWAY payload of #{payload.bytesize} bytes, at least 2 required" if payload.bytesize < 2
-
+        Payload.at_least(payload, 2)
         new(code: payload.unpack1("n"), reason: payload.byteslice(2..))
       end
 

@@ -12,30 +12,11 @@ require_relative "response_head"
 
 module PumaPlus
   module Wire
-    class Hijack < Struct.new(:unused, keyword_init: true)
-      include Payload
-      TYPE = FrameType::HIJACK
+    Hijack = Payload.empty(FrameType::HIJACK)
 
-      def self.decode(_payload)
-        new
-      end
-
-      def to_h
-        {}
-      end
-
-      def payload
-        Frame::EMPTY
-      end
-    end
-
+    # Decodes and encodes as ResponseHead; only the frame type differs.
     class HijackHead < ResponseHead
       TYPE = FrameType::HIJACK_HEAD
-
-      def self.decode(payload)
-        head = ResponseHead.decode(payload)
-        new(**head.to_h)
-      end
     end
   end
 end

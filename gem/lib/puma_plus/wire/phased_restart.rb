@@ -7,30 +7,6 @@ require_relative "payload"
 
 module PumaPlus
   module Wire
-    class PhasedRestart
-      include Payload
-      TYPE = FrameType::PHASED_RESTART
-
-      # Raises ProtocolError unless the payload is empty.
-      def self.decode(payload)
-        raise ProtocolError, "PHASED_RESTART payload of #{payload.bytesize} bytes, 0 required" unless payload.empty?
-
-        new
-      end
-
-      def initialize(**_none); end
-
-      def payload
-        "".b
-      end
-
-      def to_h
-        {}
-      end
-
-      def ==(other)
-        other.is_a?(PhasedRestart)
-      end
-    end
+    PhasedRestart = Payload.empty(FrameType::PHASED_RESTART)
   end
 end

@@ -22,9 +22,7 @@ require_relative "pair_list"
 
 module PumaPlus
   module Wire
-    class Request < Struct.new(:headers_parsed_ns, :runnable_ns, :dispatched_ns, :pairs, keyword_init: true)
-      include Payload
-      TYPE = FrameType::REQUEST
+    class Request < Payload.struct(FrameType::REQUEST, :headers_parsed_ns, :runnable_ns, :dispatched_ns, :pairs)
       # T2, T2b, T3: three u64, big-endian.
       TIMES_FORMAT = "Q>Q>Q>"
       # The format of one timing field, for unpack1 with offset:.
@@ -36,17 +34,18 @@ module PumaPlus
       PAIRS_AT = 24
       FIXED_SIZE = PAIRS_AT
 
-      # Raises ProtocolError unless +payload+ holds at least the 24 bytes of timing fields.
+      # Raises ProtocolError ("REQUEST: payload of ...") unless +payload+ holds at least the 24 bytes of
+      # timing fields. For RackEnv, which reads a REQUEST without Wire.decode (that names the type itself).
       def self.check_size(payload)
-        return if payload.bytesize >= FIXED_SIZE
-
-        raise ProtocolError, "REQUEST payload of #{payload.bytesize} bytes, at least #{FIXED_SIZE} required"
+        Payload.at_least(payload, FIXED_SIZE)
+      rescue ProtocolError => e
+        raise ProtocolError, "REQUEST: #{e.message}"
       end
 
       # Parses a REQUEST payload; raises ProtocolError when it is shorter than 24 bytes or its pair list
       # is truncated.
       def self.decode(payload)
-        check_size(payload)
+        Payload.at_least(payload, FIXED_SIZE)
         new(headers_parsed_ns: payload.unpack1(TIME_FORMAT, offset: HEADERS_PARSED_AT),
             runnable_ns: payload.unpack1(TIME_FORMAT, offset: RUNNABLE_AT),
             dispatched_ns: payload.unpack1(TIME_FORMAT, offset: DISPATCHED_AT),

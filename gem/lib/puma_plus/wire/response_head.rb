@@ -24,21 +24,16 @@ require_relative "pair_list"
 
 module PumaPlus
   module Wire
-    class ResponseHead < Struct.new(:status, :app_called_ns, :app_returned_ns, :body_read_ns, :pairs,
-                                    keyword_init: true)
-      include Payload
-      TYPE = FrameType::RESPONSE_HEAD
+    class ResponseHead < Payload.struct(FrameType::RESPONSE_HEAD, :status, :app_called_ns, :app_returned_ns,
+                                        :body_read_ns, :pairs)
       # status, reserved, T4, T5, body read ns.
       PREFIX_FORMAT = "nnQ>Q>Q>"
       FIXED_SIZE = 28
 
-      # Parses a RESPONSE_HEAD payload; raises ProtocolError when it is shorter than its 28 fixed bytes
-      # or its pair list is truncated. The reserved field is ignored.
+      # Parses a RESPONSE_HEAD (or, called on HijackHead, a HIJACK_HEAD) payload; raises ProtocolError when
+      # it is shorter than its 28 fixed bytes or its pair list is truncated. The reserved field is ignored.
       def self.decode(payload)
-        if payload.bytesize < FIXED_SIZE
-          raise ProtocolError, "RESPONSE_HEAD payload of #{payload.bytesize} bytes, at least #{FIXED_SIZE} required"
-        end
-
+        Payload.at_least(payload, FIXED_SIZE)
         status, _reserved, app_called_ns, app_returned_ns, body_read_ns = payload.unpack(PREFIX_FORMAT)
         new(status: status, app_called_ns: app_called_ns, app_returned_ns: app_returned_ns,
             body_read_ns: body_read_ns, pairs: PairList.decode(payload, FIXED_SIZE))

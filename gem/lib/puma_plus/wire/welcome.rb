@@ -9,19 +9,14 @@ require_relative "payload"
 
 module PumaPlus
   module Wire
-    class Welcome < Struct.new(:version, :link_id, keyword_init: true)
-      include Payload
-      TYPE = FrameType::WELCOME
+    class Welcome < Payload.struct(FrameType::WELCOME, :version, :link_id)
       FORMAT = "nnN"
       SIZE = 8
 
       # Parses a WELCOME payload; raises ProtocolError unless it is exactly 8 bytes. The reserved field
       # is ignored.
       def self.decode(payload)
-        unless payload.bytesize == SIZE
-          raise ProtocolError, "WELCOME payload of #{payload.bytesize} bytes, #{SIZE} required"
-        end
-
+        Payload.exactly(payload, SIZE)
         version, _reserved, link_id = payload.unpack(FORMAT)
         new(version: version, link_id: link_id)
       end

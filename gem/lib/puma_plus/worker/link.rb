@@ -126,7 +126,7 @@ module PumaPlus
       def handshake
         hello = Wire::Hello.new(version: Wire::VERSION, role: Wire::Hello::ROLE_WORKER, pid: Process.pid,
                                 generation: @generation, worker_index: @worker_index,
-                                thread_index: @thread_index, capabilities: "")
+                                thread_index: @thread_index)
         @io.write(hello.encode)
         frame = Wire::Frame.read(@io)
         case frame&.type
@@ -285,7 +285,7 @@ module PumaPlus
         socket.binmode
         hello = Wire::Hello.new(version: Wire::VERSION, role: Wire::Hello::ROLE_HIJACK, pid: Process.pid,
                                 generation: @generation, worker_index: @worker_index,
-                                thread_index: @thread_index, capabilities: "request=#{@request_id}")
+                                thread_index: @thread_index, request_id: Integer(@request_id, 10))
         socket.write(hello.encode)
         header = read_exactly(socket, Wire::Frame::HEADER_SIZE)
         word, length = header.unpack(Wire::Frame::HEADER_FORMAT)

@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 # Holds the Ruby codec to the golden corpus in docs/protocol/corpus/ that the Java codec also reads: every
-# .bin decodes to its .json, every .json encodes to its .bin, every invalid-* case is rejected.
+# .bin decodes to its .json, every .json encodes to its .bin, every invalid-* case is rejected as a protocol
+# error naming the frame it breaks, and every frame type has such a case.
 
 require "test_helper"
 require "json"
@@ -16,16 +17,23 @@ class PumaPlus::Wire::CorpusTest < PumaPlus::TestCase
     assert_operator CASES.size, :>=, 20, "expected the golden corpus at #{CORPUS}"
   end
 
+  def test_every_frame_type_has_an_invalid_case
+    named = CASES.select { |name| name.start_with?("invalid-") }
+                 .map { |name| JSON.parse(File.read(File.join(CORPUS, "#{name}.json"))).fetch("frame") }
+    assert_empty Wire::FrameType::NAMES.values - named
+  end
+
   CASES.each do |name|
     spec = JSON.parse(File.read(File.join(CORPUS, "#{name}.json")))
     bin = File.binread(File.join(CORPUS, "#{name}.bin"))
 
     if name.start_with?("invalid-")
-      define_method("test_#{name.tr('-', '_')}_is_rejected_as_a_protocol_error") do
+      define_method("test_#{name.tr('-', '_')}_is_rejected_as_a_protocol_error_naming_its_frame") do
         assert_equal "protocol", spec.fetch("error")
-        assert_raises(Wire::ProtocolError) do
+        error = assert_raises(Wire::ProtocolError) do
           Wire::Frame.read_all(bin).each { |frame| Wire.decode(frame) }
         end
+        assert error.message.start_with?("#{spec.fetch('frame')}: "), "#{error.message.inspect} names #{spec.fetch('frame')}"
       end
     else
       define_method("test_#{name.tr('-', '_')}_bin_decodes_to_its_json") do
@@ -66,8 +74,8 @@ class PumaPlus::Wire::CorpusTest < PumaPlus::TestCase
   # The corpus frame as a comparable Hash with every bytes value made binary.
   def expected_frame(f)
     fields = case f.fetch("type")
-             when "HELLO" then f.slice("version", "role", "pid", "generation", "worker_index", "thread_index")
-                                .merge("capabilities" => bytes(f.fetch("capabilities")))
+             when "HELLO" then f.slice("version", "role", "pid", "generation", "worker_index", "thread_index",
+                                       "request_id")
              when "WELCOME" then f.slice("version", "link_id")
              when "GOAWAY" then { "code" => f.fetch("code"), "reason" => bytes(f.fetch("reason")) }
              when "CONFIG" then { "json" => bytes(f.fetch("json")) }

@@ -45,13 +45,14 @@ class PumaPlus::Wire::FrameTest < PumaPlus::TestCase
   def test_unknown_type_is_rejected_before_the_payload_is_read
     io = StringIO.new([0x7f << 24, 5].pack("NN") + "hello")
     error = assert_raises(PumaPlus::Wire::ProtocolError) { Frame.read(io) }
-    assert_match(/unknown frame type 0x7f/, error.message)
+    assert_equal "0x7f: unknown frame type", error.message
     assert_equal 8, io.pos
   end
 
   def test_oversize_length_is_rejected_without_reading_the_payload
     io = StringIO.new([T::BODY << 24, Frame::MAX_PAYLOAD + 1].pack("NN"))
-    assert_raises(PumaPlus::Wire::ProtocolError) { Frame.read(io) }
+    error = assert_raises(PumaPlus::Wire::ProtocolError) { Frame.read(io) }
+    assert_equal "BODY: payload length 1048577 exceeds MAX_PAYLOAD 1048576", error.message
     assert_equal 8, io.pos
   end
 

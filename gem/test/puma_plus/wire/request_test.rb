@@ -42,8 +42,9 @@ class PumaPlus::Wire::RequestTest < PumaPlus::TestCase
   def test_payload_shorter_than_24_bytes_is_a_protocol_error
     whole = Request.new(headers_parsed_ns: 5, runnable_ns: 6, dispatched_ns: 7, pairs: []).payload
     (0...24).each do |size|
-      error = assert_raises(Wire::ProtocolError, "#{size} bytes") { Request.decode(whole.byteslice(0, size)) }
-      assert_equal "REQUEST payload of #{size} bytes, at least 24 required", error.message
+      frame = Wire::Frame.new(Wire::FrameType::REQUEST, 0, whole.byteslice(0, size))
+      error = assert_raises(Wire::ProtocolError, "#{size} bytes") { Wire.decode(frame) }
+      assert_equal "REQUEST: payload of #{size} bytes, at least 24 required", error.message
     end
   end
 

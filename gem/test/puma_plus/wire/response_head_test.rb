@@ -41,8 +41,9 @@ class PumaPlus::Wire::ResponseHeadTest < PumaPlus::TestCase
     whole = ResponseHead.payload(200, 1, 2, 3, [])
     assert_equal 28, whole.bytesize
     (0...28).each do |size|
-      error = assert_raises(Wire::ProtocolError, "#{size} bytes") { ResponseHead.decode(whole.byteslice(0, size)) }
-      assert_equal "RESPONSE_HEAD payload of #{size} bytes, at least 28 required", error.message
+      frame = Wire::Frame.new(Wire::FrameType::RESPONSE_HEAD, 0, whole.byteslice(0, size))
+      error = assert_raises(Wire::ProtocolError, "#{size} bytes") { Wire.decode(frame) }
+      assert_equal "RESPONSE_HEAD: payload of #{size} bytes, at least 28 required", error.message
     end
   end
 

@@ -154,18 +154,4 @@ final class Hijacks {
         Frame goaway = new Goaway(Goaway.CODE_NORMAL, reason).toFrame(channel.alloc());
         channel.writeAndFlush(goaway).addListener(ChannelFutureListener.CLOSE);
     }
-
-    /** The request id a role-2 HELLO names: its {@code request=<id>} capability, or -1. */
-    static long requestId(String capabilities) {
-        for (String token : capabilities.split(" ")) {
-            if (token.startsWith("request=")) {
-                try {
-                    return Long.parseLong(token.substring("request=".length()));
-                } catch (NumberFormatException e) {
-                    return -1;
-                }
-            }
-        }
-        return -1;
-    }
 }

@@ -8,6 +8,7 @@ import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
+import dev.pumaplus.wire.Protocol;
 import dev.pumaplus.wire.ProtocolException;
 import dev.pumaplus.wire.Welcome;
 import io.netty.channel.ChannelFutureListener;
@@ -15,18 +16,15 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
- * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks version 3 only (the
- * timing fields of REQUEST and RESPONSE_HEAD since 2; hijack, early hints, file bodies and the shepherd's
- * PHASED_RESTART and WORKER_COUNT since 3): a peer whose highest version is below 3 gets GOAWAY(2) and the
- * link closes; a peer offering a higher version is answered WELCOME(3), the highest version the host
- * supports that is ≤ the peer's, as the handshake rule says. Any frame other than HELLO, or a role
- * other than 0/1/2, is a protocol error. A hijack connection (role 2) gets no WELCOME here: it goes to
- * {@link Hijacks}, which answers once the hijack it names was announced. Runs on the link's event loop; one instance per channel.
+ * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks {@link Protocol#VERSION} only:
+ * a peer whose highest version is below it gets GOAWAY(2) and the link closes; a peer offering a higher
+ * version is answered WELCOME({@link Protocol#VERSION}), the highest version the host supports that is ≤ the
+ * peer's, as the handshake rule says. Any frame other than HELLO is a protocol error (a HELLO with an unknown
+ * role never gets here: the FrameDecoder rejects it). A hijack connection (role 2) gets no WELCOME here: it
+ * goes to {@link Hijacks}, which answers once the hijack of the request its HELLO names was announced. Runs
+ * on the link's event loop; one instance per channel.
  */
 final class LinkHandshake extends ChannelInboundHandlerAdapter {
-
-    /** The protocol version this host speaks. */
-    static final int VERSION = 3;
 
     private final LinkServer server;
 
@@ -42,27 +40,20 @@ final class LinkHandshake extends ChannelInboundHandlerAdapter {
                 throw new ProtocolException(FrameType.name(frame.type()) + " before HELLO");
             }
             Hello hello = Hello.decode(frame.payload());
-            if (hello.version() < VERSION) {
+            if (hello.version() < Protocol.VERSION) {
                 ctx.writeAndFlush(new Goaway(Goaway.CODE_UNSUPPORTED_VERSION,
-                                "version " + hello.version() + " unsupported, this host speaks " + VERSION)
+                                "version " + hello.version() + " unsupported, this host speaks " + Protocol.VERSION)
                                 .toFrame(ctx.alloc()))
                         .addListener(ChannelFutureListener.CLOSE);
                 return;
             }
             if (hello.role() == Hello.ROLE_HIJACK) {
-                long requestId = Hijacks.requestId(hello.capabilities());
-                if (requestId < 0) {
-                    throw new ProtocolException("hijack HELLO names no request");
-                }
                 ctx.channel().config().setAutoRead(false);
-                server.hijacks().arrive(requestId, ctx.channel());
+                server.hijacks().arrive(hello.requestId(), ctx.channel());
                 return;
             }
-            if (hello.role() != Hello.ROLE_WORKER && hello.role() != Hello.ROLE_SHEPHERD) {
-                throw new ProtocolException("unknown role " + hello.role());
-            }
             long id = server.nextLinkId();
-            ctx.writeAndFlush(new Welcome(VERSION, id).toFrame(ctx.alloc()));
+            ctx.writeAndFlush(new Welcome(Protocol.VERSION, id).toFrame(ctx.alloc()));
             if (hello.role() == Hello.ROLE_WORKER) {
                 WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher(), server.hijacks());
                 ctx.pipeline().replace(this, "worker", link);

@@ -10,6 +10,7 @@ import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
 import dev.pumaplus.wire.PairList;
+import dev.pumaplus.wire.Protocol;
 import dev.pumaplus.wire.ProtocolException;
 import dev.pumaplus.wire.Request;
 import dev.pumaplus.wire.ResponseFile;
@@ -331,7 +332,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         if (current == null || headForwarded || responseEnded || hijackOffer != null) {
             throw new ProtocolException("HIJACK while no response head is expected");
         }
-        hijackOffer = new Hijacks.Offer(current, 0, List.of(), LinkHandshake.VERSION);
+        hijackOffer = new Hijacks.Offer(current, 0, List.of(), Protocol.VERSION);
         hijacks.offer(current.requestId, hijackOffer);
     }
 
@@ -346,7 +347,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         QueuedExchange ex = current;
         ex.headReceived(head.status(), head.appCalledNanos(), head.appReturnedNanos(), head.bodyReadNanos());
         if (!ex.cancelled) {
-            hijacks.offer(ex.requestId, new Hijacks.Offer(ex, head.status(), head.headers(), LinkHandshake.VERSION));
+            hijacks.offer(ex.requestId, new Hijacks.Offer(ex, head.status(), head.headers(), Protocol.VERSION));
         }
         responseDone(ex);
     }

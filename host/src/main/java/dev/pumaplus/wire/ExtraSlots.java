@@ -9,30 +9,29 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * Payload: {@code u32 count} (≥ 0), big-endian. Semantics are "desired total", never a delta, so a
- * repeated or late frame cannot over- or under-shoot; 0 retires every extra slot.
+ * Payload: {@code u32 count} (≥ 0), big-endian, a desired total ({@link DesiredCount}); 0 retires every
+ * extra slot.
  *
  * @param count slots beyond {@code threads} the worker processes should run in all, 0..2^32-1
  */
 public record ExtraSlots(long count) {
 
+    /** @throws IllegalArgumentException when {@code count} is outside 0..2^32-1 */
     public ExtraSlots {
-        if (count < 0 || count > 0xFFFFFFFFL) {
-            throw new IllegalArgumentException("extra slot count must be 0..2^32-1, got " + count);
-        }
+        DesiredCount.check(count, 0);
     }
 
-    /** Decodes an EXTRA_SLOTS payload. */
+    /**
+     * Reads an EXTRA_SLOTS payload; every u32 is a valid count.
+     *
+     * @throws ProtocolException unless it is 4 bytes
+     */
     public static ExtraSlots decode(ByteBuf payload) {
-        if (payload.readableBytes() != 4) {
-            throw new ProtocolException("EXTRA_SLOTS payload must be 4 bytes, got " + payload.readableBytes());
-        }
-        return new ExtraSlots(payload.getUnsignedInt(payload.readerIndex()));
+        return new ExtraSlots(DesiredCount.decode(payload, 0));
     }
 
+    /** This count as a frame. */
     public Frame toFrame(ByteBufAllocator alloc) {
-        ByteBuf out = alloc.buffer(4);
-        out.writeInt((int) count);
-        return new Frame(FrameType.EXTRA_SLOTS, 0, out);
+        return DesiredCount.frame(alloc, FrameType.EXTRA_SLOTS, count);
     }
 }

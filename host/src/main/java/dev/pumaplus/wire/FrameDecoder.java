@@ -11,13 +11,12 @@ import java.util.List;
 
 /**
  * Splits the stream into {@link Frame}s. The payload of each frame is a retained slice of the inbound
- * buffer (no copy). Rejects, with a {@link ProtocolException}, an unknown type, a length above
- * {@link Frame#MAX_PAYLOAD} (as soon as the header arrives, before buffering the payload) and payloads whose
- * fixed layout is malformed: HELLO shorter than 20 bytes, WELCOME shorter than 8, GOAWAY shorter than 2,
- * REQUEST shorter than 24, RESPONSE_HEAD shorter than 28, or a truncated pair list in REQUEST or
- * RESPONSE_HEAD. After the first error
- * the decoder discards everything else: the link is to be closed. One instance per channel; runs on the
- * channel's event loop.
+ * buffer (no copy). Rejects, with a {@link ProtocolException} whose message begins with the frame's type
+ * ({@code "WORKER_COUNT: "}, or {@code "0x7f: "} for an unknown one): an unknown type, a
+ * length above {@link Frame#MAX_PAYLOAD} (as soon as the header arrives, before buffering the payload) and
+ * every malformed payload of docs/PROTOCOL.md ("Malformed payloads"), checked by the type's own decoder, so
+ * what passes here decodes. After the first error the decoder discards everything else: the link is to be
+ * closed. One instance per channel; runs on the channel's event loop.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
 
@@ -54,44 +53,41 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         int start = in.readerIndex();
         int type = in.getUnsignedByte(start);
         if (!FrameType.isKnown(type)) {
-            throw new ProtocolException("unknown frame type 0x" + Integer.toHexString(type));
+            throw new ProtocolException(String.format("0x%02x: unknown frame type", type));
         }
         int flags = in.getUnsignedMedium(start + 1);
         long length = in.getUnsignedInt(start + 4);
         if (length > Frame.MAX_PAYLOAD) {
-            throw new ProtocolException("payload length " + length + " exceeds MAX_PAYLOAD " + Frame.MAX_PAYLOAD);
+            throw new ProtocolException(FrameType.name(type) + ": payload length " + length + " exceeds MAX_PAYLOAD "
+                    + Frame.MAX_PAYLOAD);
         }
         if (in.readableBytes() < Frame.HEADER_LENGTH + length) {
             return null;
         }
         ByteBuf payload = in.slice(start + Frame.HEADER_LENGTH, (int) length);
-        validate(type, payload);
+        try {
+            validate(type, payload);
+        } catch (ProtocolException e) {
+            throw new ProtocolException(FrameType.name(type) + ": " + e.getMessage());
+        }
         in.skipBytes(Frame.HEADER_LENGTH);
         return new Frame(type, flags, in.readRetainedSlice((int) length));
     }
 
     private static void validate(int type, ByteBuf payload) {
         switch (type) {
-            case FrameType.HELLO -> {
-                if (payload.readableBytes() < Hello.FIXED_LENGTH) {
-                    throw new ProtocolException("HELLO payload of " + payload.readableBytes()
-                            + " bytes, at least 20 required");
-                }
-            }
+            case FrameType.HELLO -> Hello.decode(payload);
             case FrameType.WELCOME -> Welcome.decode(payload);
             case FrameType.GOAWAY -> Goaway.decode(payload);
-            case FrameType.REQUEST -> {
-                Request.checkLength(payload);
-                PairList.validate(payload, Request.FIXED_LENGTH);
-            }
-            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> {
-                ResponseHead.checkLength(payload);
-                PairList.validate(payload, ResponseHead.FIXED_LENGTH);
-            }
+            case FrameType.PHASED_RESTART, FrameType.HIJACK -> PayloadLength.exactly(payload, 0);
+            case FrameType.WORKER_COUNT -> WorkerCount.decode(payload);
+            case FrameType.EXTRA_SLOTS -> ExtraSlots.decode(payload);
+            case FrameType.REQUEST -> Request.validate(payload);
+            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> ResponseHead.validate(payload);
             case FrameType.EARLY_HINTS -> PairList.validate(payload, 0);
             case FrameType.RESPONSE_FILE -> ResponseFile.decode(payload);
             default -> {
-                // HIJACK (payload ignored), CONFIG, BODY, RESPONSE_BODY, RESPONSE_ABORT: any bytes are a valid payload
+                // CONFIG, BODY, RESPONSE_BODY, RESPONSE_ABORT: any bytes are a valid payload
             }
         }
     }

@@ -9,7 +9,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 
 /**
- * {@code u16 code}, then a UTF-8 reason.
+ * {@code u16 code}, then a UTF-8 reason (a malformed sequence is read as U+FFFD: the reason is for people).
  *
  * @param code   one of the {@code CODE_*} constants (other values are passed through)
  * @param reason human-readable, may be empty
@@ -31,9 +31,7 @@ public record Goaway(int code, String reason) {
      * @throws ProtocolException when shorter than 2 bytes
      */
     public static Goaway decode(ByteBuf payload) {
-        if (payload.readableBytes() < 2) {
-            throw new ProtocolException("GOAWAY payload of " + payload.readableBytes() + " bytes, at least 2 required");
-        }
+        PayloadLength.atLeast(payload, 2);
         int i = payload.readerIndex();
         return new Goaway(payload.getUnsignedShort(i),
                 payload.toString(i + 2, payload.readableBytes() - 2, StandardCharsets.UTF_8));

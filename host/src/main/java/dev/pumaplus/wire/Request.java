@@ -39,18 +39,20 @@ public record Request(long headersParsedNanos, long runnableNanos, long dispatch
      * @throws ProtocolException when shorter than {@value #FIXED_LENGTH} bytes or the pair list is truncated
      */
     public static Request decode(ByteBuf payload) {
-        checkLength(payload);
+        PayloadLength.atLeast(payload, FIXED_LENGTH);
+        List<Map.Entry<String, String>> env = PairList.decode(payload, FIXED_LENGTH);
         int i = payload.readerIndex();
-        return new Request(payload.getLong(i), payload.getLong(i + 8), payload.getLong(i + 16),
-                PairList.decode(payload, FIXED_LENGTH));
+        return new Request(payload.getLong(i), payload.getLong(i + 8), payload.getLong(i + 16), env);
     }
 
-    /** @throws ProtocolException when {@code payload} cannot hold the timing fields */
-    static void checkLength(ByteBuf payload) {
-        if (payload.readableBytes() < FIXED_LENGTH) {
-            throw new ProtocolException("REQUEST payload of " + payload.readableBytes() + " bytes, at least "
-                    + FIXED_LENGTH + " required");
-        }
+    /**
+     * Checks a REQUEST payload without decoding it (FrameDecoder, for every frame it passes on).
+     *
+     * @throws ProtocolException as {@link #decode}
+     */
+    static void validate(ByteBuf payload) {
+        PayloadLength.atLeast(payload, FIXED_LENGTH);
+        PairList.validate(payload, FIXED_LENGTH);
     }
 
     /**

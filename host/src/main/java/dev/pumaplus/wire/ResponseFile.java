@@ -9,8 +9,8 @@ import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
 
 /**
- * {@code u64 offset, u64 length}, then the file's absolute path (printable ASCII; the worker sends no
- * other path, so the host's file-name encoding cannot matter).
+ * {@code u64 offset, u64 length}, then the file's absolute path: printable ASCII (0x20–0x7E) starting with
+ * {@code /}, so the host's file-name encoding cannot matter. Offset and length are below 2^63.
  *
  * @param offset where the region starts in the file (bytes)
  * @param length how many bytes of the file to send
@@ -24,21 +24,22 @@ public record ResponseFile(long offset, long length, String path) {
     /**
      * Reads a RESPONSE_FILE payload without moving its reader index.
      *
-     * @throws ProtocolException when it has no path, or offset or length is negative as a signed 64-bit value
+     * @throws ProtocolException when it has no path, offset or length is 2^63 or more, or the path is not an
+     *                           absolute printable ASCII one
      */
     public static ResponseFile decode(ByteBuf payload) {
-        if (payload.readableBytes() <= FIXED_LENGTH) {
-            throw new ProtocolException("RESPONSE_FILE payload of " + payload.readableBytes()
-                    + " bytes, more than " + FIXED_LENGTH + " required");
-        }
+        PayloadLength.atLeast(payload, FIXED_LENGTH + 1);
         int i = payload.readerIndex();
         long offset = payload.getLong(i);
         long length = payload.getLong(i + 8);
         if (offset < 0 || length < 0) {
-            throw new ProtocolException("RESPONSE_FILE offset or length out of range");
+            throw new ProtocolException("offset or length of 2^63 or more");
         }
         String path = payload.toString(i + FIXED_LENGTH, payload.readableBytes() - FIXED_LENGTH,
                 StandardCharsets.ISO_8859_1);
+        if (path.charAt(0) != '/' || !path.chars().allMatch(c -> c >= 0x20 && c <= 0x7E)) {
+            throw new ProtocolException("the path is not an absolute printable ASCII path");
+        }
         return new ResponseFile(offset, length, path);
     }
 

@@ -39,18 +39,21 @@ public record ResponseHead(int status, long appCalledNanos, long appReturnedNano
      * @throws ProtocolException when shorter than {@value #FIXED_LENGTH} bytes or the pair list is truncated
      */
     public static ResponseHead decode(ByteBuf payload) {
-        checkLength(payload);
+        PayloadLength.atLeast(payload, FIXED_LENGTH);
         int i = payload.readerIndex();
         return new ResponseHead(payload.getUnsignedShort(i), payload.getLong(i + 4), payload.getLong(i + 12),
                 payload.getLong(i + 20), PairList.decode(payload, FIXED_LENGTH));
     }
 
-    /** @throws ProtocolException when {@code payload} cannot hold the fixed fields */
-    static void checkLength(ByteBuf payload) {
-        if (payload.readableBytes() < FIXED_LENGTH) {
-            throw new ProtocolException("RESPONSE_HEAD payload of " + payload.readableBytes()
-                    + " bytes, at least " + FIXED_LENGTH + " required");
-        }
+    /**
+     * Checks a RESPONSE_HEAD or HIJACK_HEAD payload without decoding it (FrameDecoder, for every frame it
+     * passes on).
+     *
+     * @throws ProtocolException as {@link #decode}
+     */
+    static void validate(ByteBuf payload) {
+        PayloadLength.atLeast(payload, FIXED_LENGTH);
+        PairList.validate(payload, FIXED_LENGTH);
     }
 
     /** This head as a frame. */

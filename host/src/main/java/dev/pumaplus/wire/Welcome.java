@@ -21,12 +21,10 @@ public record Welcome(int version, long linkId) {
     /**
      * Reads a WELCOME payload without moving its reader index.
      *
-     * @throws ProtocolException when shorter than 8 bytes
+     * @throws ProtocolException unless it is exactly 8 bytes
      */
     public static Welcome decode(ByteBuf payload) {
-        if (payload.readableBytes() < LENGTH) {
-            throw new ProtocolException("WELCOME payload of " + payload.readableBytes() + " bytes, 8 required");
-        }
+        PayloadLength.exactly(payload, LENGTH);
         int i = payload.readerIndex();
         return new Welcome(payload.getUnsignedShort(i), payload.getUnsignedInt(i + 4));
     }

@@ -8,30 +8,32 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 /**
- * Payload: {@code u32 count} (≥ 1), big-endian. Semantics are "desired worker process count", never a
- * delta, so a repeated or late frame cannot over- or under-shoot.
+ * Payload: {@code u32 count} (≥ 1), big-endian, a desired total ({@link DesiredCount}). A shepherd cannot
+ * run no worker, so 0 is malformed.
  *
- * @param count worker processes the shepherd should run, at least 1
+ * @param count worker processes the shepherd should run, 1..2^32-1
  */
 public record WorkerCount(long count) {
 
+    /** The smallest count the payload may carry. */
+    public static final long MINIMUM = 1;
+
+    /** @throws IllegalArgumentException when {@code count} is outside 1..2^32-1 */
     public WorkerCount {
-        if (count < 1 || count > 0xFFFFFFFFL) {
-            throw new IllegalArgumentException("worker count must be 1..2^32-1, got " + count);
-        }
+        DesiredCount.check(count, MINIMUM);
     }
 
-    /** Decodes a WORKER_COUNT payload. */
+    /**
+     * Reads a WORKER_COUNT payload.
+     *
+     * @throws ProtocolException unless it is 4 bytes holding a count of at least 1
+     */
     public static WorkerCount decode(ByteBuf payload) {
-        if (payload.readableBytes() != 4) {
-            throw new ProtocolException("WORKER_COUNT payload must be 4 bytes, got " + payload.readableBytes());
-        }
-        return new WorkerCount(payload.getUnsignedInt(payload.readerIndex()));
+        return new WorkerCount(DesiredCount.decode(payload, MINIMUM));
     }
 
+    /** This count as a frame. */
     public Frame toFrame(ByteBufAllocator alloc) {
-        ByteBuf out = alloc.buffer(4);
-        out.writeInt((int) count);
-        return new Frame(FrameType.WORKER_COUNT, 0, out);
+        return DesiredCount.frame(alloc, FrameType.WORKER_COUNT, count);
     }
 }

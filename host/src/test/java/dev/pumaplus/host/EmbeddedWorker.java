@@ -7,6 +7,7 @@ package dev.pumaplus.host;
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Hello;
+import dev.pumaplus.wire.Protocol;
 import dev.pumaplus.wire.Request;
 import dev.pumaplus.wire.ResponseHead;
 import io.netty.buffer.ByteBufAllocator;
@@ -28,7 +29,7 @@ final class EmbeddedWorker {
 
     EmbeddedWorker(Dispatcher dispatcher, long pid, long workerIndex) {
         channel = new EmbeddedChannel();
-        link = new WorkerLink(++ids, channel, new Hello(LinkHandshake.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, ids, ""), dispatcher);
+        link = new WorkerLink(++ids, channel, new Hello(Protocol.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, ids), dispatcher);
         channel.pipeline().addLast(link);
         dispatcher.linkReady(link);
         channel.runPendingTasks();

@@ -8,6 +8,7 @@ import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameDecoder;
 import dev.pumaplus.wire.FrameEncoder;
 import dev.pumaplus.wire.Hello;
+import dev.pumaplus.wire.Protocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -31,7 +32,7 @@ final class LinkClient implements AutoCloseable {
 
     static LinkClient worker(Path path, long pid, long workerIndex, long threadIndex) throws IOException {
         LinkClient c = new LinkClient(path);
-        c.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, threadIndex, "").toFrame(ByteBufAllocator.DEFAULT));
+        c.write(new Hello(Protocol.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, threadIndex).toFrame(ByteBufAllocator.DEFAULT));
         return c;
     }
 

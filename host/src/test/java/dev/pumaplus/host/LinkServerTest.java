@@ -18,6 +18,7 @@ import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
 import dev.pumaplus.wire.PairList;
+import dev.pumaplus.wire.Protocol;
 import dev.pumaplus.wire.ResponseFile;
 import dev.pumaplus.wire.ResponseHead;
 import dev.pumaplus.wire.Welcome;
@@ -99,7 +100,7 @@ class LinkServerTest {
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             Frame welcome = worker.read();
             assertEquals(FrameType.WELCOME, welcome.type());
-            assertEquals(LinkHandshake.VERSION, Welcome.decode(welcome.payload()).version());
+            assertEquals(Protocol.VERSION, Welcome.decode(welcome.payload()).version());
             assertTrue(Welcome.decode(welcome.payload()).linkId() > 0);
             welcome.release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
@@ -113,7 +114,7 @@ class LinkServerTest {
         Path socket = start(epoll);
         try (LinkClient peer = new LinkClient(socket)) {
             // version 1 has no timing fields: the host cannot speak it any more
-            peer.write(new Hello(1, 0, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
+            peer.write(new Hello(1, 0, 1, 1, 0, 0).toFrame(ByteBufAllocator.DEFAULT));
             Frame goaway = peer.read();
             assertEquals(FrameType.GOAWAY, goaway.type());
             assertEquals(Goaway.CODE_UNSUPPORTED_VERSION, Goaway.decode(goaway.payload()).code());
@@ -127,10 +128,10 @@ class LinkServerTest {
     void peerOfferingALaterVersionIsWelcomedWithTheHostsVersion() throws Exception {
         Path socket = start(false);
         try (LinkClient peer = new LinkClient(socket)) {
-            peer.write(new Hello(LinkHandshake.VERSION + 1, Hello.ROLE_WORKER, 1, 1, 0, 0, "").toFrame(ByteBufAllocator.DEFAULT));
+            peer.write(new Hello(Protocol.VERSION + 1, Hello.ROLE_WORKER, 1, 1, 0, 0).toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = peer.read();
             assertEquals(FrameType.WELCOME, welcome.type());
-            assertEquals(LinkHandshake.VERSION, Welcome.decode(welcome.payload()).version());
+            assertEquals(Protocol.VERSION, Welcome.decode(welcome.payload()).version());
             welcome.release();
         }
     }
@@ -240,8 +241,8 @@ class LinkServerTest {
             worker.read().release(); // REQUEST
             worker.write(Frame.empty(FrameType.HIJACK, false));
             try (LinkClient hijack = new LinkClient(socket)) {
-                hijack.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
-                        "request=" + ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
+                hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
+                        ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
                 Frame welcome = hijack.read();
                 assertEquals(FrameType.WELCOME, welcome.type());
                 welcome.release();
@@ -266,8 +267,8 @@ class LinkServerTest {
             QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/partial"),
                     Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release();
-            hijack.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
-                    "request=" + ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
+            hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
+                    ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
             Thread.sleep(50); // the hijack connection waits for the announcement
             assertTrue(sink.events.isEmpty());
             worker.write(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-type", "text/plain")))
@@ -350,7 +351,7 @@ class LinkServerTest {
     void shepherdLinkDeliversItsConfiguration(boolean epoll) throws Exception {
         Path socket = start(epoll);
         try (LinkClient shepherd = new LinkClient(socket)) {
-            shepherd.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_SHEPHERD, 77, 1, 0, 0, "fork").toFrame(ByteBufAllocator.DEFAULT));
+            shepherd.write(new Hello(Protocol.VERSION, Hello.ROLE_SHEPHERD, 77, 1, 0, 0).toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = shepherd.read();
             assertEquals(FrameType.WELCOME, welcome.type());
             welcome.release();

@@ -137,7 +137,7 @@ class WireCorpusTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("invalidCases")
-    void invalidCasesAreRejectedAsProtocolErrors(String name) throws IOException {
+    void invalidCasesAreRejectedAsProtocolErrorsNamingTheFrame(String name) throws IOException {
         JsonNode json = JSON.readTree(corpus().resolve(name + ".json").toFile());
         assertEquals("protocol", json.get("error").asText());
         byte[] bin = Files.readAllBytes(corpus().resolve(name + ".bin"));
@@ -145,13 +145,45 @@ class WireCorpusTest {
         DecoderException e = assertThrows(DecoderException.class,
                 () -> channel.writeInbound(Unpooled.wrappedBuffer(bin)));
         assertInstanceOf(ProtocolException.class, e);
+        String frame = json.get("frame").asText();
+        assertTrue(e.getMessage().startsWith(frame + ": "), "\"" + e.getMessage() + "\" names " + frame);
         Object leaked = channel.readInbound();
         assertEquals(null, leaked, "nothing is decoded from an invalid case");
     }
 
     @Test
+    void everyFrameTypeHasAnInvalidCase() throws IOException {
+        List<String> named = new ArrayList<>();
+        for (String name : invalidCases().toList()) {
+            named.add(JSON.readTree(corpus().resolve(name + ".json").toFile()).get("frame").asText());
+        }
+        for (int type = 0; type < 0x100; type++) {
+            if (FrameType.isKnown(type)) {
+                assertTrue(named.contains(FrameType.name(type)), FrameType.name(type) + " has no invalid case");
+            }
+        }
+    }
+
+    @Test
+    void aHelloOfRoleWorkerOrShepherdIgnoresWhatFollowsItsFixedFields() {
+        ByteBuf payload = new Hello(Protocol.VERSION, Hello.ROLE_SHEPHERD, 7, 1, 0, 0).encode(ByteBufAllocator.DEFAULT)
+                .writeBytes("fork rack3".getBytes(StandardCharsets.US_ASCII));
+        assertEquals(new Hello(Protocol.VERSION, Hello.ROLE_SHEPHERD, 7, 1, 0, 0), Hello.decode(payload));
+        payload.release();
+    }
+
+    @Test
+    void aRecordTheHostCouldNotSendIsRefusedBeforeEncoding() {
+        assertThrows(IllegalArgumentException.class, () -> new WorkerCount(0));
+        assertThrows(IllegalArgumentException.class, () -> new ExtraSlots(1L << 32));
+        assertThrows(IllegalArgumentException.class, () -> new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 1, 1, 0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new Hello(Protocol.VERSION, Hello.ROLE_WORKER, 1, 1, 0, 0, 5));
+    }
+
+    @Test
     void typedDecodersRejectShortFixedFieldsAndTruncatedPairs() {
         assertThrows(ProtocolException.class, () -> Hello.decode(Unpooled.wrappedBuffer(new byte[19])));
+        assertThrows(ProtocolException.class, () -> WorkerCount.decode(Unpooled.wrappedBuffer(new byte[4])));
         ByteBuf truncated = Unpooled.buffer().writeShort(4).writeBytes("PATH".getBytes(StandardCharsets.US_ASCII))
                 .writeInt(10).writeBytes("/ab".getBytes(StandardCharsets.US_ASCII));
         assertThrows(ProtocolException.class, () -> PairList.decode(truncated, 0));
@@ -198,7 +230,7 @@ class WireCorpusTest {
                 assertEquals(expected.get("generation").asLong(), h.generation(), where);
                 assertEquals(expected.get("worker_index").asLong(), h.workerIndex(), where);
                 assertEquals(expected.get("thread_index").asLong(), h.threadIndex(), where);
-                assertArrayEquals(bytes(expected.get("capabilities")), latin1(h.capabilities()), where);
+                assertEquals(expected.get("request_id").asLong(), h.requestId(), where);
             }
             case FrameType.WELCOME -> {
                 Welcome w = Welcome.decode(p);
@@ -259,8 +291,7 @@ class WireCorpusTest {
         return switch (type) {
             case FrameType.HELLO -> new Hello(json.get("version").asInt(), json.get("role").asInt(),
                     json.get("pid").asLong(), json.get("generation").asLong(), json.get("worker_index").asLong(),
-                    json.get("thread_index").asLong(),
-                    new String(bytes(json.get("capabilities")), StandardCharsets.ISO_8859_1)).toFrame(alloc);
+                    json.get("thread_index").asLong(), json.get("request_id").asLong()).toFrame(alloc);
             case FrameType.WELCOME -> new Welcome(json.get("version").asInt(), json.get("link_id").asLong()).toFrame(alloc);
             case FrameType.GOAWAY -> new Goaway(json.get("code").asInt(),
                     new String(bytes(json.get("reason")), StandardCharsets.UTF_8)).toFrame(alloc);

@@ -1,0 +1,15 @@
+/*
+ * The version of the worker link protocol this codec speaks (docs/PROTOCOL.md, "Version history"): what the
+ * host answers in WELCOME and puts in every HELLO its tests send; the Ruby codec's Wire::VERSION.
+ */
+package dev.pumaplus.wire;
+
+/** The protocol version, one number for the whole codec. */
+public final class Protocol {
+
+    /** The protocol version this codec speaks: the host answers every HELLO of this version or higher with it. */
+    public static final int VERSION = 3;
+
+    private Protocol() {
+    }
+}
