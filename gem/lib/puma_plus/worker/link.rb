@@ -124,30 +124,41 @@ module PumaPlus
       private
 
       def handshake
-        hello = Wire::Hello.new(version: Wire::VERSION, role: Wire::Hello::ROLE_WORKER, pid: Process.pid,
-                                generation: @generation, worker_index: @worker_index,
-                                thread_index: @thread_index)
-        @io.write(hello.encode)
-        frame = Wire::Frame.read(@io)
+        @io.write(hello(Wire::Hello::ROLE_WORKER).encode)
+        welcome, refusal = answer_to_hello(Wire::Frame.read(@io))
+        unless welcome
+          Log.line("#{@context}: the host refused the link: #{refusal}", @log)
+          return false
+        end
+        @lock.synchronize do
+          @link_id = welcome.link_id
+          send_goaway_locked if @stopping
+        end
+        true
+      end
+
+      def hello(role, request_id = 0)
+        Wire::Hello.new(version: Wire::VERSION, role: role, pid: Process.pid, generation: @generation,
+                        worker_index: @worker_index, thread_index: @thread_index, request_id: request_id)
+      end
+
+      # The host's answer to a HELLO (docs/PROTOCOL.md, "State machine" 1): [Welcome, nil], or [nil, why]
+      # when it refused (GOAWAY) or closed the connection. Raises ProtocolError for any other frame, a
+      # malformed one, or a WELCOME naming a version this codec does not speak.
+      def answer_to_hello(frame)
         case frame&.type
-        when nil
-          Log.line("#{@context}: the host closed the link before WELCOME", @log)
-          false
         when Wire::FrameType::WELCOME
           welcome = Wire.decode(frame)
-          raise Wire::ProtocolError, "host answered version #{welcome.version}" unless welcome.version == Wire::VERSION
+          return [welcome, nil] if welcome.version == Wire::VERSION
 
-          @lock.synchronize do
-            @link_id = welcome.link_id
-            send_goaway_locked if @stopping
-          end
-          true
+          raise Wire::ProtocolError, "WELCOME: version #{welcome.version}, #{Wire::VERSION} required"
         when Wire::FrameType::GOAWAY
           goaway = Wire.decode(frame)
-          Log.line("#{@context}: the host refused the link: GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)
-          false
+          [nil, "GOAWAY(#{goaway.code}) #{goaway.reason_text}"]
+        when nil
+          [nil, "it closed the connection before WELCOME"]
         else
-          raise Wire::ProtocolError, "expected WELCOME, got #{frame.type_name}"
+          raise Wire::ProtocolError, "#{frame.type_name}: unexpected before WELCOME"
         end
       end
 
@@ -276,33 +287,23 @@ module PumaPlus
         @hijacked_io
       end
 
-      # A new connection to link.sock with HELLO role 2 naming the current request; once the host answered WELCOME
-      # its bytes are the client's. The handshake reads with sysread so no client byte is left in a Ruby
-      # buffer that IO.select cannot see. Raises IOError when the host refuses.
+      # A new connection to link.sock with HELLO role 2 naming the current request; once the host answered
+      # WELCOME its bytes are the client's. The answer is read through an UnbufferedReader so no client byte
+      # is left in a Ruby read buffer, where code working on the file descriptor itself (an event loop, a
+      # C extension) would never see it. Raises IOError when the host refuses, and
+      # ProtocolError when it answers anything but WELCOME or GOAWAY; the app gets either from rack.hijack.
       def dial_hijack
         socket = UNIXSocket.new(@path)
         socket.sync = true
         socket.binmode
-        hello = Wire::Hello.new(version: Wire::VERSION, role: Wire::Hello::ROLE_HIJACK, pid: Process.pid,
-                                generation: @generation, worker_index: @worker_index,
-                                thread_index: @thread_index, request_id: Integer(@request_id, 10))
-        socket.write(hello.encode)
-        header = read_exactly(socket, Wire::Frame::HEADER_SIZE)
-        word, length = header.unpack(Wire::Frame::HEADER_FORMAT)
-        payload = length.zero? ? Wire::Frame::EMPTY : read_exactly(socket, length)
-        return socket if (word >> 24) == Wire::FrameType::WELCOME
+        socket.write(hello(Wire::Hello::ROLE_HIJACK, Integer(@request_id, 10)).encode)
+        welcome, refusal = answer_to_hello(Wire::Frame.read(Wire::UnbufferedReader.new(socket)))
+        raise IOError, "the host refused the hijack: #{refusal}" unless welcome
 
-        socket.close
-        raise IOError, "the host refused the hijack: #{Wire::GoAway.decode(payload).reason_text}"
+        socket
       rescue StandardError
         socket&.close unless socket&.closed?
         raise
-      end
-
-      def read_exactly(socket, size)
-        data = +"".b
-        data << socket.sysread(size - data.bytesize) while data.bytesize < size
-        data
       end
 
       # The lowlevel_error_handler's response to +error+ (logged here), or nil without a handler or when

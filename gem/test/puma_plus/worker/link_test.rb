@@ -75,6 +75,23 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     @hello = @host.accept
   end
 
+  # Runs a link (worker 2, thread 3) on its own thread, on +io+ or dialing +path+; no handshake yet.
+  def run_link(app, io: nil, path: nil)
+    @link = PumaPlus::Worker::Link.new(app: app, prototype: PumaPlus::RackEnv.prototype(multithread: false, multiprocess: false),
+                                       worker_index: 2, thread_index: 3, io: io, path: path, log: @log)
+    @thread = Thread.new { @link.run }
+  end
+
+  # Starts a link that dials +server+ itself (so rack.hijack can dial again), handshakes it, sends one
+  # HTTP/1.1 request with puma_plus.request_id 42 to +app+ and returns the hijack connection it dials.
+  def start_dialing(app, server)
+    run_link(app, path: server.path)
+    @host = PumaPlus::HostEnd.new(server.accept)
+    @host.accept
+    @host.request({ "puma_plus.request_id" => "42" })
+    server.accept
+  end
+
   def ok_app(body = "ok")
     ->(_env) { [200, { "Content-Type" => "text/plain" }, [body]] }
   end
@@ -403,6 +420,70 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     assert_nil @host.read_frame
     assert @thread.join(5)
     assert_match(/worker 2 thread 3: protocol error: unexpected BODY on an idle worker link/, @log.string)
+  end
+
+  def test_a_frame_other_than_welcome_or_goaway_before_welcome_is_a_protocol_error
+    host_io, worker_io = UNIXSocket.pair
+    @host = PumaPlus::HostEnd.new(host_io)
+    run_link(ok_app, io: worker_io)
+    assert_equal Wire::FrameType::HELLO, @host.read_frame.type
+    @host.io.write(Wire::Body.new(data: "stray").encode)
+    assert_equal [Wire::GoAway::PROTOCOL_ERROR, "BODY: unexpected before WELCOME"],
+                 Wire.decode(@host.read_frame).then { |goaway| [goaway.code, goaway.reason] }
+    assert @thread.join(5)
+  end
+
+  def test_a_welcome_the_codec_rejects_is_a_protocol_error
+    host_io, worker_io = UNIXSocket.pair
+    @host = PumaPlus::HostEnd.new(host_io)
+    run_link(ok_app, io: worker_io)
+    @host.read_frame
+    @host.io.write(Wire::Frame.encode(Wire::FrameType::WELCOME, [3, 0, 7].pack("nnN") + "x"))
+    assert_equal "WELCOME: payload of 9 bytes, 8 required", Wire.decode(@host.read_frame).reason
+    assert @thread.join(5)
+  end
+
+  def test_rack_hijack_dials_a_role_2_hello_naming_the_request_and_leaves_the_clients_bytes_in_the_socket
+    dir = Dir.mktmpdir("puma-plus-link-test")
+    server = UNIXServer.new(File.join(dir, "link.sock"))
+    app = lambda do |env|
+      io = env["rack.hijack"].call
+      # sysread refuses an IO whose Ruby buffer holds bytes: the client's must still be in the kernel
+      io.write("echo #{io.sysread(4)}")
+      io.close
+      [200, {}, []]
+    end
+    hijack = start_dialing(app, server)
+    hello = Wire.decode(Wire::Frame.read(hijack))
+    assert_equal [Wire::Hello::ROLE_HIJACK, 42, 2, 3],
+                 [hello.role, hello.request_id, hello.worker_index, hello.thread_index]
+    hijack.write(Wire::Welcome.new(version: Wire::VERSION, link_id: 7).encode + "PING")
+    assert_equal "echo PING", hijack.read
+    assert_equal Wire::FrameType::HIJACK, @host.read_frame.type
+    assert @host.response.frames.first.end_stream?
+  ensure
+    server&.close
+    FileUtils.rm_rf(dir)
+  end
+
+  def test_rack_hijack_raises_a_protocol_error_when_the_host_answers_neither_welcome_nor_goaway
+    dir = Dir.mktmpdir("puma-plus-link-test")
+    server = UNIXServer.new(File.join(dir, "link.sock"))
+    app = lambda do |env|
+      env["rack.hijack"].call
+      [200, {}, ["hijacked"]]
+    rescue StandardError => e
+      [200, {}, ["#{e.class}: #{e.message}"]]
+    end
+    hijack = start_dialing(app, server)
+    Wire::Frame.read(hijack)
+    hijack.write(Wire::Frame.encode(Wire::FrameType::RESPONSE_BODY, "raw"))
+    assert_equal Wire::FrameType::HIJACK, @host.read_frame.type
+    assert_equal "PumaPlus::Wire::ProtocolError: RESPONSE_BODY: unexpected before WELCOME", @host.response.body
+    assert_nil hijack.read(1), "the worker closed the connection it could not use"
+  ensure
+    server&.close
+    FileUtils.rm_rf(dir)
   end
 
   def test_stop_sends_goaway_after_the_current_response_and_the_link_still_serves_a_crossed_request
