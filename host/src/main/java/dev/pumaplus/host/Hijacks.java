@@ -43,13 +43,7 @@ final class Hijacks {
 
     /** A link announced a hijack of request {@code requestId}. Link event loop. */
     void offer(long requestId, Offer offer) {
-        Channel channel;
-        synchronized (this) {
-            channel = arrived.remove(requestId);
-            if (channel == null) {
-                offers.put(requestId, offer);
-            }
-        }
+        Channel channel = meet(requestId, offer, offers, arrived);
         if (channel != null) {
             commit(offer, channel);
             return;
@@ -61,6 +55,18 @@ final class Hijacks {
                 offer.exchange().fail(502, "the worker's hijack connection never came", false);
             }
         }, WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /**
+     * One half of request {@code requestId}'s hijack is here: takes the other half from {@code others}, or, when
+     * it has not come yet, leaves {@code half} in {@code waiting} for it and returns null.
+     */
+    private synchronized <H, O> O meet(long requestId, H half, Map<Long, H> waiting, Map<Long, O> others) {
+        O other = others.remove(requestId);
+        if (other == null) {
+            waiting.put(requestId, half);
+        }
+        return other;
     }
 
     /**
@@ -81,13 +87,7 @@ final class Hijacks {
      * auto-read off). Event loop of {@code channel}.
      */
     void arrive(long requestId, Channel channel) {
-        Offer offer;
-        synchronized (this) {
-            offer = offers.remove(requestId);
-            if (offer == null) {
-                arrived.put(requestId, channel);
-            }
-        }
+        Offer offer = meet(requestId, channel, arrived, offers);
         if (offer != null) {
             commit(offer, channel);
             return;
