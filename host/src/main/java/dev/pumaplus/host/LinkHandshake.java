@@ -13,7 +13,7 @@ import dev.pumaplus.wire.ProtocolException;
 import dev.pumaplus.wire.Welcome;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.SimpleChannelInboundHandler;
 
 /**
  * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks {@link Protocol#VERSION} only:
@@ -22,9 +22,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
  * peer's, as the handshake rule says. Any frame other than HELLO is a protocol error (a HELLO with an unknown
  * role never gets here: the FrameDecoder rejects it). A hijack connection (role 2) gets no WELCOME here: it
  * goes to {@link Hijacks}, which answers once the hijack of the request its HELLO names was announced. Runs
- * on the link's event loop; one instance per channel.
+ * on the link's event loop; one instance per channel. The HELLO frame is released when this handler returns.
  */
-final class LinkHandshake extends ChannelInboundHandlerAdapter {
+final class LinkHandshake extends SimpleChannelInboundHandler<Frame> {
 
     private final LinkServer server;
 
@@ -33,36 +33,31 @@ final class LinkHandshake extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        Frame frame = (Frame) msg;
-        try {
-            if (frame.type() != FrameType.HELLO) {
-                throw new ProtocolException(FrameType.name(frame.type()) + " before HELLO");
-            }
-            Hello hello = Hello.decode(frame.payload());
-            if (hello.version() < Protocol.VERSION) {
-                ctx.writeAndFlush(new Goaway(Goaway.CODE_UNSUPPORTED_VERSION,
-                                "version " + hello.version() + " unsupported, this host speaks " + Protocol.VERSION)
-                                .toFrame(ctx.alloc()))
-                        .addListener(ChannelFutureListener.CLOSE);
-                return;
-            }
-            if (hello.role() == Hello.ROLE_HIJACK) {
-                ctx.channel().config().setAutoRead(false);
-                server.hijacks().arrive(hello.requestId(), ctx.channel());
-                return;
-            }
-            long id = server.nextLinkId();
-            ctx.writeAndFlush(new Welcome(Protocol.VERSION, id).toFrame(ctx.alloc()));
-            if (hello.role() == Hello.ROLE_WORKER) {
-                WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher(), server.hijacks());
-                ctx.pipeline().replace(this, "worker", link);
-                server.dispatcher().linkReady(link);
-            } else {
-                ctx.pipeline().replace(this, "shepherd", new ShepherdLink(hello, server.shepherdListener()));
-            }
-        } finally {
-            frame.release();
+    protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+        if (frame.type() != FrameType.HELLO) {
+            throw new ProtocolException(FrameType.name(frame.type()) + " before HELLO");
+        }
+        Hello hello = Hello.decode(frame.payload());
+        if (hello.version() < Protocol.VERSION) {
+            ctx.writeAndFlush(new Goaway(Goaway.CODE_UNSUPPORTED_VERSION,
+                            "version " + hello.version() + " unsupported, this host speaks " + Protocol.VERSION)
+                            .toFrame(ctx.alloc()))
+                    .addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        if (hello.role() == Hello.ROLE_HIJACK) {
+            ctx.channel().config().setAutoRead(false);
+            server.hijacks().arrive(hello.requestId(), ctx.channel());
+            return;
+        }
+        long id = server.nextLinkId();
+        ctx.writeAndFlush(new Welcome(Protocol.VERSION, id).toFrame(ctx.alloc()));
+        if (hello.role() == Hello.ROLE_WORKER) {
+            WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher(), server.hijacks());
+            ctx.pipeline().replace(this, "worker", link);
+            server.dispatcher().linkReady(link);
+        } else {
+            ctx.pipeline().replace(this, "shepherd", new ShepherdLink(hello, server.shepherdListener()));
         }
     }
 
