@@ -11,6 +11,8 @@ import dev.pumaplus.spi.Autoscaler;
 import dev.pumaplus.spi.LoadSignals;
 import java.io.IOException;
 import java.io.Writer;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,9 +29,9 @@ import java.util.function.Function;
  * {@code primaryKind} (HostSettings {@code autoscale_actuator}, default {@code fork}); the bridge, when the
  * configuration names one ({@code autoscale_bridge}), the service of that kind. A tick that finds either
  * missing (its bundle not started yet, or being swapped) is skipped, not logged. A failing tick is reported
- * on stderr and the next one runs. The state starts at {@link State#initial()} for each driver: a
- * swapped-in policy starts with no streaks and no cooldowns, while the units the actuators run carry over
- * untouched.
+ * as a warning on this class's System.Logger (the host's one log) and the next one runs. The state starts
+ * at {@link State#initial()} for each driver: a swapped-in policy starts with no streaks and no cooldowns,
+ * while the units the actuators run carry over untouched.
  *
  * <p>Threading: ticks run on the driver's thread; {@link Autoscaler} methods read volatile fields from any
  * thread.
@@ -37,6 +39,8 @@ import java.util.function.Function;
 final class ControllerDriver implements Autoscaler {
 
     static final long TICK_MS = 1000;
+
+    private static final Logger LOG = System.getLogger(ControllerDriver.class.getName());
 
     private final Policy policy;
     private final LoadSignals signals;
@@ -94,7 +98,7 @@ final class ControllerDriver implements Autoscaler {
             try {
                 log.close();
             } catch (IOException e) {
-                System.err.println("puma-plus: decision log: " + e.getMessage());
+                LOG.log(Level.WARNING, "decision log " + logPath + ": " + e.getMessage());
             }
         }
     }
@@ -103,7 +107,7 @@ final class ControllerDriver implements Autoscaler {
         try {
             tick();
         } catch (RuntimeException | IOException e) {
-            System.err.println("puma-plus: controller tick failed: " + e);
+            LOG.log(Level.WARNING, "controller tick failed", e);
         }
     }
 
