@@ -1,5 +1,5 @@
 /*
- * The live side of the controller bundle: once a second it samples the host's LoadSignals and the
+ * The live side of the controller bundle: once a tick (1 s unless told otherwise) it samples the host's LoadSignals and the
  * actuators (the primary one and the optional bridge), builds an Observation, asks the Policy, applies the
  * decision to the actuators and appends the decision log line. The policy stays pure; the clock, the I/O
  * and the state live here.
@@ -38,8 +38,6 @@ import java.util.function.Function;
  */
 final class ControllerDriver implements Autoscaler {
 
-    static final long TICK_MS = 1000;
-
     private static final Logger LOG = System.getLogger(ControllerDriver.class.getName());
 
     private final Policy policy;
@@ -48,6 +46,7 @@ final class ControllerDriver implements Autoscaler {
     private final String primaryKind;
     private final String bridgeKind;
     private final Path logPath;
+    private final long tickMs;
     private final ScheduledExecutorService ticker;
     private Writer log;
     private State state = State.initial();
@@ -59,15 +58,17 @@ final class ControllerDriver implements Autoscaler {
      * @param primaryKind the kind of the primary actuator ({@code fork})
      * @param bridgeKind  the kind of the bridge ({@code ractor}, {@code thread}), or null for none
      * @param logPath     the decision log (appended to), or null for none
+     * @param tickMs      the time between two ticks, ms (each Observation carries it)
      */
     ControllerDriver(Policy policy, LoadSignals signals, Function<String, Actuator> actuators, String primaryKind,
-                     String bridgeKind, Path logPath) {
+                     String bridgeKind, Path logPath, long tickMs) {
         this.policy = policy;
         this.signals = signals;
         this.actuators = actuators;
         this.primaryKind = primaryKind;
         this.bridgeKind = bridgeKind;
         this.logPath = logPath;
+        this.tickMs = tickMs;
         this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "puma-plus-controller");
             t.setDaemon(true);
@@ -84,7 +85,7 @@ final class ControllerDriver implements Autoscaler {
                     StandardOpenOption.APPEND);
         }
         signals.sample(); // the first CPU reading is a baseline
-        ticker.scheduleAtFixedRate(this::tickSafely, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+        ticker.scheduleAtFixedRate(this::tickSafely, tickMs, tickMs, TimeUnit.MILLISECONDS);
     }
 
     void stop() {
@@ -119,17 +120,33 @@ final class ControllerDriver implements Autoscaler {
             return;
         }
         LoadSignals.Sample s = signals.sample();
-        long mem = a.memoryPerUnitBytes();
-        Observation o = new Observation(ticks, s.arrivalsPerSecond(), s.queueP95Nanos() / 1e6,
-                s.queueP99Nanos() / 1e6, s.meanSlotNanos() / 1e6, s.depth(), s.busySlots(), s.liveSlots(),
-                s.predictedWaitNanos() / 1e6, a.units(), a.readyUnits(), a.slotsPerUnit(), a.deadTimeNanos() / 1e6,
-                mem < 0 ? Double.NaN : mem / 1048576.0,
-                s.memAvailableBytes() < 0 ? Double.NaN : s.memAvailableBytes() / 1048576.0, s.cpuBusy(),
-                a.gainKnown());
+        Observation.Builder b = Observation.builder()
+                .tick(ticks)
+                .tickMs(tickMs)
+                .arrivalsPerSec(s.arrivalsPerSecond())
+                .queueP95Ms(s.queueP95Nanos() / 1e6)
+                .queueP99Ms(s.queueP99Nanos() / 1e6)
+                .slotMs(s.meanSlotNanos() / 1e6)
+                .depth(s.depth())
+                .busySlots(s.busySlots())
+                .liveSlots(s.liveSlots())
+                .predictedWaitMs(s.predictedWaitNanos() / 1e6)
+                .units(a.units())
+                .readyUnits(a.readyUnits())
+                .slotsPerUnit(a.slotsPerUnit())
+                .deadTimeMs(a.deadTimeNanos() / 1e6)
+                .memPerUnitMb(mebibytes(a.memoryPerUnitBytes()))
+                .memAvailableMb(mebibytes(s.memAvailableBytes()))
+                .cpuBusy(s.cpuBusy())
+                .gainKnown(a.gainKnown());
         if (bridge != null) {
-            o = o.withBridge(bridge.units(), bridge.readyUnits(), bridge.slotsPerUnit(),
-                    bridge.deadTimeNanos() / 1e6, bridge.gainKnown());
+            b.bridgeUnits(bridge.units())
+                    .bridgeReadyUnits(bridge.readyUnits())
+                    .bridgeSlotsPerUnit(bridge.slotsPerUnit())
+                    .bridgeDeadTimeMs(bridge.deadTimeNanos() / 1e6)
+                    .bridgeGainKnown(bridge.gainKnown());
         }
+        Observation o = b.build();
         Decision d = policy.decide(state, o);
         if (log != null) {
             DecisionLog.append(log, Instant.now().toString(), policy, state, o, d);
@@ -147,6 +164,11 @@ final class ControllerDriver implements Autoscaler {
         }
         ticks++;
         lastDecision = Replay.summary(d);
+    }
+
+    /** Bytes in MiB; NaN for the SPI's -1 (unknown). */
+    private static double mebibytes(long bytes) {
+        return bytes < 0 ? Double.NaN : bytes / 1048576.0;
     }
 
     @Override
