@@ -11,6 +11,14 @@ class SheddingTest < TimingTest
                          bytes: RawHttp.request("GET", target, {}, host: "127.0.0.1"))
   end
 
+  # Waits until the shedding prediction knows S, the mean slot time: the host's once-a-second tick moves
+  # the finished requests' slot times into its windows and refreshes the S that submit reads in one step,
+  # and /stats shows slot_mean_ms from those windows.
+  def await_slot_time(server)
+    queue = settled_queue_stats(server) { |q| q["slot_mean_ms"] }
+    refute_nil queue["slot_mean_ms"], with_log(server, "the host never learned the mean slot time")
+  end
+
   # Seed 002's shape, shortened to 8 s: 500 ms requests at 60 rps against 5 slots (10 rps of capacity),
   # with a health probe every second. client_timeout 5 gives a shed limit of 1.25 s.
   def test_slot_exhaustion_sheds_the_excess_at_once_serves_at_capacity_and_never_fails_a_probe
@@ -18,7 +26,7 @@ class SheddingTest < TimingTest
                                            config: config_file("client_timeout 5", 'health_check_path "/pid"'))
     client = Timing::ConcurrentClient.new(server.port)
     client.run(5.times.map { |i| exchange("warm#{i}", "/sleep?ms=500") }, timeout: 10)
-    sleep 1.2 # the mean slot time the prediction uses is refreshed once a second
+    await_slot_time(server)
 
     seconds = 8
     start = Timing.now_ns + 50 * Timing::MS
@@ -60,7 +68,7 @@ class SheddingTest < TimingTest
                                            config: config_file("shed_wait_limit false", 'health_check_path "/up", answer: :host'))
     client = Timing::ConcurrentClient.new(server.port)
     client.run([exchange("warm", "/sleep?ms=500")], timeout: 10)
-    sleep 1.2 # S known to the prediction: 500 ms
+    await_slot_time(server) # S known to the prediction: 500 ms
     busy = 4.times.map { |i| exchange("b#{i}", "/sleep?ms=1500") }
     runner = Thread.new { client.run(busy, timeout: 20) }
     eventually(timeout: 5) { server.stats.dig("queue", "depth") == 3 }
@@ -81,7 +89,7 @@ class SheddingTest < TimingTest
                                            config: config_file("shed_wait_limit 0.5", 'health_check_path "/pid"'))
     client = Timing::ConcurrentClient.new(server.port)
     client.run([exchange("warm", "/sleep?ms=1000")], timeout: 10)
-    sleep 1.2 # S known to the prediction: 1 s
+    await_slot_time(server) # S known to the prediction: 1 s
     # "first" must take the only slot before "second" arrives: a client late by more than the gap sends
     # both at once over two new connections, the host may take them in either order, and then "second"
     # gets the idle slot and "first" is (rightly) shed. The start is taken in the client process, after
