@@ -1,8 +1,8 @@
 /*
- * The live side of the controller bundle: once a tick (1 s unless told otherwise) it samples the host's LoadSignals and the
- * actuators (the primary one and the optional bridge), builds an Observation, asks the Policy, applies the
- * decision to the actuators and appends the decision log line. The policy stays pure; the clock, the I/O
- * and the state live here.
+ * The live side of the controller bundle: once a tick (its length injected; 1 s in the bundle) it samples
+ * the host's LoadSignals and the actuators (the primary one and the optional bridge), builds an
+ * Observation, asks the Policy, applies the decision to the actuators and appends the decision log line.
+ * The policy stays pure; the clock, the I/O and the state live here.
  */
 package dev.pumaplus.controller;
 
