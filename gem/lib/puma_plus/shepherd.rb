@@ -327,10 +327,13 @@ module PumaPlus
       return if data == :wait_readable
 
       if data.is_a?(String) # the boot byte, then check-ins
-        first = !worker.booted
+        booting = !worker.booted
         worker.booted = true
         worker.checked_in_at = now
-        spread_extra_slots if first
+        if booting # as puma logs it; tests wait for this line before they count on the worker being booted
+          Log.line("worker #{worker.index} (pid #{worker.pid}) booted in #{format('%.2f', now - worker.started_at)} s", @log)
+          spread_extra_slots
+        end
         return
       end
       io.close

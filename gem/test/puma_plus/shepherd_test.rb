@@ -39,6 +39,11 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     Array.new(count) { @host.accept_link }
   end
 
+  # Waits until the shepherd's log has +text+ (a line is written before the shepherd acts on what it says).
+  def await_log(text)
+    assert eventually { @host.log.include?(text) }, "no #{text.inspect} in:\n#{@host.log}"
+  end
+
   def test_shepherd_says_hello_then_sends_the_resolved_config
     _link, hello, config = start_shepherd(%w[-w 2 -t 3 -p 4321])
     assert_equal [PumaPlus::Wire::VERSION, 1, @host.pid, 1], [hello.version, hello.role, hello.pid, hello.generation]
@@ -235,7 +240,8 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
 
   def test_extra_slots_are_spread_over_the_workers_and_dial_in_with_thread_indexes_from_threads
     link, = start_shepherd(%w[-w 2 -t 1])
-    accept_workers(2)
+    # A worker dials in before the shepherd has read its boot byte, and only booted workers get extras.
+    accept_workers(2).each { |_worker, hello| await_log("worker #{hello.worker_index} (pid #{hello.pid}) booted in") }
     extra_slots(link, 3)
     hellos = accept_workers(3).map(&:last)
     assert_equal [[0, 1], [0, 2], [1, 1]], hellos.map { |h| [h.worker_index, h.thread_index] }.sort
@@ -252,7 +258,7 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     extras[2].request({ "PATH_INFO" => "/held" })
     assert eventually { File.exist?(File.join(@app_dir, "started")) }, "the app never started /held"
     extra_slots(link, 1)
-    assert eventually { @host.log.include?("worker 0: extra slots 1 (was 2)") }, @host.log
+    await_log("worker 0: extra slots 1 (was 2)")
     File.write(File.join(@app_dir, "release"), "go") # the slot was retired while its request ran
     assert_equal 200, extras[2].response.status, "the running request is served, not dropped"
     goaway = extras[2].read_frame
