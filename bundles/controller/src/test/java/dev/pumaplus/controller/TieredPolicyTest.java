@@ -99,10 +99,11 @@ class TieredPolicyTest {
 
     /**
      * λ alone sized 2 units (add 1) for {@link #firstTickOfTheRealStep}; the queue's growth says the
-     * arrivals are at least μ + L = 138.5 + 135 rps.
+     * arrivals are at least μ + growth per tick. The tick is the observation's: the same growth seen after
+     * a 0.5 s tick is twice the rate.
      */
     @Test
-    void aStepWithinTheTickIsSizedFromTheQueuesGrowthNotTheDilutedSecond() {
+    void aStepWithinTheTickIsSizedFromTheQueuesGrowthOverTheTickNotTheDilutedSecond() {
         Obs o = firstTickOfTheRealStep();
         Decision d = policy.decide(State.initial(), o.build());
         // μ = 4/0.028878 = 138.5; the previous (steady) tick's queue was under 0.05·138.5 = 6.9, so it grew
@@ -110,21 +111,12 @@ class TieredPolicyTest {
         // → 17 slots → 5 units of 4: add 4
         assertEquals(4, d.delta(), d.reason());
         assertTrue(d.reason().contains("from the queue's growth"), d.reason());
-    }
-
-    /**
-     * The same queue seen after half the tick: it grew by as much in 0.5 s, so the arrivals were at least
-     * μ + growth / 0.5 s. The bound divides by the observation's tick, not by an assumed second.
-     */
-    @Test
-    void theQueuesGrowthIsARateOverTheObservationsTick() {
-        Obs o = firstTickOfTheRealStep();
         o.tickMs = 500;
-        Decision d = policy.decide(State.initial(), o.build());
+        Decision halfTick = policy.decide(State.initial(), o.build());
         // λ ≥ 138.5 + 128.1/0.5 = 394.7; B = 135 + (394.7 - 138.5)·1 = 391.2;
         // (394.7 + 195.6)·0.028878/0.7 = 24.4 → 25 slots → 7 units of 4: add 6
-        assertEquals(6, d.delta(), d.reason());
-        assertTrue(d.reason().contains("λ 394.662 rps from the queue's growth"), d.reason());
+        assertEquals(6, halfTick.delta(), halfTick.reason());
+        assertTrue(halfTick.reason().contains("λ 394.662 rps from the queue's growth"), halfTick.reason());
     }
 
     @Test
