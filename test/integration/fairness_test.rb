@@ -13,7 +13,12 @@ class FairnessTest < IntegrationTest
     a = server.connect
     b = server.connect
     a.write((1..20).map { |i| RawHttp.request("GET", "/sleep?ms=200&id=a#{i}") }.join)
-    sleep 0.05
+    # A's backlog is in the host first: A runs on both slots and its next request waits in the queue.
+    a_first = eventually(timeout: 10, interval: 0.02) do
+      queue = server.stats.fetch("queue")
+      queue["busy_slots"] == 2 && queue["depth"] >= 1
+    end
+    assert a_first, with_log(server, "A's pipelined requests never filled both slots and the queue")
     b_sent = monotonic
     b.write(RawHttp.request("GET", "/sleep?ms=200&id=b"))
 

@@ -11,14 +11,24 @@ class SheddingTest < TimingTest
                          bytes: RawHttp.request("GET", target, {}, host: "127.0.0.1"))
   end
 
+  # probe.ru on one worker of +threads+ slots with the +config+ directives, returned once one request per
+  # slot of +warm_ms+ has taught the shedding prediction S. It knows S when /stats reports slot_mean_ms:
+  # the host's once-a-second tick moves finished slot times into the windows /stats reads and refreshes
+  # the S that submit reads in one step. Returns [server, ConcurrentClient].
+  def start_server_knowing_slot_time(threads:, warm_ms:, config:)
+    server = start_server(app("probe.ru"), workers: 1, threads: threads, config: config_file(*config))
+    client = Timing::ConcurrentClient.new(server.port)
+    client.run(threads.times.map { |i| exchange("warm#{i}", "/sleep?ms=#{warm_ms}") }, timeout: 10)
+    queue = settled_queue_stats(server) { |q| q["slot_mean_ms"] }
+    refute_nil queue["slot_mean_ms"], with_log(server, "the host never learned the mean slot time")
+    [server, client]
+  end
+
   # Seed 002's shape, shortened to 8 s: 500 ms requests at 60 rps against 5 slots (10 rps of capacity),
   # with a health probe every second. client_timeout 5 gives a shed limit of 1.25 s.
   def test_slot_exhaustion_sheds_the_excess_at_once_serves_at_capacity_and_never_fails_a_probe
-    server = start_server(app("probe.ru"), workers: 1, threads: 5,
-                                           config: config_file("client_timeout 5", 'health_check_path "/pid"'))
-    client = Timing::ConcurrentClient.new(server.port)
-    client.run(5.times.map { |i| exchange("warm#{i}", "/sleep?ms=500") }, timeout: 10)
-    sleep 1.2 # the mean slot time the prediction uses is refreshed once a second
+    server, client = start_server_knowing_slot_time(threads: 5, warm_ms: 500,
+                                                    config: ["client_timeout 5", 'health_check_path "/pid"'])
 
     seconds = 8
     start = Timing.now_ns + 50 * Timing::MS
@@ -56,11 +66,8 @@ class SheddingTest < TimingTest
   end
 
   def test_host_answered_health_check_reports_slots_while_every_slot_is_busy
-    server = start_server(app("probe.ru"), workers: 1, threads: 1,
-                                           config: config_file("shed_wait_limit false", 'health_check_path "/up", answer: :host'))
-    client = Timing::ConcurrentClient.new(server.port)
-    client.run([exchange("warm", "/sleep?ms=500")], timeout: 10)
-    sleep 1.2 # S known to the prediction: 500 ms
+    server, client = start_server_knowing_slot_time(threads: 1, warm_ms: 500, # S known to the prediction
+                                                    config: ["shed_wait_limit false", 'health_check_path "/up", answer: :host'])
     busy = 4.times.map { |i| exchange("b#{i}", "/sleep?ms=1500") }
     runner = Thread.new { client.run(busy, timeout: 20) }
     eventually(timeout: 5) { server.stats.dig("queue", "depth") == 3 }
@@ -77,11 +84,8 @@ class SheddingTest < TimingTest
   end
 
   def test_app_health_check_jumps_the_queue_and_is_never_shed
-    server = start_server(app("probe.ru"), workers: 1, threads: 1,
-                                           config: config_file("shed_wait_limit 0.5", 'health_check_path "/pid"'))
-    client = Timing::ConcurrentClient.new(server.port)
-    client.run([exchange("warm", "/sleep?ms=1000")], timeout: 10)
-    sleep 1.2 # S known to the prediction: 1 s
+    server, client = start_server_knowing_slot_time(threads: 1, warm_ms: 1000, # S known to the prediction
+                                                    config: ["shed_wait_limit 0.5", 'health_check_path "/pid"'])
     # "first" must take the only slot before "second" arrives: a client late by more than the gap sends
     # both at once over two new connections, the host may take them in either order, and then "second"
     # gets the idle slot and "first" is (rightly) shed. The start is taken in the client process, after

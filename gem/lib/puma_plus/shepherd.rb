@@ -36,12 +36,13 @@ module PumaPlus
     # A worker that exits sooner than this after it was forked counts as a boot failure.
     MIN_HEALTHY_LIFETIME = 1.0
 
-    # One worker index's current process and its restart state.
+    # The shepherd's record of one worker index: its current process and its restart state (puma's
+    # cluster/worker_handle.rb). Not a slot: a slot is one thread's link to the host, and a process runs several.
     # +boot_pipe+ stays open after the boot byte: the worker writes a check-in byte on it every few seconds
     # (worker_timeout), and +checked_in_at+ is when the last one arrived. +retire_by+: KILL deadline once retired.
     # +extra_pipe+: the write end of the process's extra-slots pipe; +extra+: the share last written on it.
-    Slot = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at, :checked_in_at,
-                      :retire_by, :extra_pipe, :extra, keyword_init: true)
+    WorkerHandle = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at,
+                              :checked_in_at, :retire_by, :extra_pipe, :extra, keyword_init: true)
 
     # +argv+: the user's flags and rackup path; +link_path+: link.sock (PUMA_PLUS_LINK).
     # +generation+: which shepherd generation this is (PUMA_PLUS_GENERATION, set by the host: 1 at boot,
@@ -54,8 +55,8 @@ module PumaPlus
       @cwd = cwd
       @log = log
       @generation = generation
-      @slots = {}
-      # Workers told to leave (phased restart, fewer workers) that have not exited yet: pid => Slot.
+      @workers = {}
+      # Workers told to leave (phased restart, fewer workers) that have not exited yet: pid => WorkerHandle.
       @retiring = {}
       # Phased restart: indexes still to replace, and the replacement under way.
       @phased = nil
@@ -90,7 +91,7 @@ module PumaPlus
       run_hooks(@config.before_fork_hooks, "before_fork") or return 1
       # Workers hold the read end; only this process holds the write end, so its death is their EOF.
       @lifeline_reader, @lifeline_writer = IO.pipe
-      @config.worker_processes.times { |index| start_worker(new_slot(index)) }
+      @config.worker_processes.times { |index| start_worker(new_worker_handle(index)) }
       supervise
       @exit_status
     ensure
@@ -201,50 +202,50 @@ module PumaPlus
 
     # -- workers -------------------------------------------------------------------------------------
 
-    def new_slot(index)
-      @slots[index] = Slot.new(index: index, failures: 0)
+    def new_worker_handle(index)
+      @workers[index] = WorkerHandle.new(index: index, failures: 0)
     end
 
-    def start_worker(slot)
+    def start_worker(worker)
       boot_reader, boot_writer = IO.pipe
       extra_reader, extra_writer = IO.pipe
-      worker = Worker.new(link_path: @link_path, index: slot.index, threads: @config.threads,
-                          workers: @config.worker_processes, app: @app,
-                          rackup: @app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
-                          booted: boot_writer, lifeline: @lifeline_reader, generation: @generation,
-                          log: @log, on_worker_shutdown: @config.on_worker_shutdown_hooks,
-                          lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
-                          checkin_interval: [@config.worker_timeout / 4.0, 5.0].min,
-                          extra_slots: extra_reader, ractors: @config.ractors?,
-                          multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?)
-      run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", slot.index)
-      pid = fork { run_worker(worker, boot_reader, extra_writer) }
+      child = Worker.new(link_path: @link_path, index: worker.index, threads: @config.threads,
+                         workers: @config.worker_processes, app: @app,
+                         rackup: @app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
+                         booted: boot_writer, lifeline: @lifeline_reader, generation: @generation,
+                         log: @log, on_worker_shutdown: @config.on_worker_shutdown_hooks,
+                         lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
+                         checkin_interval: [@config.worker_timeout / 4.0, 5.0].min,
+                         extra_slots: extra_reader, ractors: @config.ractors?,
+                         multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?)
+      run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", worker.index)
+      pid = fork { run_worker(child, boot_reader, extra_writer) }
       boot_writer.close
       extra_reader.close
-      slot.extra_pipe&.close
-      slot.extra_pipe = extra_writer
-      slot.extra = 0
-      run_hooks(@config.after_worker_fork_hooks, "after_worker_fork", slot.index)
-      slot.pid = pid
-      slot.started_at = now
-      slot.booted = false
-      slot.boot_pipe = boot_reader
-      slot.restart_at = nil
+      worker.extra_pipe&.close
+      worker.extra_pipe = extra_writer
+      worker.extra = 0
+      run_hooks(@config.after_worker_fork_hooks, "after_worker_fork", worker.index)
+      worker.pid = pid
+      worker.started_at = now
+      worker.booted = false
+      worker.boot_pipe = boot_reader
+      worker.restart_at = nil
       spread_extra_slots
     end
 
     # In the forked child: drop the shepherd's descriptors and handlers, run the worker, exit without
     # running the shepherd's at_exit handlers.
-    def run_worker(worker, boot_reader, extra_writer)
+    def run_worker(child, boot_reader, extra_writer)
       status = 1
       begin
         trap("CHLD", "DEFAULT")
         trap("TERM", "DEFAULT")
         inherited = [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader, extra_writer,
-                     *@slots.values.flat_map { |slot| [slot.boot_pipe, slot.extra_pipe] },
+                     *@workers.values.flat_map { |worker| [worker.boot_pipe, worker.extra_pipe] },
                      *@retiring.values.map(&:extra_pipe)]
         inherited.each { |io| io.close if io && !io.closed? }
-        status = worker.run
+        status = child.run
       rescue Exception => e # rubocop:disable Lint/RescueException -- the child must never return into the shepherd
         Log.exception("worker crashed", e, @log)
       ensure
@@ -255,10 +256,10 @@ module PumaPlus
     end
 
     def supervise
-      until @stopping && @slots.values.none?(&:pid) && @retiring.empty?
+      until @stopping && @workers.values.none?(&:pid) && @retiring.empty?
         readers = [@signal_reader]
         readers << @link if @link && !@link.closed?
-        @slots.each_value { |slot| readers << slot.boot_pipe if slot.boot_pipe }
+        @workers.each_value { |worker| readers << worker.boot_pipe if worker.boot_pipe }
         ready = IO.select(readers, nil, nil, select_timeout)
         ready&.first&.each do |io|
           if io == @signal_reader then handle_signals
@@ -276,9 +277,9 @@ module PumaPlus
       deadlines = if @stopping
                     [@kill_at]
                   else
-                    @slots.values.flat_map do |slot|
-                      [slot.restart_at, (slot.started_at + @config.worker_boot_timeout if slot.pid && !slot.booted),
-                       (slot.checked_in_at + @config.worker_timeout if slot.pid && slot.booted && slot.checked_in_at)]
+                    @workers.values.flat_map do |worker|
+                      [worker.restart_at, (worker.started_at + @config.worker_boot_timeout if worker.pid && !worker.booted),
+                       (worker.checked_in_at + @config.worker_timeout if worker.pid && worker.booted && worker.checked_in_at)]
                     end + @retiring.values.map(&:retire_by)
                   end
       deadline = deadlines.compact.min
@@ -320,19 +321,22 @@ module PumaPlus
     end
 
     def handle_boot_pipe(io)
-      slot = @slots.values.find { |s| s.boot_pipe == io }
+      worker = @workers.values.find { |w| w.boot_pipe == io }
       data = io.read_nonblock(256, exception: false)
       return if data == :wait_readable
 
       if data.is_a?(String) # the boot byte, then check-ins
-        first = !slot.booted
-        slot.booted = true
-        slot.checked_in_at = now
-        spread_extra_slots if first
+        booting = !worker.booted
+        worker.booted = true
+        worker.checked_in_at = now
+        if booting # as puma logs it; tests wait for this line before they count on the worker being booted
+          Log.line("worker #{worker.index} (pid #{worker.pid}) booted in #{format('%.2f', now - worker.started_at)} s", @log)
+          spread_extra_slots
+        end
         return
       end
       io.close
-      slot.boot_pipe = nil
+      worker.boot_pipe = nil
     end
 
     def reap
@@ -340,9 +344,9 @@ module PumaPlus
         pid, status = Process.wait2(-1, Process::WNOHANG)
         break unless pid
 
-        slot = @slots.values.find { |s| s.pid == pid }
-        if slot
-          worker_exited(slot, status)
+        worker = @workers.values.find { |w| w.pid == pid }
+        if worker
+          worker_exited(worker, status)
         elsif (retired = @retiring.delete(pid))
           Log.line("worker #{retired.index} (pid #{pid}) retired, #{describe(status)}", @log)
         end
@@ -351,55 +355,55 @@ module PumaPlus
       nil
     end
 
-    def worker_exited(slot, status)
-      handle_boot_pipe(slot.boot_pipe) if slot.boot_pipe # a worker may boot and die between two selects
-      lifetime = now - slot.started_at
-      old_pid = slot.pid
-      slot.pid = nil
+    def worker_exited(worker, status)
+      handle_boot_pipe(worker.boot_pipe) if worker.boot_pipe # a worker may boot and die between two selects
+      lifetime = now - worker.started_at
+      old_pid = worker.pid
+      worker.pid = nil
       return if @stopping
 
-      if !slot.booted && status.exitstatus == Worker::NOT_SHAREABLE
+      if !worker.booted && status.exitstatus == Worker::NOT_SHAREABLE
         # Every replacement would fail the same way: stop, as a preloaded app that cannot be shared does.
         @exit_status = 1
-        begin_stop("worker #{slot.index}: the app cannot run in Ractors; remove `ractors` or make it shareable")
+        begin_stop("worker #{worker.index}: the app cannot run in Ractors; remove `ractors` or make it shareable")
         return
       end
       spread_extra_slots # the others take its share until its replacement has booted
 
-      Log.line("worker #{slot.index} (pid #{old_pid}) exited #{describe(status)}; starting a replacement", @log)
-      if slot.booted && lifetime >= MIN_HEALTHY_LIFETIME
-        slot.failures = 0
-        slot.restart_at = now
+      Log.line("worker #{worker.index} (pid #{old_pid}) exited #{describe(status)}; starting a replacement", @log)
+      if worker.booted && lifetime >= MIN_HEALTHY_LIFETIME
+        worker.failures = 0
+        worker.restart_at = now
       else
-        slot.failures += 1
-        delay = [BACKOFF_INITIAL * (2**(slot.failures - 1)), BACKOFF_MAX].min
-        what = slot.booted ? "exited #{format('%.1f', lifetime)} s after booting" : "failed to boot"
-        Log.line("worker #{slot.index} #{what} (#{slot.failures} in a row); next attempt in #{delay.round(1)} s", @log)
-        slot.restart_at = now + delay
+        worker.failures += 1
+        delay = [BACKOFF_INITIAL * (2**(worker.failures - 1)), BACKOFF_MAX].min
+        what = worker.booted ? "exited #{format('%.1f', lifetime)} s after booting" : "failed to boot"
+        Log.line("worker #{worker.index} #{what} (#{worker.failures} in a row); next attempt in #{delay.round(1)} s", @log)
+        worker.restart_at = now + delay
       end
     end
 
     def restart_due_workers
-      @slots.each_value do |slot|
-        if slot.pid.nil? && slot.restart_at && slot.restart_at <= now
-          start_worker(slot)
-        elsif slot.pid && !slot.booted && now - slot.started_at > @config.worker_boot_timeout
-          Log.line("worker #{slot.index} (pid #{slot.pid}) did not boot within #{@config.worker_boot_timeout} s; killing it", @log)
-          signal(slot.pid, "KILL")
-          slot.started_at = now # counted as a boot failure when reaped; do not signal again meanwhile
-        elsif slot.pid && slot.booted && slot.checked_in_at && now - slot.checked_in_at > @config.worker_timeout
+      @workers.each_value do |worker|
+        if worker.pid.nil? && worker.restart_at && worker.restart_at <= now
+          start_worker(worker)
+        elsif worker.pid && !worker.booted && now - worker.started_at > @config.worker_boot_timeout
+          Log.line("worker #{worker.index} (pid #{worker.pid}) did not boot within #{@config.worker_boot_timeout} s; killing it", @log)
+          signal(worker.pid, "KILL")
+          worker.started_at = now # counted as a boot failure when reaped; do not signal again meanwhile
+        elsif worker.pid && worker.booted && worker.checked_in_at && now - worker.checked_in_at > @config.worker_timeout
           # puma's worker_timeout: a worker whose Ruby threads cannot run (stuck in C, stopped) is replaced
-          Log.line("worker #{slot.index} (pid #{slot.pid}) did not check in within #{@config.worker_timeout} s; killing it", @log)
-          signal(slot.pid, "KILL")
-          slot.checked_in_at = nil
+          Log.line("worker #{worker.index} (pid #{worker.pid}) did not check in within #{@config.worker_timeout} s; killing it", @log)
+          signal(worker.pid, "KILL")
+          worker.checked_in_at = nil
         end
       end
-      @retiring.each do |pid, slot|
-        next unless slot.retire_by && now > slot.retire_by
+      @retiring.each do |pid, worker|
+        next unless worker.retire_by && now > worker.retire_by
 
-        Log.line("worker #{slot.index} (pid #{pid}) did not stop within #{stop_timeout.round} s; killing it", @log)
+        Log.line("worker #{worker.index} (pid #{pid}) did not stop within #{stop_timeout.round} s; killing it", @log)
         signal(pid, "KILL")
-        slot.retire_by = nil
+        worker.retire_by = nil
       end
     end
 
@@ -409,9 +413,9 @@ module PumaPlus
       Log.line("shepherd stopping (#{reason})", @log) if reason
       @stopping = true
       @kill_at = now + stop_timeout
-      @slots.each_value do |slot|
-        slot.restart_at = nil
-        signal(slot.pid, "TERM") if slot.pid
+      @workers.each_value do |worker|
+        worker.restart_at = nil
+        signal(worker.pid, "TERM") if worker.pid
       end
       @retiring.each_key { |pid| signal(pid, "TERM") }
       @phased = nil
@@ -431,8 +435,8 @@ module PumaPlus
       end
 
       note = @app ? " (preload_app: new workers fork from the app loaded at boot; USR2 loads new code)" : ""
-      Log.line("phased restart: replacing #{@slots.size} worker processes one at a time#{note}", @log)
-      @phased = @slots.keys.sort
+      Log.line("phased restart: replacing #{@workers.size} worker processes one at a time#{note}", @log)
+      @phased = @workers.keys.sort
       step_phased_restart
     end
 
@@ -440,7 +444,7 @@ module PumaPlus
       return if @phased.nil? || @stopping
 
       if (step = @phase_step)
-        if !step[:termed] && step[:slot].booted
+        if !step[:termed] && step[:worker].booted
           signal(step[:old_pid], "TERM")
           @retiring[step[:old_pid]]&.retire_by = now + stop_timeout
           step[:termed] = true
@@ -450,48 +454,48 @@ module PumaPlus
         @phase_step = nil
       end
       while (index = @phased.shift)
-        old = @slots[index]
+        old = @workers[index]
         next if old.nil? || old.pid.nil? # scaled away, or already being replaced after a crash
 
         retire(old, termed: false) # it serves on until its replacement has booted
-        fresh = new_slot(index)
+        fresh = new_worker_handle(index)
         start_worker(fresh)
-        @phase_step = { old_pid: old.pid, slot: fresh, termed: false }
+        @phase_step = { old_pid: old.pid, worker: fresh, termed: false }
         return
       end
       @phased = nil
       Log.line("phased restart done", @log)
     end
 
-    # Moves +slot+ out of supervision: its exit is awaited in @retiring, KILLed worker_shutdown_timeout
+    # Moves +worker+ out of supervision: its exit is awaited in @retiring, KILLed worker_shutdown_timeout
     # after its TERM (#retire_by, set when TERM is sent).
-    def retire(slot, termed: true)
-      slot.boot_pipe&.close
-      slot.boot_pipe = nil
-      slot.extra_pipe&.close # a retiring process keeps the extra slots it runs until TERM
-      slot.extra_pipe = nil
-      slot.retire_by = termed ? now + stop_timeout : nil
-      @retiring[slot.pid] = slot
+    def retire(worker, termed: true)
+      worker.boot_pipe&.close
+      worker.boot_pipe = nil
+      worker.extra_pipe&.close # a retiring process keeps the extra slots it runs until TERM
+      worker.extra_pipe = nil
+      worker.retire_by = termed ? now + stop_timeout : nil
+      @retiring[worker.pid] = worker
     end
 
     # WORKER_COUNT: fork workers up to +count+ processes, or send TERM to the highest indexes above it.
     def scale_to(count)
       return if @stopping
 
-      before = @slots.size
+      before = @workers.size
       if count > before
-        (before...count).each { |index| start_worker(new_slot(index)) }
+        (before...count).each { |index| start_worker(new_worker_handle(index)) }
       else
-        @slots.keys.sort.last(before - count).each do |index|
-          slot = @slots.delete(index)
-          slot.boot_pipe&.close
-          slot.boot_pipe = nil
-          slot.extra_pipe&.close
-          slot.extra_pipe = nil
-          next unless slot.pid
+        @workers.keys.sort.last(before - count).each do |index|
+          worker = @workers.delete(index)
+          worker.boot_pipe&.close
+          worker.boot_pipe = nil
+          worker.extra_pipe&.close
+          worker.extra_pipe = nil
+          next unless worker.pid
 
-          retire(slot)
-          signal(slot.pid, "TERM")
+          retire(worker)
+          signal(worker.pid, "TERM")
         end
       end
       Log.line("worker processes: #{count} (was #{before})", @log) unless count == before
@@ -501,16 +505,16 @@ module PumaPlus
     # Writes each booted worker process its share of @extra_slots where it changed: with k booted processes,
     # the one of rank r (by index) gets n / k, plus one when r < n % k. A process still booting has none.
     def spread_extra_slots
-      booted = @slots.values.select { |slot| slot.pid && slot.booted && slot.extra_pipe }.sort_by(&:index)
+      booted = @workers.values.select { |worker| worker.pid && worker.booted && worker.extra_pipe }.sort_by(&:index)
       return if booted.empty?
 
       k = booted.size
-      booted.each_with_index do |slot, rank|
+      booted.each_with_index do |worker, rank|
         share = @extra_slots / k + (rank < @extra_slots % k ? 1 : 0)
-        next if slot.extra == share
+        next if worker.extra == share
 
-        slot.extra_pipe.write([share].pack(Worker::EXTRA_SLOTS_FORMAT))
-        slot.extra = share
+        worker.extra_pipe.write([share].pack(Worker::EXTRA_SLOTS_FORMAT))
+        worker.extra = share
       rescue IOError, SystemCallError
         nil # the process has exited; its replacement is told when forked
       end
@@ -519,11 +523,11 @@ module PumaPlus
     def enforce_stop_deadline
       return if now < @kill_at
 
-      @slots.each_value do |slot|
-        next unless slot.pid
+      @workers.each_value do |worker|
+        next unless worker.pid
 
-        Log.line("worker #{slot.index} (pid #{slot.pid}) did not stop within #{stop_timeout.round} s; killing it", @log)
-        signal(slot.pid, "KILL")
+        Log.line("worker #{worker.index} (pid #{worker.pid}) did not stop within #{stop_timeout.round} s; killing it", @log)
+        signal(worker.pid, "KILL")
       end
       @retiring.each_key { |pid| signal(pid, "KILL") }
       @kill_at = now + stop_timeout # reap what KILL left; ask again only if something is still there

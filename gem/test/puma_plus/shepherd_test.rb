@@ -39,6 +39,11 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     Array.new(count) { @host.accept_link }
   end
 
+  # Waits until the shepherd's log has +text+ (a line is written before the shepherd acts on what it says).
+  def await_log(text)
+    assert eventually { @host.log.include?(text) }, "no #{text.inspect} in:\n#{@host.log}"
+  end
+
   def test_shepherd_says_hello_then_sends_the_resolved_config
     _link, hello, config = start_shepherd(%w[-w 2 -t 3 -p 4321])
     assert_equal [PumaPlus::Wire::VERSION, 1, @host.pid, 1], [hello.version, hello.role, hello.pid, hello.generation]
@@ -123,24 +128,34 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
   end
 
   def test_shepherd_ignores_sigint
-    start_shepherd(%w[-w 1 -t 1])
-    _worker, hello = @host.accept_link
+    link, = start_shepherd(%w[-w 1 -t 1])
+    worker, hello = @host.accept_link
     Process.kill("INT", -@host.pid) # Ctrl-C reaches the whole process group
-    sleep 0.3
+    # Each process acts after the signal was sent: the shepherd's select loop (the thread an INT would
+    # interrupt) forks a second worker, and the worker serves a request.
+    link.io.write(Wire::WorkerCount.new(count: 2).encode)
+    assert_equal 1, @host.accept_link.last.worker_index
+    worker.request({})
+    assert_equal 200, worker.response.status
     assert process_alive?(@host.pid)
     assert process_alive?(hello.pid)
   end
 
   def test_app_that_raises_at_load_backs_off_instead_of_fork_bombing
-    File.write(File.join(@app_dir, "config.ru"), "raise 'cannot connect to the database'\n")
+    # Each boot attempt appends the monotonic clock (one clock for every process) to a file, then raises.
+    File.write(File.join(@app_dir, "config.ru"), <<~'RUBY')
+      File.write("attempts", "#{Process.clock_gettime(Process::CLOCK_MONOTONIC)}\n", mode: "a"); raise "cannot connect to the database"
+    RUBY
     start_shepherd(%w[-w 1 -t 1])
-    sleep 3.5
+    attempts_path = File.join(@app_dir, "attempts")
+    attempts = -> { File.exist?(attempts_path) ? File.readlines(attempts_path).map { |line| Float(line) } : [] }
+    assert eventually(8) { attempts.call.size >= 3 }, "three boot attempts expected:\n#{@host.log}"
+    first, second, third = attempts.call
+    assert_operator second - first, :>=, 1.0, "the first back-off is 1 s"
+    assert_operator third - second, :>=, 2.0, "the second back-off is 2 s"
     log = @host.log
-    attempts = log.scan("worker 0 failed to boot:").size
     assert_includes log, "RuntimeError: cannot connect to the database"
     assert_includes log, "config.ru:1"
-    assert_operator attempts, :>=, 2
-    assert_operator attempts, :<=, 3, "1 s, 2 s back-off allows at most 3 boots in 3.5 s:\n#{log}"
     assert_match(/worker 0 failed to boot \(2 in a row\); next attempt in 2(\.0)? s/, log)
   end
 
@@ -207,8 +222,16 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
 
   # -- extra slots (EXTRA_SLOTS, docs/PROTOCOL.md "Extra slots") --------------------------------------
 
-  SLOW_APP = <<~RUBY
-    run ->(env) { sleep 0.5 if env["PATH_INFO"] == "/slow"; [200, {}, ["\#{Process.pid}"]] }
+  # /held tells the test it started by creating the file "started", then waits until the test writes to
+  # the FIFO "release": a request that is running for as long as the test needs.
+  HELD_APP = <<~RUBY
+    run lambda { |env|
+      if env["PATH_INFO"] == "/held"
+        File.write("started", "")
+        File.read("release")
+      end
+      [200, {}, ["\#{Process.pid}"]]
+    }
   RUBY
 
   def extra_slots(link, count)
@@ -217,7 +240,8 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
 
   def test_extra_slots_are_spread_over_the_workers_and_dial_in_with_thread_indexes_from_threads
     link, = start_shepherd(%w[-w 2 -t 1])
-    accept_workers(2)
+    # A worker dials in before the shepherd has read its boot byte, and only booted workers get extras.
+    accept_workers(2).each { |_worker, hello| await_log("worker #{hello.worker_index} (pid #{hello.pid}) booted in") }
     extra_slots(link, 3)
     hellos = accept_workers(3).map(&:last)
     assert_equal [[0, 1], [0, 2], [1, 1]], hellos.map { |h| [h.worker_index, h.thread_index] }.sort
@@ -225,14 +249,17 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
   end
 
   def test_a_retired_extra_slot_finishes_its_request_then_sends_goaway_and_the_others_serve_on
-    File.write(File.join(@app_dir, "config.ru"), SLOW_APP)
+    File.write(File.join(@app_dir, "config.ru"), HELD_APP)
+    File.mkfifo(File.join(@app_dir, "release"))
     link, = start_shepherd(%w[-w 1 -t 1])
     accept_workers(1)
     extra_slots(link, 2)
     extras = accept_workers(2).to_h { |worker, hello| [hello.thread_index, worker] }
-    extras[2].request({ "PATH_INFO" => "/slow" })
-    sleep 0.1
+    extras[2].request({ "PATH_INFO" => "/held" })
+    assert eventually { File.exist?(File.join(@app_dir, "started")) }, "the app never started /held"
     extra_slots(link, 1)
+    await_log("worker 0: extra slots 1 (was 2)")
+    File.write(File.join(@app_dir, "release"), "go") # the slot was retired while its request ran
     assert_equal 200, extras[2].response.status, "the running request is served, not dropped"
     goaway = extras[2].read_frame
     assert_equal [Wire::FrameType::GOAWAY, 0], [goaway.type, Wire.decode(goaway).code]
@@ -252,7 +279,9 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
   end
 
   def test_extra_slots_go_to_booted_workers_and_move_to_a_worker_once_it_has_booted
-    File.write(File.join(@app_dir, "slow.rb"), "on_worker_boot { |index| sleep 1.5 if index == 1 }\n")
+    # Worker 1 stays in on_worker_boot until the test writes to the FIFO "boot".
+    File.mkfifo(File.join(@app_dir, "boot"))
+    File.write(File.join(@app_dir, "slow.rb"), "on_worker_boot { |index| File.read('boot') if index == 1 }\n")
     link, = start_shepherd(%w[-w 2 -t 1 -C slow.rb])
     _worker, first = @host.accept_link
     assert_equal 0, first.worker_index
@@ -260,6 +289,7 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     early = accept_workers(2).map(&:last)
     assert_equal [[0, 1], [0, 2]], early.map { |h| [h.worker_index, h.thread_index] }.sort,
                  "both extra slots run in the one booted worker"
+    File.write(File.join(@app_dir, "boot"), "go")
     later = accept_workers(2).map(&:last) # worker 1 booted: its base slot and its share
     assert_equal [[1, 0], [1, 1]], later.map { |h| [h.worker_index, h.thread_index] }.sort
     assert_includes @host.log, "worker 0: extra slots 1 (was 2)"
@@ -342,9 +372,7 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
       assert_equal [Wire::FrameType::GOAWAY, 0], [frame.type, Wire.decode(frame).code]
       worker.close
     end
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 3
-    sleep 0.05 while process_alive?(pid) && Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
-    refute process_alive?(pid), "the worker did not exit after its Ractor links ended\n#{@host.log}"
+    assert eventually(3) { !process_alive?(pid) }, "the worker did not exit after its Ractor links ended\n#{@host.log}"
   end
 
   # Sinatra 3.0 would fail every request in a Ractor (its settings are methods defined from Procs of the

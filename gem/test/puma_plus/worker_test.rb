@@ -84,19 +84,21 @@ class PumaPlus::WorkerTest < PumaPlus::TestCase
   end
 
   def test_term_lets_the_current_request_finish_before_the_worker_exits
+    started_reader, started_writer = IO.pipe
     release = @release_reader
-    fork_worker(->(_env) { release.read(1); [200, {}, ["finished"]] }, threads: 1)
-    link, = @host.accept_link
-    link.request({})
-    sleep 0.1 # the app is now blocked
+    fork_worker(->(_env) { started_writer.write("s"); release.read(1); [200, {}, ["finished"]] }, threads: 2)
+    (busy, _), (idle, _) = Array.new(2) { @host.accept_link }
+    busy.request({})
+    started_reader.read(1) # the app is now blocked
     Process.kill("TERM", @pid)
-    sleep 0.2
+    # The idle link's GOAWAY shows the worker has taken in the TERM while the other request runs.
+    assert_equal [Wire::FrameType::GOAWAY, 0], idle.read_frame.then { |f| [f.type, Wire.decode(f).code] }
     assert process_alive?(@pid), "worker exited with a request in progress"
     @release_writer.write("x")
-    response = link.response
+    response = busy.response
     assert_equal [200, "finished"], [response.status, response.body]
-    assert_equal Wire::FrameType::GOAWAY, link.read_frame.type
-    link.close
+    assert_equal Wire::FrameType::GOAWAY, busy.read_frame.type
+    [busy, idle].each(&:close)
     assert_equal 0, wait_worker(5)&.exitstatus
   end
 

@@ -70,7 +70,7 @@ public final class ControllerActivator implements BundleActivator {
         String bridge = settings.string("autoscale_bridge", null);
         driver = new ControllerDriver(policy, signals, this::actuatorOfKind, primary,
                 bridge == null || bridge.isEmpty() ? null : bridge,
-                log == null ? null : Path.of(log));
+                log == null ? null : Path.of(log), Observation.DEFAULT_TICK_MS);
         driver.start();
         registration = context.registerService(Autoscaler.class, driver, null);
     }

@@ -1,8 +1,8 @@
 /*
- * The live side of the controller bundle: once a second it samples the host's LoadSignals and the
- * actuators (the primary one and the optional bridge), builds an Observation, asks the Policy, applies the
- * decision to the actuators and appends the decision log line. The policy stays pure; the clock, the I/O
- * and the state live here.
+ * The live side of the controller bundle: once a tick (its length injected; 1 s in the bundle) it samples
+ * the host's LoadSignals and the actuators (the primary one and the optional bridge), builds an
+ * Observation, asks the Policy, applies the decision to the actuators and appends the decision log line.
+ * The policy stays pure; the clock, the I/O and the state live here.
  */
 package dev.pumaplus.controller;
 
@@ -11,6 +11,8 @@ import dev.pumaplus.spi.Autoscaler;
 import dev.pumaplus.spi.LoadSignals;
 import java.io.IOException;
 import java.io.Writer;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,16 +29,16 @@ import java.util.function.Function;
  * {@code primaryKind} (HostSettings {@code autoscale_actuator}, default {@code fork}); the bridge, when the
  * configuration names one ({@code autoscale_bridge}), the service of that kind. A tick that finds either
  * missing (its bundle not started yet, or being swapped) is skipped, not logged. A failing tick is reported
- * on stderr and the next one runs. The state starts at {@link State#initial()} for each driver: a
- * swapped-in policy starts with no streaks and no cooldowns, while the units the actuators run carry over
- * untouched.
+ * as a warning on this class's System.Logger (the host's one log) and the next one runs. The state starts
+ * at {@link State#initial()} for each driver: a swapped-in policy starts with no streaks and no cooldowns,
+ * while the units the actuators run carry over untouched.
  *
  * <p>Threading: ticks run on the driver's thread; {@link Autoscaler} methods read volatile fields from any
  * thread.
  */
 final class ControllerDriver implements Autoscaler {
 
-    static final long TICK_MS = 1000;
+    private static final Logger LOG = System.getLogger(ControllerDriver.class.getName());
 
     private final Policy policy;
     private final LoadSignals signals;
@@ -44,6 +46,7 @@ final class ControllerDriver implements Autoscaler {
     private final String primaryKind;
     private final String bridgeKind;
     private final Path logPath;
+    private final long tickMs;
     private final ScheduledExecutorService ticker;
     private Writer log;
     private State state = State.initial();
@@ -55,15 +58,17 @@ final class ControllerDriver implements Autoscaler {
      * @param primaryKind the kind of the primary actuator ({@code fork})
      * @param bridgeKind  the kind of the bridge ({@code ractor}, {@code thread}), or null for none
      * @param logPath     the decision log (appended to), or null for none
+     * @param tickMs      the time between two ticks, ms (each Observation carries it)
      */
     ControllerDriver(Policy policy, LoadSignals signals, Function<String, Actuator> actuators, String primaryKind,
-                     String bridgeKind, Path logPath) {
+                     String bridgeKind, Path logPath, long tickMs) {
         this.policy = policy;
         this.signals = signals;
         this.actuators = actuators;
         this.primaryKind = primaryKind;
         this.bridgeKind = bridgeKind;
         this.logPath = logPath;
+        this.tickMs = tickMs;
         this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "puma-plus-controller");
             t.setDaemon(true);
@@ -80,7 +85,7 @@ final class ControllerDriver implements Autoscaler {
                     StandardOpenOption.APPEND);
         }
         signals.sample(); // the first CPU reading is a baseline
-        ticker.scheduleAtFixedRate(this::tickSafely, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+        ticker.scheduleAtFixedRate(this::tickSafely, tickMs, tickMs, TimeUnit.MILLISECONDS);
     }
 
     void stop() {
@@ -94,7 +99,7 @@ final class ControllerDriver implements Autoscaler {
             try {
                 log.close();
             } catch (IOException e) {
-                System.err.println("puma-plus: decision log: " + e.getMessage());
+                LOG.log(Level.WARNING, "decision log " + logPath + ": " + e.getMessage());
             }
         }
     }
@@ -103,7 +108,7 @@ final class ControllerDriver implements Autoscaler {
         try {
             tick();
         } catch (RuntimeException | IOException e) {
-            System.err.println("puma-plus: controller tick failed: " + e);
+            LOG.log(Level.WARNING, "controller tick failed", e);
         }
     }
 
@@ -115,17 +120,33 @@ final class ControllerDriver implements Autoscaler {
             return;
         }
         LoadSignals.Sample s = signals.sample();
-        long mem = a.memoryPerUnitBytes();
-        Observation o = new Observation(ticks, s.arrivalsPerSecond(), s.queueP95Nanos() / 1e6,
-                s.queueP99Nanos() / 1e6, s.meanSlotNanos() / 1e6, s.depth(), s.busySlots(), s.liveSlots(),
-                s.predictedWaitNanos() / 1e6, a.units(), a.readyUnits(), a.slotsPerUnit(), a.deadTimeNanos() / 1e6,
-                mem < 0 ? Double.NaN : mem / 1048576.0,
-                s.memAvailableBytes() < 0 ? Double.NaN : s.memAvailableBytes() / 1048576.0, s.cpuBusy(),
-                a.gainKnown());
+        Observation.Builder b = Observation.builder()
+                .tick(ticks)
+                .tickMs(tickMs)
+                .arrivalsPerSec(s.arrivalsPerSecond())
+                .queueP95Ms(s.queueP95Nanos() / 1e6)
+                .queueP99Ms(s.queueP99Nanos() / 1e6)
+                .slotMs(s.meanSlotNanos() / 1e6)
+                .depth(s.depth())
+                .busySlots(s.busySlots())
+                .liveSlots(s.liveSlots())
+                .predictedWaitMs(s.predictedWaitNanos() / 1e6)
+                .units(a.units())
+                .readyUnits(a.readyUnits())
+                .slotsPerUnit(a.slotsPerUnit())
+                .deadTimeMs(a.deadTimeNanos() / 1e6)
+                .memPerUnitMb(mebibytes(a.memoryPerUnitBytes()))
+                .memAvailableMb(mebibytes(s.memAvailableBytes()))
+                .cpuBusy(s.cpuBusy())
+                .gainKnown(a.gainKnown());
         if (bridge != null) {
-            o = o.withBridge(bridge.units(), bridge.readyUnits(), bridge.slotsPerUnit(),
-                    bridge.deadTimeNanos() / 1e6, bridge.gainKnown());
+            b.bridgeUnits(bridge.units())
+                    .bridgeReadyUnits(bridge.readyUnits())
+                    .bridgeSlotsPerUnit(bridge.slotsPerUnit())
+                    .bridgeDeadTimeMs(bridge.deadTimeNanos() / 1e6)
+                    .bridgeGainKnown(bridge.gainKnown());
         }
+        Observation o = b.build();
         Decision d = policy.decide(state, o);
         if (log != null) {
             DecisionLog.append(log, Instant.now().toString(), policy, state, o, d);
@@ -143,6 +164,11 @@ final class ControllerDriver implements Autoscaler {
         }
         ticks++;
         lastDecision = Replay.summary(d);
+    }
+
+    /** Bytes in MiB; NaN for the SPI's -1 (unknown). */
+    private static double mebibytes(long bytes) {
+        return bytes < 0 ? Double.NaN : bytes / 1048576.0;
     }
 
     @Override

@@ -5,14 +5,18 @@
  */
 package dev.pumaplus.controller;
 
+import java.util.StringJoiner;
+
 /**
- * One tick's input to {@link Policy#decide}. Plain values only, so a decision log line holds it whole.
+ * One tick's input to {@link Policy#decide}, built by name with {@link #builder()}. Plain values only, so a
+ * decision log line holds it whole.
  * The unit counts are the primary actuator's (fork); the {@code bridge*} ones the optional fast actuator's
  * that covers the primary's dead time (docs/CONTROL.md, "Bridging the dead time").
  * Unknown measurements are {@link Double#NaN} (written as JSON null), never 0: an absent number must not
  * read as "no load" or "no contention".
  *
  * @param tick            the tick number (one per {@code tickMs}); cooldowns are counted in ticks
+ * @param tickMs          the controller's tick, ms: how often it observes (one tick since the previous one)
  * @param arrivalsPerSec  λ: requests submitted in the last second, per second
  * @param queueP95Ms      queue time (T3 − T2b) p95 over the last second, ms; 0 when nothing was dispatched
  * @param queueP99Ms      queue time p99 over the last second, ms
@@ -38,6 +42,7 @@ package dev.pumaplus.controller;
  */
 public record Observation(
         long tick,
+        long tickMs,
         double arrivalsPerSec,
         double queueP95Ms,
         double queueP99Ms,
@@ -60,23 +65,15 @@ public record Observation(
         double bridgeDeadTimeMs,
         boolean bridgeGainKnown) {
 
-    /** An observation with no bridge actuator (the bridge fields as a log line without them reads). */
-    public Observation(long tick, double arrivalsPerSec, double queueP95Ms, double queueP99Ms, double slotMs,
-                       int depth, int busySlots, int liveSlots, double predictedWaitMs, int units, int readyUnits,
-                       int slotsPerUnit, double deadTimeMs, double memPerUnitMb, double memAvailableMb,
-                       double cpuBusy, boolean gainKnown) {
-        this(tick, arrivalsPerSec, queueP95Ms, queueP99Ms, slotMs, depth, busySlots, liveSlots, predictedWaitMs,
-                units, readyUnits, slotsPerUnit, deadTimeMs, memPerUnitMb, memAvailableMb, cpuBusy, gainKnown,
-                0, 0, 0, Double.NaN, false);
-    }
+    /**
+     * The controller's tick, ms: the live driver runs at it (ControllerActivator injects it), the simulator
+     * steps by it, and a decision log line without {@code tickMs} was written at it.
+     */
+    public static final long DEFAULT_TICK_MS = 1000;
 
-    /** This observation with a bridge actuator's counts (its slots per unit at least 1). */
-    public Observation withBridge(int units, int readyUnits, int slotsPerUnit, double deadTimeMs,
-                                  boolean gainKnown) {
-        return new Observation(tick, arrivalsPerSec, queueP95Ms, queueP99Ms, slotMs, depth, busySlots, liveSlots,
-                predictedWaitMs, this.units, this.readyUnits, this.slotsPerUnit, this.deadTimeMs, memPerUnitMb,
-                memAvailableMb, cpuBusy, this.gainKnown, units, readyUnits, Math.max(1, slotsPerUnit), deadTimeMs,
-                gainKnown);
+    /** A builder with no field set. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** True when a bridge actuator runs beside the primary one. */
@@ -87,5 +84,211 @@ public record Observation(
     /** Units started and not yet dialled in: capacity still on its way. */
     public int bootingUnits() {
         return Math.max(0, units - readyUnits);
+    }
+
+    /**
+     * Builds an Observation field by field, each step named as the component it sets. Every field up to
+     * {@code gainKnown} must be set; the five {@code bridge*} fields are set together or not at all (then
+     * the observation has no bridge). Not thread-safe; {@link #build()} may be called again after more steps.
+     */
+    public static final class Builder {
+        private Long tick;
+        private Long tickMs;
+        private Double arrivalsPerSec;
+        private Double queueP95Ms;
+        private Double queueP99Ms;
+        private Double slotMs;
+        private Integer depth;
+        private Integer busySlots;
+        private Integer liveSlots;
+        private Double predictedWaitMs;
+        private Integer units;
+        private Integer readyUnits;
+        private Integer slotsPerUnit;
+        private Double deadTimeMs;
+        private Double memPerUnitMb;
+        private Double memAvailableMb;
+        private Double cpuBusy;
+        private Boolean gainKnown;
+        private Integer bridgeUnits;
+        private Integer bridgeReadyUnits;
+        private Integer bridgeSlotsPerUnit;
+        private Double bridgeDeadTimeMs;
+        private Boolean bridgeGainKnown;
+
+        private Builder() {
+        }
+
+        public Builder tick(long tick) {
+            this.tick = tick;
+            return this;
+        }
+
+        public Builder tickMs(long tickMs) {
+            this.tickMs = tickMs;
+            return this;
+        }
+
+        public Builder arrivalsPerSec(double arrivalsPerSec) {
+            this.arrivalsPerSec = arrivalsPerSec;
+            return this;
+        }
+
+        public Builder queueP95Ms(double queueP95Ms) {
+            this.queueP95Ms = queueP95Ms;
+            return this;
+        }
+
+        public Builder queueP99Ms(double queueP99Ms) {
+            this.queueP99Ms = queueP99Ms;
+            return this;
+        }
+
+        public Builder slotMs(double slotMs) {
+            this.slotMs = slotMs;
+            return this;
+        }
+
+        public Builder depth(int depth) {
+            this.depth = depth;
+            return this;
+        }
+
+        public Builder busySlots(int busySlots) {
+            this.busySlots = busySlots;
+            return this;
+        }
+
+        public Builder liveSlots(int liveSlots) {
+            this.liveSlots = liveSlots;
+            return this;
+        }
+
+        public Builder predictedWaitMs(double predictedWaitMs) {
+            this.predictedWaitMs = predictedWaitMs;
+            return this;
+        }
+
+        public Builder units(int units) {
+            this.units = units;
+            return this;
+        }
+
+        public Builder readyUnits(int readyUnits) {
+            this.readyUnits = readyUnits;
+            return this;
+        }
+
+        public Builder slotsPerUnit(int slotsPerUnit) {
+            this.slotsPerUnit = slotsPerUnit;
+            return this;
+        }
+
+        public Builder deadTimeMs(double deadTimeMs) {
+            this.deadTimeMs = deadTimeMs;
+            return this;
+        }
+
+        public Builder memPerUnitMb(double memPerUnitMb) {
+            this.memPerUnitMb = memPerUnitMb;
+            return this;
+        }
+
+        public Builder memAvailableMb(double memAvailableMb) {
+            this.memAvailableMb = memAvailableMb;
+            return this;
+        }
+
+        public Builder cpuBusy(double cpuBusy) {
+            this.cpuBusy = cpuBusy;
+            return this;
+        }
+
+        public Builder gainKnown(boolean gainKnown) {
+            this.gainKnown = gainKnown;
+            return this;
+        }
+
+        public Builder bridgeUnits(int bridgeUnits) {
+            this.bridgeUnits = bridgeUnits;
+            return this;
+        }
+
+        public Builder bridgeReadyUnits(int bridgeReadyUnits) {
+            this.bridgeReadyUnits = bridgeReadyUnits;
+            return this;
+        }
+
+        /** Slots one bridge unit brings, at least 1 (0 would read as "no bridge"). */
+        public Builder bridgeSlotsPerUnit(int bridgeSlotsPerUnit) {
+            this.bridgeSlotsPerUnit = bridgeSlotsPerUnit;
+            return this;
+        }
+
+        public Builder bridgeDeadTimeMs(double bridgeDeadTimeMs) {
+            this.bridgeDeadTimeMs = bridgeDeadTimeMs;
+            return this;
+        }
+
+        public Builder bridgeGainKnown(boolean bridgeGainKnown) {
+            this.bridgeGainKnown = bridgeGainKnown;
+            return this;
+        }
+
+        /**
+         * The observation.
+         *
+         * @throws IllegalStateException naming the fields not set, when a field up to {@code gainKnown} is
+         *                               missing, or some bridge fields are set and others not; or when
+         *                               {@code tickMs} or a set {@code bridgeSlotsPerUnit} is below 1
+         */
+        public Observation build() {
+            StringJoiner missing = new StringJoiner(", ");
+            need(missing, "tick", tick);
+            need(missing, "tickMs", tickMs);
+            need(missing, "arrivalsPerSec", arrivalsPerSec);
+            need(missing, "queueP95Ms", queueP95Ms);
+            need(missing, "queueP99Ms", queueP99Ms);
+            need(missing, "slotMs", slotMs);
+            need(missing, "depth", depth);
+            need(missing, "busySlots", busySlots);
+            need(missing, "liveSlots", liveSlots);
+            need(missing, "predictedWaitMs", predictedWaitMs);
+            need(missing, "units", units);
+            need(missing, "readyUnits", readyUnits);
+            need(missing, "slotsPerUnit", slotsPerUnit);
+            need(missing, "deadTimeMs", deadTimeMs);
+            need(missing, "memPerUnitMb", memPerUnitMb);
+            need(missing, "memAvailableMb", memAvailableMb);
+            need(missing, "cpuBusy", cpuBusy);
+            need(missing, "gainKnown", gainKnown);
+            boolean bridge = bridgeUnits != null || bridgeReadyUnits != null || bridgeSlotsPerUnit != null
+                    || bridgeDeadTimeMs != null || bridgeGainKnown != null;
+            if (bridge) {
+                need(missing, "bridgeUnits", bridgeUnits);
+                need(missing, "bridgeReadyUnits", bridgeReadyUnits);
+                need(missing, "bridgeSlotsPerUnit", bridgeSlotsPerUnit);
+                need(missing, "bridgeDeadTimeMs", bridgeDeadTimeMs);
+                need(missing, "bridgeGainKnown", bridgeGainKnown);
+            }
+            if (missing.length() > 0) {
+                throw new IllegalStateException("observation: not set: " + missing);
+            }
+            if (tickMs < 1 || (bridge && bridgeSlotsPerUnit < 1)) {
+                throw new IllegalStateException("observation: tickMs " + tickMs + " and bridgeSlotsPerUnit "
+                        + bridgeSlotsPerUnit + " must be at least 1");
+            }
+            return new Observation(tick, tickMs, arrivalsPerSec, queueP95Ms, queueP99Ms, slotMs, depth, busySlots,
+                    liveSlots, predictedWaitMs, units, readyUnits, slotsPerUnit, deadTimeMs, memPerUnitMb,
+                    memAvailableMb, cpuBusy, gainKnown, bridge ? bridgeUnits : 0, bridge ? bridgeReadyUnits : 0,
+                    bridge ? bridgeSlotsPerUnit : 0, bridge ? bridgeDeadTimeMs : Double.NaN,
+                    bridge && bridgeGainKnown);
+        }
+
+        private static void need(StringJoiner missing, String name, Object value) {
+            if (value == null) {
+                missing.add(name);
+            }
+        }
     }
 }

@@ -47,9 +47,6 @@ public final class TieredPolicy implements Policy {
     /** The policy id in the decision log. */
     public static final String ID = "tiered/1";
 
-    /** The tick the λ-from-queue-growth bound assumes, ms (ControllerDriver.TICK_MS; the simulator's tick). */
-    static final double TICK_MS = 1000;
-
     private final Params p;
 
     public TieredPolicy(Params params) {
@@ -251,7 +248,7 @@ public final class TieredPolicy implements Policy {
      * the previous decision's tier bounds its signal, W_pred = (L' + 1)·S/c under {@code priorRatio} ×
      * target, so L' &lt; priorRatio · target · μ (priorRatio 1 after a steady or idle tick, the hot ratio
      * after a warm one, infinite after a hot one: then λ alone is used). The larger of that bound and λ is
-     * used. Assumes the 1 s tick of the driver and the simulator.
+     * used. The tick is the observation's {@code tickMs}.
      */
     double arrivalRate(Observation o, double priorRatio) {
         double lambda = o.arrivalsPerSec();
@@ -261,7 +258,7 @@ public final class TieredPolicy implements Policy {
         double mu = readyCapacity(o);
         double priorDepth = priorRatio * p.targetP95Ms / 1000.0 * mu;
         double growth = o.depth() - priorDepth;
-        return growth <= 0 ? lambda : Math.max(lambda, mu + growth / (TICK_MS / 1000.0));
+        return growth <= 0 ? lambda : Math.max(lambda, mu + growth / (o.tickMs() / 1000.0));
     }
 
     /**

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -29,6 +30,9 @@ class ControllerDriverTest {
     /** A 12× step as the host reports it: 360 rps at one 25 ms slot, 300 waiting, W_pred 7.5 s. */
     private static final LoadSignals STEP = () -> new LoadSignals.Sample(360, 400_000_000, 450_000_000, 25e6, 300, 1,
             1, 7.5e9, 0.5, 8L << 30, 0);
+
+    /** A tick so long that only a test's own {@link ControllerDriver#tick()} calls run, ms. */
+    private static final long HOUR_MS = 3_600_000;
 
     /** The primary actuator's side, recorded: one-slot units, 1 s dead time, all ready. */
     static final class RecordingFork implements Actuator {
@@ -127,7 +131,7 @@ class ControllerDriverTest {
         registered.put("thread", ExtraSlotActuator.threads(threadPool));
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, registered::get, "fork",
-                "ractor", log);
+                "ractor", log, HOUR_MS);
         driver.start();
         try {
             driver.tick();
@@ -142,10 +146,33 @@ class ControllerDriverTest {
     }
 
     @Test
+    void theInjectedTickPacesTheTicksAndEveryObservationCarriesIt(@TempDir Path dir) throws Exception {
+        CountDownLatch sampled = new CountDownLatch(3); // the baseline at start, then two ticks
+        LoadSignals counted = () -> {
+            sampled.countDown();
+            return STEP.sample();
+        };
+        Path log = dir.resolve("decisions.jsonl");
+        ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), counted, Map.<String, Actuator>of(
+                "fork", new RecordingFork())::get, "fork", null, log, 20);
+        driver.start();
+        try {
+            assertTrue(sampled.await(5, TimeUnit.SECONDS), "two ticks of 20 ms did not run within 5 s");
+        } finally {
+            driver.stop();
+        }
+        List<String> lines = Files.readAllLines(log);
+        assertTrue(lines.size() >= 2, lines.toString());
+        for (String line : lines) {
+            assertEquals(20, DecisionLog.parse(line).observation().tickMs(), line);
+        }
+    }
+
+    @Test
     void aTickWaitsForAConfiguredBridgeThatIsNotRegisteredYet() throws Exception {
         RecordingFork fork = new RecordingFork();
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, Map.<String, Actuator>of(
-                "fork", fork)::get, "fork", "ractor", null);
+                "fork", fork)::get, "fork", "ractor", null, HOUR_MS);
         driver.tick();
         assertEquals(0, driver.ticks());
         assertEquals(List.of(), fork.added);

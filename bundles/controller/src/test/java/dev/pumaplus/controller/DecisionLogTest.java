@@ -36,8 +36,10 @@ class DecisionLogTest {
 
     @Test
     void aLineRoundTripsUnknownAndInfiniteNumbers() {
-        Observation o = new Observation(3, 12.5, 0, 0, Double.NaN, 4, 0, 0, Double.POSITIVE_INFINITY, 1, 0, 5,
-                1000, Double.NaN, 2048, Double.NaN, false);
+        Observation o = Observation.builder().tick(3).tickMs(Observation.DEFAULT_TICK_MS).arrivalsPerSec(12.5)
+                .queueP95Ms(0).queueP99Ms(0).slotMs(Double.NaN).depth(4).busySlots(0).liveSlots(0)
+                .predictedWaitMs(Double.POSITIVE_INFINITY).units(1).readyUnits(0).slotsPerUnit(5).deadTimeMs(1000)
+                .memPerUnitMb(Double.NaN).memAvailableMb(2048).cpuBusy(Double.NaN).gainKnown(false).build();
         Policy p = TieredPolicy.defaults();
         Decision d = p.decide(State.initial(), o);
         String line = DecisionLog.line("2026-11-30T00:00:00Z", p, State.initial(), o, d);
@@ -53,9 +55,13 @@ class DecisionLogTest {
 
     @Test
     void bridgeFieldsAreWrittenOnlyWithABridgeAndALineWithoutThemReadsAsNoBridge() {
-        Observation plain = new Observation(21, 360, 400, 450, 25, 300, 1, 1, 7500, 1, 1, 1, 1000, Double.NaN,
-                Double.NaN, Double.NaN, true);
-        Observation bridged = plain.withBridge(0, 0, 1, 5, true);
+        Observation.Builder step = Observation.builder().tick(21).tickMs(Observation.DEFAULT_TICK_MS)
+                .arrivalsPerSec(360).queueP95Ms(400).queueP99Ms(450).slotMs(25).depth(300).busySlots(1)
+                .liveSlots(1).predictedWaitMs(7500).units(1).readyUnits(1).slotsPerUnit(1).deadTimeMs(1000)
+                .memPerUnitMb(Double.NaN).memAvailableMb(Double.NaN).cpuBusy(Double.NaN).gainKnown(true);
+        Observation plain = step.build();
+        Observation bridged = step.bridgeUnits(0).bridgeReadyUnits(0).bridgeSlotsPerUnit(1).bridgeDeadTimeMs(5)
+                .bridgeGainKnown(true).build();
         Policy p = TieredPolicy.defaults();
         Decision d = p.decide(State.initial(), bridged);
         assertTrue(d.bridgeDelta() > 0, d.reason());
@@ -67,6 +73,15 @@ class DecisionLogTest {
         String old = DecisionLog.line(null, p, State.initial(), plain, p.decide(State.initial(), plain));
         assertFalse(old.contains("\"bridgeUnits\"") || old.contains("bridgeDelta"), old);
         assertFalse(DecisionLog.parse(old).observation().hasBridge());
+    }
+
+    @Test
+    void aLineWithoutTheTickLengthWasWrittenAtTheDefaultTick() throws Exception {
+        String golden = new String(getClass().getResourceAsStream("/golden/" + GOLDEN.get(0)).readAllBytes(),
+                StandardCharsets.UTF_8);
+        String first = golden.lines().findFirst().orElseThrow();
+        assertFalse(first.contains("\"tickMs\""), "the golden logs predate tickMs");
+        assertEquals(Observation.DEFAULT_TICK_MS, DecisionLog.parse(first).observation().tickMs());
     }
 
     @Test

@@ -21,6 +21,7 @@ class TieredPolicyTest {
     /** A mutable builder over Observation, defaults: 1 ready one-slot unit, S 25 ms, light load. */
     static final class Obs {
         long tick = 10;
+        long tickMs = Observation.DEFAULT_TICK_MS;
         double lambda = 20;
         double p95 = 5;
         double slotMs = 25;
@@ -44,9 +45,16 @@ class TieredPolicyTest {
         boolean bridgeGain = true;
 
         Observation build() {
-            Observation o = new Observation(tick, lambda, p95, p95, slotMs, depth, busy, live, wpred, units, ready,
-                    spu, deadMs, memPerUnit, memAvail, cpu, gain);
-            return bridge ? o.withBridge(bridgeUnits, bridgeReady, 1, bridgeDeadMs, bridgeGain) : o;
+            Observation.Builder b = Observation.builder().tick(tick).tickMs(tickMs)
+                    .arrivalsPerSec(lambda).queueP95Ms(p95).queueP99Ms(p95).slotMs(slotMs).depth(depth)
+                    .busySlots(busy).liveSlots(live).predictedWaitMs(wpred).units(units).readyUnits(ready)
+                    .slotsPerUnit(spu).deadTimeMs(deadMs).memPerUnitMb(memPerUnit).memAvailableMb(memAvail)
+                    .cpuBusy(cpu).gainKnown(gain);
+            if (bridge) {
+                b.bridgeUnits(bridgeUnits).bridgeReadyUnits(bridgeReady).bridgeSlotsPerUnit(1)
+                        .bridgeDeadTimeMs(bridgeDeadMs).bridgeGainKnown(bridgeGain);
+            }
+            return b.build();
         }
 
         Obs bridged() {
@@ -79,31 +87,41 @@ class TieredPolicyTest {
 
     /**
      * The first tick of the real run's step (docs/CONTROL.md): the step began ~0.4 s before the tick, so
-     * the second's λ reads 101.6 rps while 135 requests queued behind 4 saturated slots. λ alone sized 2
-     * units (add 1); the queue's growth says the arrivals are at least μ + L = 138.5 + 135 rps.
+     * the second's λ reads 101.6 rps while 135 requests queued behind 4 saturated slots (S 28.878 ms).
      */
-    @Test
-    void aStepWithinTheTickIsSizedFromTheQueuesGrowthNotTheDilutedSecond() {
+    private static Obs firstTickOfTheRealStep() {
         Obs o = new Obs();
         o.spu = 4;
         o.live = 4;
         o.slotMs = 28.878;
-        o.overloaded(101.6, 981.8, 135);
+        return o.overloaded(101.6, 981.8, 135);
+    }
+
+    /**
+     * λ alone sized 2 units (add 1) for {@link #firstTickOfTheRealStep}; the queue's growth says the
+     * arrivals are at least μ + growth per tick. The tick is the observation's: the same growth seen after
+     * a 0.5 s tick is twice the rate.
+     */
+    @Test
+    void aStepWithinTheTickIsSizedFromTheQueuesGrowthOverTheTickNotTheDilutedSecond() {
+        Obs o = firstTickOfTheRealStep();
         Decision d = policy.decide(State.initial(), o.build());
         // μ = 4/0.028878 = 138.5; the previous (steady) tick's queue was under 0.05·138.5 = 6.9, so it grew
         // by ≥ 128.1: λ ≥ 266.6; B = 135 + (266.6 - 138.5)·1 = 263.1; (266.6 + 131.6)·0.028878/0.7 = 16.4
         // → 17 slots → 5 units of 4: add 4
         assertEquals(4, d.delta(), d.reason());
         assertTrue(d.reason().contains("from the queue's growth"), d.reason());
+        o.tickMs = 500;
+        Decision halfTick = policy.decide(State.initial(), o.build());
+        // λ ≥ 138.5 + 128.1/0.5 = 394.7; B = 135 + (394.7 - 138.5)·1 = 391.2;
+        // (394.7 + 195.6)·0.028878/0.7 = 24.4 → 25 slots → 7 units of 4: add 6
+        assertEquals(6, halfTick.delta(), halfTick.reason());
+        assertTrue(halfTick.reason().contains("λ 394.662 rps from the queue's growth"), halfTick.reason());
     }
 
     @Test
     void afterAHotTickTheQueueIsNotTakenForNewArrivals() {
-        Obs o = new Obs();
-        o.spu = 4;
-        o.live = 4;
-        o.slotMs = 28.878;
-        o.overloaded(101.6, 981.8, 135);
+        Obs o = firstTickOfTheRealStep();
         // The previous tick was already hot: the queue may be older than this tick, so λ alone is used
         // (B = 135; (101.6 + 67.5)·0.028878/0.7 = 7 slots → 2 units: add 1).
         State hot = new State(State.Tier.HOT, 1, 0, State.NEVER, State.NEVER);

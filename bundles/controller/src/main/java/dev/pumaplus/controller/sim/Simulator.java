@@ -1,7 +1,7 @@
 /*
  * A discrete-event simulator of the host's one queue in front of a scaled pool of slots: Poisson arrivals,
  * sampled slot times, units that become live a dead time after the policy adds them, optional shedding.
- * Runs any Policy exactly as the live driver does (one decide() per simulated second), on a virtual clock
+ * Runs any Policy exactly as the live driver does (one decide() per simulated tick), on a virtual clock
  * with one seeded RNG, so every run is reproducible. With a bridge, its one-slot units go live the bridge's
  * own dead time after they are asked for.
  */
@@ -38,6 +38,11 @@ public final class Simulator {
     private static final int UNIT_READY = 3;
     private static final int TICK = 4;
     private static final int BRIDGE_READY = 5;
+    /**
+     * The simulated tick, s: the live driver's. λ and the queue percentiles are counted over one tick, which
+     * is the host's one-second window at the default tick.
+     */
+    private static final double TICK_S = Observation.DEFAULT_TICK_MS / 1000.0;
 
     private final Scenario scenario;
     private final Policy policy;
@@ -90,7 +95,7 @@ public final class Simulator {
         live = units * scenario.slotsPerUnit();
         maxUnits = units;
         scheduleArrival();
-        schedule(1.0, TICK, 0);
+        schedule(TICK_S, TICK, 0);
         double end = scenario.seconds();
         while (!events.isEmpty()) {
             Event e = events.poll();
@@ -106,7 +111,7 @@ public final class Simulator {
                 case BRIDGE_READY -> bridgeReady();
                 case TICK -> {
                     if (now <= end + 1e-9) {
-                        tick((long) Math.round(now));
+                        tick((long) Math.round(now / TICK_S));
                     }
                 }
                 default -> throw new IllegalStateException();
@@ -239,13 +244,33 @@ public final class Simulator {
 
     private void tick(long tick) {
         double[] w = waitsThisTick.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        Observation o = new Observation(tick, arrivalsThisTick, percentileMs(w, 0.95), percentileMs(w, 0.99),
-                meanSlotMs(), queue.size(), busy, live, predictedWaitMs(), units, readyUnits,
-                scenario.slotsPerUnit(), scenario.deadTimeS() * 1000, scenario.memPerUnitMb(), Double.NaN,
-                Double.NaN, true);
+        Observation.Builder b = Observation.builder()
+                .tick(tick)
+                .tickMs(Observation.DEFAULT_TICK_MS)
+                .arrivalsPerSec(arrivalsThisTick / TICK_S)
+                .queueP95Ms(percentileMs(w, 0.95))
+                .queueP99Ms(percentileMs(w, 0.99))
+                .slotMs(meanSlotMs())
+                .depth(queue.size())
+                .busySlots(busy)
+                .liveSlots(live)
+                .predictedWaitMs(predictedWaitMs())
+                .units(units)
+                .readyUnits(readyUnits)
+                .slotsPerUnit(scenario.slotsPerUnit())
+                .deadTimeMs(scenario.deadTimeS() * 1000)
+                .memPerUnitMb(scenario.memPerUnitMb())
+                .memAvailableMb(Double.NaN)
+                .cpuBusy(Double.NaN)
+                .gainKnown(true);
         if (scenario.hasBridge()) {
-            o = o.withBridge(bridgeUnits, bridgeReady, 1, scenario.bridgeDeadTimeS() * 1000, true);
+            b.bridgeUnits(bridgeUnits)
+                    .bridgeReadyUnits(bridgeReady)
+                    .bridgeSlotsPerUnit(1)
+                    .bridgeDeadTimeMs(scenario.bridgeDeadTimeS() * 1000)
+                    .bridgeGainKnown(true);
         }
+        Observation o = b.build();
         Decision d = policy.decide(state, o);
         if (log != null) {
             log.add(DecisionLog.line(null, policy, state, o, d));
@@ -253,11 +278,11 @@ public final class Simulator {
         state = d.next();
         apply(d.delta());
         applyBridge(d.bridgeDelta());
-        unitSeconds += units;
+        unitSeconds += units * TICK_S;
         unitsBySecond.add(units);
         arrivalsThisTick = 0;
         waitsThisTick.clear();
-        schedule(now + 1.0, TICK, 0);
+        schedule(now + TICK_S, TICK, 0);
     }
 
     private void apply(int delta) {
