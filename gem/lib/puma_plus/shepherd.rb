@@ -296,15 +296,18 @@ module PumaPlus
       if frame.nil?
         @link.close
         begin_stop(nil) # the host is gone or done with this generation
-      elsif frame.type == Wire::FrameType::PHASED_RESTART
+        return
+      end
+      case (message = Wire.decode(frame))
+      when Wire::PhasedRestart
         begin_phased_restart
-      elsif frame.type == Wire::FrameType::WORKER_COUNT
-        scale_to(Wire.decode(frame).count)
-      elsif frame.type == Wire::FrameType::EXTRA_SLOTS
-        @extra_slots = Wire.decode(frame).count
+      when Wire::WorkerCount
+        scale_to(message.count)
+      when Wire::ExtraSlots
+        @extra_slots = message.count
         spread_extra_slots
-      elsif frame.type == Wire::FrameType::GOAWAY
-        goaway = Wire.decode(frame)
+      when Wire::GoAway
+        goaway = message
         unless goaway.code == Wire::GoAway::NORMAL
           Log.line("the host sent GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)
           @exit_status = 1
