@@ -17,6 +17,7 @@ import dev.pumaplus.wire.ExtraSlots;
 import dev.pumaplus.wire.WorkerCount;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
+import java.lang.System.Logger.Level;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -44,8 +45,8 @@ import org.osgi.framework.BundleException;
  *
  * <p>Boot: private dir (0700) → link server → Felix → shepherd process → HELLO(role 1) + CONFIG →
  * HostSettings and RequestQueue services → bundles from {@code <gem>/vendor/java/bundles/<name>.jar} →
- * control app → "ready" once workers × threads links are live. Each stdout line of the runtime contract
- * is printed and flushed on its own.
+ * control app → "ready" once workers × threads links are live. Every line goes through the one log
+ * ({@link HostLogHandler}), installed first, whose format the CONFIG's {@code log_format} sets.
  *
  * <p>Packages for bundles: {@code org.osgi.framework.system.packages.extra} is the union of the
  * Export-Package headers of every jar in the host's lib directory (see {@link ExportedPackages}), so Netty,
@@ -68,10 +69,12 @@ import org.osgi.framework.BundleException;
  * /restart, /phased-restart, /stop and /halt do the same.
  *
  * <p>Threading: the main thread boots and then waits for a stop request; link callbacks arrive on the
- * host's event loops and only complete futures or print; restarts run one at a time on the lifecycle
+ * host's event loops and only complete futures or log; restarts run one at a time on the lifecycle
  * thread, never on a signal or event-loop thread.
  */
 public final class Launcher {
+
+    private static final System.Logger LOG = System.getLogger(Launcher.class.getName());
 
     private static final long SHEPHERD_EXIT_WAIT_MS = 10_000;
     /** Beyond worker_boot_timeout, how long a new generation may take to send CONFIG and dial in. */
@@ -80,7 +83,6 @@ public final class Launcher {
     private final Path ruby;
     private final Path gem;
     private final List<String> userArgs;
-    private volatile PrintStream out = System.out;
     private final Instant startedAt = Instant.now();
 
     private final CompletableFuture<Integer> stop = new CompletableFuture<>();
@@ -115,7 +117,6 @@ public final class Launcher {
     private volatile ShepherdConfig settings;
     private Path pidfile;
     private Path statePath;
-    private boolean jsonLog;
     private volatile RequestLog requestLog;
     /** The worker process count TTIN/TTOU adjust (starts at the CONFIG's workers). */
     private volatile int desiredWorkers;
@@ -130,16 +131,17 @@ public final class Launcher {
 
     /** Runs the host; exits the JVM with the host's status. */
     public static void main(String[] args) {
+        HostLogHandler log = HostLogHandler.install();
         Launcher launcher;
         try {
             launcher = parse(args);
         } catch (IllegalArgumentException e) {
-            System.err.println("puma-plus: " + e.getMessage());
-            System.err.println("usage: java dev.pumaplus.host.Launcher --ruby RUBY --gem GEMDIR -- [puma-plus options]");
+            LOG.log(Level.ERROR, e.getMessage());
+            LOG.log(Level.ERROR, "usage: java dev.pumaplus.host.Launcher --ruby RUBY --gem GEMDIR -- [puma-plus options]");
             System.exit(2);
             return;
         }
-        System.exit(launcher.run());
+        System.exit(launcher.run(log));
     }
 
     static Launcher parse(String[] args) {
@@ -170,13 +172,13 @@ public final class Launcher {
         return args[i];
     }
 
-    /** Boots, serves until stopped, and returns the exit status. */
-    int run() {
+    /** Boots, serves until stopped, and returns the exit status; {@code log} takes the CONFIG's format. */
+    int run(HostLogHandler log) {
         installSignalHandlers();
         Runtime.getRuntime().addShutdownHook(new Thread(this::emergencyCleanup, "puma-plus-cleanup"));
         int status;
         try {
-            status = boot();
+            status = boot(log);
             if (status == 0) {
                 status = stop.join();
             }
@@ -184,7 +186,7 @@ public final class Launcher {
                 destroyShepherds(); // a failed boot: nothing to drain, stop the shepherd now
             }
         } catch (Exception e) {
-            System.err.println("puma-plus: " + describe(e));
+            LOG.log(Level.ERROR, describe(e));
             status = 1;
             destroyShepherds();
         }
@@ -193,7 +195,7 @@ public final class Launcher {
     }
 
     /** Returns 0 once serving, else the status to exit with (after {@link #shutdown}). */
-    private int boot() throws Exception {
+    private int boot(HostLogHandler log) throws Exception {
         privateDir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "puma-plus-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Files.setPosixFilePermissions(privateDir, PosixFilePermissions.fromString("rwx------"));
@@ -219,20 +221,21 @@ public final class Launcher {
                 return stop.join();
             }
             int code = first.process.exitValue();
-            System.err.println("puma-plus: shepherd exited (status " + code + ") before sending its configuration");
+            LOG.log(Level.ERROR, "shepherd exited (status " + code + ") before sending its configuration");
             return Math.max(1, code);
         }
-        settings = ShepherdConfig.parse(first.config.join(), url -> announce("puma-plus: listening on " + url));
+        settings = ShepherdConfig.parse(first.config.join(), url -> LOG.log(Level.INFO, "listening on " + url));
         first.settings(settings);
         applyProcessSettings(settings);
+        log.setFormatter(LogFormat.named(settings.string("log_format", "text")));
         int workers = (int) Math.max(1, settings.number("workers", 1));
         int threads = (int) Math.max(1, settings.number("threads", 1));
         dispatcher.serverTiming(settings.flag("server_timing", false));
         applyRequestLog(settings);
         applyAdmission(settings);
-        announce("puma-plus: host pid " + ProcessHandle.current().pid() + ", Java " + Runtime.version().feature()
+        LOG.log(Level.INFO, "host pid " + ProcessHandle.current().pid() + ", Java " + Runtime.version().feature()
                 + ", " + transport.name + " transport; shepherd generation 1");
-        announce("puma-plus: environment " + settings.string("environment", "development") + ", " + workers
+        LOG.log(Level.INFO, "environment " + settings.string("environment", "development") + ", " + workers
                 + " worker" + (workers == 1 ? "" : "s") + " x " + threads + " thread" + (threads == 1 ? "" : "s")
                 + " = " + (workers * threads) + " slot" + (workers * threads == 1 ? "" : "s"));
 
@@ -249,7 +252,7 @@ public final class Launcher {
                 }
                 felix.installAndStart(jar);
             } catch (BundleException | RuntimeException e) {
-                System.err.println("puma-plus: bundle " + name + " failed to start: " + describe(e));
+                LOG.log(Level.ERROR, "bundle " + name + " failed to start: " + describe(e));
                 return 1;
             }
         }
@@ -260,7 +263,7 @@ public final class Launcher {
             controlApp.felix(felix);
             controlApp.actions(controlActions());
             InetSocketAddress bound = controlApp.bind(transport, controlUrl);
-            announce("puma-plus: control app on http://" + hostOf(controlUrl) + ":" + bound.getPort());
+            LOG.log(Level.INFO, "control app on http://" + hostOf(controlUrl) + ":" + bound.getPort());
             writeState("tcp://" + hostOf(controlUrl) + ":" + bound.getPort());
         } else {
             writeState(null);
@@ -285,11 +288,11 @@ public final class Launcher {
             liveSlots = dispatcher.snapshot().live();
             if (booted && !readyAnnounced && liveSlots >= expectedSlots) {
                 readyAnnounced = true;
-                line = "puma-plus: ready, " + liveSlots + " slots";
+                line = "ready, " + liveSlots + " slots";
             }
         }
         if (line != null) {
-            announce(line);
+            LOG.log(Level.INFO, line);
         }
     }
 
@@ -299,7 +302,7 @@ public final class Launcher {
         boolean booted = settings != null; // a boot that failed has said why; nothing to drain
         if (booted) {
             Dispatcher.Snapshot now = dispatcher.snapshot();
-            announce("puma-plus: stopping (" + stopCause + "): no new connections; finishing " + now.depth()
+            LOG.log(Level.INFO, "stopping (" + stopCause + "): no new connections; finishing " + now.depth()
                     + " queued and " + now.busy() + " running requests (up to " + (timeoutNanos / 1_000_000_000L)
                     + " s)");
         }
@@ -308,12 +311,12 @@ public final class Launcher {
                 try {
                     listener.stopAccepting();
                 } catch (RuntimeException e) {
-                    System.err.println("puma-plus: a listener failed to stop accepting: " + e);
+                    LOG.log(Level.WARNING, "a listener failed to stop accepting: " + e);
                 }
             }
         }
         if (dispatcher != null && !dispatcher.drain(timeoutNanos, transport.group.next())) {
-            System.err.println("puma-plus: shutdown_timeout reached, unfinished requests answered 503");
+            LOG.log(Level.WARNING, "shutdown_timeout reached, unfinished requests answered 503");
         }
         if (linkServer != null) {
             linkServer.goawayAll("shutdown");
@@ -322,7 +325,7 @@ public final class Launcher {
                 + (settings == null ? 0 : settings.nanos("worker_shutdown_timeout", 30) / 1_000_000);
         for (ShepherdGeneration generation : generations) {
             if (!generation.awaitExit(exitWaitMs)) {
-                System.err.println("puma-plus: shepherd generation " + generation.number + " did not exit within "
+                LOG.log(Level.WARNING, "shepherd generation " + generation.number + " did not exit within "
                         + exitWaitMs / 1000 + " s; killed it");
             }
         }
@@ -348,7 +351,7 @@ public final class Launcher {
         deleteQuietly(pidfile);
         deleteQuietly(statePath);
         if (booted) {
-            announce("puma-plus: stopped");
+            LOG.log(Level.INFO, "stopped");
         }
     }
 
@@ -371,7 +374,7 @@ public final class Launcher {
                 Files.deleteIfExists(p);
             }
         } catch (IOException e) {
-            System.err.println("puma-plus: could not delete " + dir + ": " + e.getMessage());
+            LOG.log(Level.WARNING, "could not delete " + dir + ": " + e.getMessage());
         }
     }
 
@@ -401,7 +404,7 @@ public final class Launcher {
                 }
             });
         } catch (IllegalArgumentException unsupported) {
-            System.err.println("puma-plus: cannot handle SIG" + name + ": " + unsupported.getMessage());
+            LOG.log(Level.WARNING, "cannot handle SIG" + name + ": " + unsupported.getMessage());
         }
     }
 
@@ -421,7 +424,7 @@ public final class Launcher {
                 return;
             }
         }
-        System.err.println("puma-plus: CONFIG from an unknown shepherd generation " + hello.generation() + "; ignored");
+        LOG.log(Level.WARNING, "CONFIG from an unknown shepherd generation " + hello.generation() + "; ignored");
         link.close();
     }
 
@@ -430,7 +433,7 @@ public final class Launcher {
         generation.process.onExit().thenAccept(p -> {
             generations.remove(generation);
             if (!stopping && generation == current) {
-                System.err.println("puma-plus: shepherd exited unexpectedly (status " + p.exitValue() + "), shutting down");
+                LOG.log(Level.ERROR, "shepherd exited unexpectedly (status " + p.exitValue() + "), shutting down");
                 stop.complete(1);
             }
         });
@@ -446,13 +449,13 @@ public final class Launcher {
     void hotRestart(String cause) {
         ShepherdGeneration old = current;
         int number = old.number + 1;
-        announce("puma-plus: hot restart (" + cause + "): starting shepherd generation " + number
+        LOG.log(Level.INFO, "hot restart (" + cause + "): starting shepherd generation " + number
                 + "; generation " + old.number + " keeps serving until it is ready");
         ShepherdGeneration next;
         try {
             next = spawnGeneration(number);
         } catch (IOException e) {
-            System.err.println("puma-plus: hot restart failed: cannot start a shepherd: " + e.getMessage());
+            LOG.log(Level.WARNING, "hot restart failed: cannot start a shepherd: " + e.getMessage());
             return;
         }
         long deadline = System.nanoTime() + settings.nanos("worker_boot_timeout", 60) + GENERATION_BOOT_SLACK_NANOS;
@@ -483,7 +486,7 @@ public final class Launcher {
                 "write_timeout", "http_content_length_limit", "bundles"}) {
             if (!fresh.strings(key).equals(settings.strings(key)) || fresh.number(key, -1) != settings.number(key, -1)
                     || !java.util.Objects.equals(fresh.string(key, null), settings.string(key, null))) {
-                announce("puma-plus: " + key + " changed in the config; listeners stay as they are (stop and start to apply it)");
+                LOG.log(Level.INFO, key + " changed in the config; listeners stay as they are (stop and start to apply it)");
             }
         }
         int expected = next.expectedSlots();
@@ -506,20 +509,20 @@ public final class Launcher {
             controlApp.generation(number, (int) Math.max(1, fresh.number("workers", 1)),
                     (int) Math.max(1, fresh.number("threads", 1)));
         }
-        announce("puma-plus: generation " + number + " ready, " + dispatcher.liveLinks(number)
+        LOG.log(Level.INFO, "generation " + number + " ready, " + dispatcher.liveLinks(number)
                 + " slots; retiring generation " + old.number);
         old.retire("hot restart");
         long waitMs = SHEPHERD_EXIT_WAIT_MS + fresh.nanos("worker_shutdown_timeout", 30) / 1_000_000;
         if (!old.awaitExit(waitMs)) {
-            System.err.println("puma-plus: generation " + old.number + " did not exit within " + waitMs / 1000
+            LOG.log(Level.WARNING, "generation " + old.number + " did not exit within " + waitMs / 1000
                     + " s; killed it");
         }
         generations.remove(old);
-        announce("puma-plus: generation " + old.number + " retired; hot restart done");
+        LOG.log(Level.INFO, "generation " + old.number + " retired; hot restart done");
     }
 
     private void abandon(ShepherdGeneration next, ShepherdGeneration old, String why) {
-        System.err.println("puma-plus: hot restart failed: generation " + next.number + ": " + why
+        LOG.log(Level.WARNING, "hot restart failed: generation " + next.number + ": " + why
                 + "; generation " + old.number + " keeps serving");
         next.retire("hot restart failed");
         next.awaitExit(SHEPHERD_EXIT_WAIT_MS);
@@ -529,7 +532,7 @@ public final class Launcher {
     /** Phased restart: the current shepherd replaces its workers one at a time (PHASED_RESTART). */
     void phasedRestart(String cause) {
         ShepherdGeneration generation = current;
-        announce("puma-plus: phased restart (" + cause + "): generation " + generation.number
+        LOG.log(Level.INFO, "phased restart (" + cause + "): generation " + generation.number
                 + " replaces its workers one at a time");
         generation.send(Frame.empty(FrameType.PHASED_RESTART, false));
     }
@@ -541,10 +544,10 @@ public final class Launcher {
     void adjustWorkers(int delta, String cause) {
         int desired = Math.max(1, desiredWorkers + delta);
         if (desired == desiredWorkers) {
-            announce("puma-plus: " + cause + ": already at one worker process");
+            LOG.log(Level.INFO, cause + ": already at one worker process");
             return;
         }
-        announce("puma-plus: " + cause + ": " + desired + " worker process" + (desired == 1 ? "" : "es"));
+        LOG.log(Level.INFO, cause + ": " + desired + " worker process" + (desired == 1 ? "" : "es"));
         scaleWorkers(desired);
     }
 
@@ -614,12 +617,10 @@ public final class Launcher {
 
     /** stdout_redirect, log_format, pidfile and state_path of the first generation's CONFIG. */
     private void applyProcessSettings(ShepherdConfig s) throws IOException {
-        jsonLog = "json".equals(s.string("log_format", "text"));
         String stdoutPath = s.string("stdout_path", null);
         if (stdoutPath != null) {
             // The shepherd opened (and, unless appending, truncated) the file before it sent CONFIG.
-            out = new PrintStream(new java.io.FileOutputStream(stdoutPath, true), true);
-            System.setOut(out);
+            System.setOut(new PrintStream(new java.io.FileOutputStream(stdoutPath, true), true));
         }
         String stderrPath = s.string("stderr_path", null);
         if (stderrPath != null) {
@@ -668,7 +669,7 @@ public final class Launcher {
     private void applyRequestLog(ShepherdConfig s) {
         if (s.flag("log_requests", false)) {
             if (requestLog == null) {
-                requestLog = new RequestLog(out, jsonLog);
+                requestLog = new RequestLog();
             }
             dispatcher.requestLog(requestLog);
         } else {
@@ -692,15 +693,6 @@ public final class Launcher {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Prints one line of the runtime contract on stdout (as JSON with log_format json) and flushes it. */
-    private void announce(String line) {
-        PrintStream target = out;
-        synchronized (target) {
-            target.println(jsonLog ? LogFormat.json(line) : line);
-            target.flush();
         }
     }
 
