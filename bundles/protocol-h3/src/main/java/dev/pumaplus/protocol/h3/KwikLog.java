@@ -8,18 +8,13 @@ import java.nio.ByteBuffer;
 import tech.kwik.core.log.BaseLogger;
 
 /**
- * Kwik's error becomes ERROR and its warn WARNING; info, debug and the per-category traces Kwik writes when
- * a category is switched on (packets, secrets, congestion control: all off here) become DEBUG, below the
- * host's INFO threshold. Called on Kwik's threads; keeps no state of its own.
+ * Kwik's error becomes ERROR and its warn WARNING. Kwik writes everything else (info, debug, packet and
+ * congestion traces) only for a category switched on, none is here, and then through the {@code log}
+ * methods: DEBUG, below the host's INFO threshold. Called on Kwik's threads; keeps no state of its own.
  */
 final class KwikLog extends BaseLogger {
 
     private static final System.Logger LOG = System.getLogger("tech.kwik");
-
-    @Override
-    public void error(String message) {
-        LOG.log(System.Logger.Level.ERROR, message);
-    }
 
     @Override
     public void error(String message, Throwable error) {
@@ -27,28 +22,19 @@ final class KwikLog extends BaseLogger {
     }
 
     @Override
+    public void error(String message) {
+        error(message, null);
+    }
+
+    @Override
     public void warn(String message) {
         LOG.log(System.Logger.Level.WARNING, message);
     }
 
-    @Override
-    public void info(String message) {
-        LOG.log(System.Logger.Level.DEBUG, message);
-    }
-
-    @Override
-    public void debug(String message) {
-        LOG.log(System.Logger.Level.DEBUG, message);
-    }
-
-    @Override
-    public void debug(String message, Exception error) {
-        LOG.log(System.Logger.Level.DEBUG, message, error);
-    }
-
+    /** What a switched-on category writes (see the class comment); the hex dumps' bytes are left out. */
     @Override
     protected void log(String text) {
-        LOG.log(System.Logger.Level.DEBUG, text);
+        log(text, null);
     }
 
     @Override
@@ -58,11 +44,11 @@ final class KwikLog extends BaseLogger {
 
     @Override
     protected void logWithHexDump(String text, byte[] data, int length) {
-        LOG.log(System.Logger.Level.DEBUG, text);
+        log(text);
     }
 
     @Override
     protected void logWithHexDump(String text, ByteBuffer data, int offset, int length) {
-        LOG.log(System.Logger.Level.DEBUG, text);
+        log(text);
     }
 }
