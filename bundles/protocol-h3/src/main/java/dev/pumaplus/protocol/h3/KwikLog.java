@@ -1,6 +1,6 @@
 /*
  * Kwik's logger for the HTTP/3 listeners (H3Endpoints), routed into the host's one log through
- * java.lang.System.Logger: a QUIC connection's errors and warnings reach the operator, its packet traces do not.
+ * java.lang.System.Logger: a QUIC connection's errors reach the operator, its traces do not.
  */
 package dev.pumaplus.protocol.h3;
 
@@ -8,9 +8,11 @@ import java.nio.ByteBuffer;
 import tech.kwik.core.log.BaseLogger;
 
 /**
- * Kwik's error becomes ERROR and its warn WARNING. Kwik writes everything else (info, debug, packet and
- * congestion traces) only for a category switched on, none is here, and then through the {@code log}
- * methods: DEBUG, below the host's INFO threshold. Called on Kwik's threads; keeps no state of its own.
+ * Kwik's errors (a connection or packet it could not handle, mostly a client's doing) become WARNING: seen,
+ * on stderr, without claiming the server failed. Everything else Kwik writes only for a category switched
+ * on, warnings included (they report routine flow control, e.g. "Received StreamDataBlockedFrame"); none is
+ * here, and those writes go through the {@code log} methods: DEBUG, below the host's INFO threshold. Called
+ * on Kwik's threads; keeps no state of its own.
  */
 final class KwikLog extends BaseLogger {
 
@@ -18,17 +20,12 @@ final class KwikLog extends BaseLogger {
 
     @Override
     public void error(String message, Throwable error) {
-        LOG.log(System.Logger.Level.ERROR, message, error);
+        LOG.log(System.Logger.Level.WARNING, message, error);
     }
 
     @Override
     public void error(String message) {
         error(message, null);
-    }
-
-    @Override
-    public void warn(String message) {
-        LOG.log(System.Logger.Level.WARNING, message);
     }
 
     /** What a switched-on category writes (see the class comment); the hex dumps' bytes are left out. */
