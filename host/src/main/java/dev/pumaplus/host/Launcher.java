@@ -77,7 +77,8 @@ public final class Launcher {
     private Dispatcher dispatcher;
     private LinkServer linkServer;
     private EmbeddedFelix felix;
-    private Generations generations;
+    /** Set once in boot; read by signal handlers and the shutdown hook. */
+    private volatile Generations generations;
     private volatile ControlApp controlApp;
     /** The first generation's settings: the process's (log, files, stop timeouts); null until its CONFIG. */
     private HostConfig config;
