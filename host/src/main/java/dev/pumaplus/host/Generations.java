@@ -91,7 +91,7 @@ final class Generations {
         return generation;
     }
 
-    /** The first generation configured and booted: it is current, and the host stops if it exits. */
+    /** The first generation sent its CONFIG: it is current, and the host stops if it exits. */
     void serveFirst(ShepherdGeneration first) {
         desiredWorkers = first.settings().host().workers();
         current = first;

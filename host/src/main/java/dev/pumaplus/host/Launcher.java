@@ -191,6 +191,7 @@ public final class Launcher {
         ShepherdConfig settings = ShepherdConfig.parse(first.config.join(),
                 url -> LOG.log(Level.INFO, "listening on " + url));
         first.settings(settings);
+        generations.serveFirst(first); // current from now on: the actuators and the control app act on it
         config = settings.host();
         files = ProcessFiles.open(config);
         log.setFormatter(config.logFormat());
@@ -231,7 +232,6 @@ public final class Launcher {
         }
         files.writeState(stateUrl, config.controlToken());
 
-        generations.serveFirst(first);
         ready.booted(config.slots());
         return 0;
     }
