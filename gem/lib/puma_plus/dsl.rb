@@ -126,6 +126,44 @@ module PumaPlus
       raise ConfigError, "#{@path}:#{line}: #{e.class}: #{e.message}"
     end
 
+    # Directives that set the setting of their name from their one argument, checked by the Setting method
+    # named here (each raises ConfigError naming the directive).
+    ONE_VALUE = {
+      workers: :integer, environment: :string, rackup: :string, persistent_timeout: :seconds,
+      first_data_timeout: :seconds, write_timeout: :seconds, worker_boot_timeout: :seconds,
+      shutdown_timeout: :seconds, worker_timeout: :seconds, worker_shutdown_timeout: :seconds, pidfile: :string,
+      state_path: :string, tag: :string, log_format: :log_format, decision_log: :string, client_timeout: :duration
+    }.freeze
+    # Switches, puma's form: the directive alone means true. Directive => setting. `quiet` silences request
+    # logging; with `ractors` every slot of a worker (base and extra) is a Ractor.
+    SWITCHES = { preload_app!: :preload_app, log_requests: :log_requests, server_timing: :server_timing,
+                 quiet: :quiet, ractors: :ractors }.freeze
+    # Hook directives: each takes a block, kept in the order given (docs/CONFIG.md, "Hooks").
+    HOOK_DIRECTIVES = %i[before_fork on_worker_boot on_worker_shutdown on_worker_fork after_worker_fork].freeze
+
+    # Defined from source, not define_method, so a call with the wrong arguments names the directive.
+    ONE_VALUE.each do |name, check|
+      class_eval(<<~RUBY, __FILE__, __LINE__ + 1)
+        def #{name}(value)
+          directive(:#{name}) { @settings[:#{name}] = Setting.#{check}("#{name}", value) }
+        end
+      RUBY
+    end
+    SWITCHES.each do |name, setting|
+      class_eval(<<~RUBY, __FILE__, __LINE__ + 1)
+        def #{name}(answer = true)
+          directive(:#{name}) { @settings[:#{setting}] = Setting.boolean("#{name}", answer) }
+        end
+      RUBY
+    end
+    HOOK_DIRECTIVES.each do |name|
+      class_eval(<<~RUBY, __FILE__, __LINE__ + 1)
+        def #{name}(&block)
+          directive(:#{name}) { @hooks[:#{name}] << hook("#{name}", block) }
+        end
+      RUBY
+    end
+
     def bind(uri)
       directive(:bind) { (@settings[:binds] ||= []) << Setting.listen_bind("bind", uri) }
     end
@@ -152,35 +190,9 @@ module PumaPlus
       directive(:port) { (@settings[:binds] ||= []) << Setting.bind_for_port("port", number, host) }
     end
 
-    def workers(count)
-      directive(:workers) { @settings[:workers] = Setting.integer("workers", count) }
-    end
-
     def threads(min, max = nil)
       min, max = 0, min if max.nil?
       directive(:threads) { @settings[:min_threads], @settings[:threads] = Setting.threads("threads", min, max) }
-    end
-
-    def environment(name)
-      directive(:environment) { @settings[:environment] = Setting.string("environment", name) }
-    end
-
-    def rackup(path)
-      directive(:rackup) { @settings[:rackup] = Setting.string("rackup", path) }
-    end
-
-    def preload_app!(answer = true)
-      directive(:preload_app!) { @settings[:preload_app] = Setting.boolean("preload_app!", answer) }
-    end
-
-    # Puma's directive: `log_requests` alone means true.
-    def log_requests(answer = true)
-      directive(:log_requests) { @settings[:log_requests] = Setting.boolean("log_requests", answer) }
-    end
-
-    # puma-plus's own: `server_timing` alone means true.
-    def server_timing(answer = true)
-      directive(:server_timing) { @settings[:server_timing] = Setting.boolean("server_timing", answer) }
     end
 
     # puma-plus's own: autoscaling on queue time (docs/CONTROL.md). Every keyword is optional.
@@ -209,19 +221,6 @@ module PumaPlus
       end
     end
 
-    # puma-plus's own: `ractors` alone means true. Every slot of a worker (base and extra) is a Ractor.
-    def ractors(answer = true)
-      directive(:ractors) { @settings[:ractors] = Setting.boolean("ractors", answer) }
-    end
-
-    def decision_log(path)
-      directive(:decision_log) { @settings[:decision_log] = Setting.string("decision_log", path) }
-    end
-
-    def client_timeout(seconds)
-      directive(:client_timeout) { @settings[:client_timeout] = Setting.duration("client_timeout", seconds) }
-    end
-
     # `shed_wait_limit false` switches shedding off.
     def shed_wait_limit(seconds)
       directive(:shed_wait_limit) do
@@ -240,14 +239,6 @@ module PumaPlus
       end
     end
 
-    def before_fork(&block)
-      directive(:before_fork) { @hooks[:before_fork] << hook("before_fork", block) }
-    end
-
-    def on_worker_boot(&block)
-      directive(:on_worker_boot) { @hooks[:on_worker_boot] << hook("on_worker_boot", block) }
-    end
-
     def activate_control_app(url, auth_token: nil)
       directive(:activate_control_app) do
         @settings[:control_url] = Setting.bind("activate_control_app", url)
@@ -255,28 +246,10 @@ module PumaPlus
       end
     end
 
-    %i[persistent_timeout first_data_timeout write_timeout worker_boot_timeout shutdown_timeout].each do |name|
-      define_method(name) do |seconds|
-        directive(name) { @settings[name] = Setting.seconds(name.to_s, seconds) }
-      end
-    end
-
     def http_content_length_limit(bytes)
       directive(:http_content_length_limit) do
         @settings[:http_content_length_limit] = bytes.nil? ? nil : Setting.integer("http_content_length_limit", bytes, min: 1)
       end
-    end
-
-    def on_worker_shutdown(&block)
-      directive(:on_worker_shutdown) { @hooks[:on_worker_shutdown] << hook("on_worker_shutdown", block) }
-    end
-
-    def on_worker_fork(&block)
-      directive(:on_worker_fork) { @hooks[:on_worker_fork] << hook("on_worker_fork", block) }
-    end
-
-    def after_worker_fork(&block)
-      directive(:after_worker_fork) { @hooks[:after_worker_fork] << hook("after_worker_fork", block) }
     end
 
     # Puma's form: a block, or an object that responds to call(error, env[, status]); the last one wins.
@@ -289,20 +262,6 @@ module PumaPlus
       end
     end
 
-    %i[worker_timeout worker_shutdown_timeout].each do |name|
-      define_method(name) do |seconds|
-        directive(name) { @settings[name] = Setting.seconds(name.to_s, seconds) }
-      end
-    end
-
-    def pidfile(path)
-      directive(:pidfile) { @settings[:pidfile] = Setting.string("pidfile", path) }
-    end
-
-    def state_path(path)
-      directive(:state_path) { @settings[:state_path] = Setting.string("state_path", path) }
-    end
-
     # Puma's: stdout and stderr of the host, shepherd and workers go to these files (appended with
     # +append+ true, else truncated at boot).
     def stdout_redirect(stdout = nil, stderr = nil, append = false)
@@ -311,19 +270,6 @@ module PumaPlus
         @settings[:stderr_path] = stderr.nil? ? nil : Setting.string("stdout_redirect stderr", stderr)
         @settings[:redirect_append] = Setting.boolean("stdout_redirect append", append)
       end
-    end
-
-    def tag(name)
-      directive(:tag) { @settings[:tag] = Setting.string("tag", name) }
-    end
-
-    # Puma's: `quiet` alone means true, and silences request logging.
-    def quiet(answer = true)
-      directive(:quiet) { @settings[:quiet] = Setting.boolean("quiet", answer) }
-    end
-
-    def log_format(format)
-      directive(:log_format) { @settings[:log_format] = Setting.log_format("log_format", format) }
     end
 
     # Any other name in the config file is a mistake (a typo), unless it is a puma directive we do not have:

@@ -35,5 +35,16 @@ module PumaPlus
       trace = (error.backtrace || []).map { |frame| "\n    #{frame}" }.join
       line("#{context}: #{error.class}: #{error.message}#{trace}", io)
     end
+
+    # Ruby's own warnings (Kernel#warn, the interpreter's "warning: ...") under log_format json: one JSON
+    # line each, like every other line of the process; in text form they stay as Ruby prints them.
+    module Warnings
+      def warn(message, *args, **options)
+        return super unless Log.json
+
+        Log.line(message.chomp)
+      end
+    end
+    Warning.singleton_class.prepend(Warnings)
   end
 end

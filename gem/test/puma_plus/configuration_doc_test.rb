@@ -2,9 +2,10 @@
 
 # Holds docs/CONFIG.md and the code to each other: every documented flag parses, every documented
 # directive exists in the DSL with its documented default, and the CONFIG frame has exactly the
-# documented keys.
+# documented keys with their documented defaults.
 
 require "test_helper"
+require "json"
 require "tmpdir"
 require "puma_plus/configuration"
 
@@ -62,6 +63,23 @@ class PumaPlus::ConfigurationDocTest < PumaPlus::TestCase
     section = DOC.split(/^## /).find { |s| s.start_with?("Puma directives that puma-plus does not have") }
     documented = section.scan(/`([a-z_!]+)`/).flatten.map(&:to_sym)
     assert_equal PumaPlus::DSL::UNSUPPORTED.sort, (documented & PumaPlus::DSL::UNSUPPORTED).sort
+  end
+
+  # The default column of "The CONFIG frame" is what the gem sends when nothing is set; the host's
+  # HostConfig takes the same values for a missing key (HostConfigTest holds it to the same column).
+  def test_config_frame_sends_the_documented_defaults
+    Dir.mktmpdir do |dir|
+      sent = PumaPlus::Configuration.resolve([], env: {}, cwd: dir).to_h
+      table("The CONFIG frame").each do |key_cell, _type, default_cell, _from|
+        key = key_cell.delete("`")
+        documented = JSON.parse(default_cell.delete_prefix("`").delete_suffix("`").sub("<working directory>", dir))
+        if documented.nil?
+          assert_nil sent.fetch(key), key
+        else
+          assert_equal documented, sent.fetch(key), key
+        end
+      end
+    end
   end
 
   def test_config_frame_has_exactly_the_documented_keys

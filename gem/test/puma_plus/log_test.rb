@@ -29,4 +29,12 @@ class PumaPlus::LogTest < PumaPlus::TestCase
     assert_match(/\A\d{4}-\d\d-\d\dT/, record["time"])
     assert_equal 1, io.string.count("\n")
   end
+
+  def test_ruby_warnings_become_json_lines_under_json
+    PumaPlus::Log.json = true
+    PumaPlus::Log.source = "worker 0"
+    _, err = capture_io { warn "deprecated thing" }
+    assert_equal "deprecated thing", JSON.parse(err)["message"]
+    assert_equal 1, err.count("\n")
+  end
 end

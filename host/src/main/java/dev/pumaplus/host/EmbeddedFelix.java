@@ -26,6 +26,8 @@ import org.osgi.framework.launch.FrameworkFactory;
  */
 final class EmbeddedFelix {
 
+    private static final System.Logger LOG = System.getLogger(EmbeddedFelix.class.getName());
+
     private final Framework framework;
 
     private EmbeddedFelix(Framework framework) {
@@ -34,14 +36,18 @@ final class EmbeddedFelix {
 
     /** Creates, initialises and starts the framework. */
     static EmbeddedFelix start(Path storage, String systemPackagesExtra) throws BundleException {
-        Map<String, String> config = new HashMap<>();
+        Map<String, Object> config = new HashMap<>();
         config.put(Constants.FRAMEWORK_STORAGE, storage.toString());
         config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
         config.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, systemPackagesExtra);
-        config.put("felix.log.level", "1");
+        // Felix's own reports (errors and warnings) go to the host's log; Felix takes the logger object
+        // from the same map as the string properties.
+        config.put("felix.log.level", "2");
+        config.put("felix.log.logger", new FelixLog());
         FrameworkFactory factory = ServiceLoader.load(FrameworkFactory.class).findFirst()
                 .orElseThrow(() -> new BundleException("no OSGi FrameworkFactory on the class path"));
-        Framework framework = factory.newFramework(config);
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        Framework framework = factory.newFramework((Map) config);
         framework.init();
         framework.start();
         return new EmbeddedFelix(framework);
@@ -114,7 +120,7 @@ final class EmbeddedFelix {
             framework.stop();
             framework.waitForStop(timeoutMillis);
         } catch (BundleException | InterruptedException e) {
-            System.err.println("puma-plus: OSGi framework did not stop cleanly: " + e.getMessage());
+            LOG.log(System.Logger.Level.WARNING, "OSGi framework did not stop cleanly: " + e.getMessage());
         }
     }
 }

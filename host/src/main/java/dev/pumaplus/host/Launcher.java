@@ -1,8 +1,8 @@
 /*
  * The host's entry point and the root of the process tree: creates the private link directory, listens on
- * link.sock, starts Felix, spawns the Ruby shepherd, waits for its CONFIG, starts the protocol bundles and
- * the control app, and stops everything in order on SIGTERM/SIGINT (docs/ARCHITECTURE.md). It outlives
- * shepherd generations: USR2 (hot restart, config reload) starts the next one while the listeners stay open.
+ * link.sock, starts Felix, spawns the first Ruby shepherd, waits for its CONFIG, starts the protocol bundles
+ * and the control app, waits for a stop, and stops everything in order (docs/ARCHITECTURE.md). Generations
+ * (restarts, scaling), process files and the log are their own classes; the launcher only launches.
  */
 package dev.pumaplus.host;
 
@@ -11,13 +11,9 @@ import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.LoadSignals;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.WorkerPool;
-import dev.pumaplus.wire.Frame;
-import dev.pumaplus.wire.FrameType;
-import dev.pumaplus.wire.ExtraSlots;
-import dev.pumaplus.wire.WorkerCount;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -30,12 +26,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.osgi.framework.BundleException;
 
@@ -44,8 +34,8 @@ import org.osgi.framework.BundleException;
  *
  * <p>Boot: private dir (0700) → link server → Felix → shepherd process → HELLO(role 1) + CONFIG →
  * HostSettings and RequestQueue services → bundles from {@code <gem>/vendor/java/bundles/<name>.jar} →
- * control app → "ready" once workers × threads links are live. Each stdout line of the runtime contract
- * is printed and flushed on its own.
+ * control app → "ready" once workers × threads links are live ({@link ReadyLine}). Every line goes through
+ * the one log ({@link HostLogHandler}), installed first, whose format the CONFIG's {@code log_format} sets.
  *
  * <p>Packages for bundles: {@code org.osgi.framework.system.packages.extra} is the union of the
  * Export-Package headers of every jar in the host's lib directory (see {@link ExportedPackages}), so Netty,
@@ -56,71 +46,44 @@ import org.osgi.framework.BundleException;
  * {@link Listener} service stops accepting → wait for queue depth 0 and no busy link (at most
  * {@code shutdown_timeout} s; then the rest is answered 503) → GOAWAY(0) to the shepherd and workers →
  * wait for the shepherd to exit (10 s, then kill) → stop Felix (bundles stop their own event loops) →
- * shut the host's event loops down → delete the private dir → exit 0. A shepherd that dies on its own
- * after boot makes the host stop with status 1 (supervision comes later).
+ * shut the host's event loops down → delete the private dir and the {@link ProcessFiles} → exit 0. A
+ * shepherd that dies on its own after boot makes the host stop with status 1.
  *
- * <p>Lifecycle signals, as puma's (docs/ARCHITECTURE.md, "Lifecycle"): USR2 = hot restart (a new shepherd
- * generation reads the config again, boots, its workers dial in; then the old generation gets GOAWAY(0),
- * drains its running requests and exits; the queue holds requests meanwhile, so none fails), USR1 = phased
- * restart (PHASED_RESTART to the shepherd: workers replaced one at a time), TTIN/TTOU = one worker process
- * more/less (WORKER_COUNT to the shepherd). The Ractor and thread actuators ask for slots beyond threads
- * (EXTRA_SLOTS to the shepherd, and again to each new generation after its CONFIG). The control app's
+ * <p>Lifecycle signals, as puma's (docs/ARCHITECTURE.md, "Lifecycle"), go to {@link Generations}: USR2 =
+ * hot restart, USR1 = phased restart, TTIN/TTOU = one worker process more/less. The control app's
  * /restart, /phased-restart, /stop and /halt do the same.
  *
  * <p>Threading: the main thread boots and then waits for a stop request; link callbacks arrive on the
- * host's event loops and only complete futures or print; restarts run one at a time on the lifecycle
- * thread, never on a signal or event-loop thread.
+ * host's event loops and only complete futures or log; restarts run on the generations' lifecycle thread.
  */
 public final class Launcher {
 
-    private static final long SHEPHERD_EXIT_WAIT_MS = 10_000;
-    /** Beyond worker_boot_timeout, how long a new generation may take to send CONFIG and dial in. */
-    private static final long GENERATION_BOOT_SLACK_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final System.Logger LOG = System.getLogger(Launcher.class.getName());
 
     private final Path ruby;
     private final Path gem;
     private final List<String> userArgs;
-    private volatile PrintStream out = System.out;
     private final Instant startedAt = Instant.now();
 
     private final CompletableFuture<Integer> stop = new CompletableFuture<>();
-    /** Every shepherd generation still alive, the current one included. */
-    private final List<ShepherdGeneration> generations = new CopyOnWriteArrayList<>();
-    /** The generation whose workers take new requests. */
-    private volatile ShepherdGeneration current;
-    /** Runs restarts one at a time, off the signal and event-loop threads. */
-    private final ExecutorService lifecycle = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "puma-plus-lifecycle");
-        t.setDaemon(true);
-        return t;
-    });
     /** A halt: stop without draining (control app /halt). */
     private volatile boolean halting;
     /** What asked the host to stop, for the log line: a signal name, or why the host stops itself. */
     private volatile String stopCause = "shepherd exited";
     private volatile boolean stopping;
 
-    private final Object readyLock = new Object();
-    private int expectedSlots = -1;
-    private boolean booted;
-    private boolean readyAnnounced;
-    private int liveSlots;
-
     private Path privateDir;
     private HostTransport transport;
     private Dispatcher dispatcher;
     private LinkServer linkServer;
     private EmbeddedFelix felix;
-    private ControlApp controlApp;
-    private volatile ShepherdConfig settings;
-    private Path pidfile;
-    private Path statePath;
-    private boolean jsonLog;
+    /** Set once in boot; read by signal handlers and the shutdown hook. */
+    private volatile Generations generations;
+    private volatile ControlApp controlApp;
+    /** The first generation's settings: the process's (log, files, stop timeouts); null until its CONFIG. */
+    private HostConfig config;
+    private ProcessFiles files;
     private volatile RequestLog requestLog;
-    /** The worker process count TTIN/TTOU adjust (starts at the CONFIG's workers). */
-    private volatile int desiredWorkers;
-    /** Slots beyond threads the Ractor or thread actuator asked for (EXTRA_SLOTS); starts at 0. */
-    private volatile int desiredExtraSlots;
 
     Launcher(Path ruby, Path gem, List<String> userArgs) {
         this.ruby = ruby;
@@ -130,16 +93,17 @@ public final class Launcher {
 
     /** Runs the host; exits the JVM with the host's status. */
     public static void main(String[] args) {
+        HostLogHandler log = HostLogHandler.install();
         Launcher launcher;
         try {
             launcher = parse(args);
         } catch (IllegalArgumentException e) {
-            System.err.println("puma-plus: " + e.getMessage());
-            System.err.println("usage: java dev.pumaplus.host.Launcher --ruby RUBY --gem GEMDIR -- [puma-plus options]");
+            LOG.log(Level.ERROR, e.getMessage());
+            LOG.log(Level.ERROR, "usage: java dev.pumaplus.host.Launcher --ruby RUBY --gem GEMDIR -- [puma-plus options]");
             System.exit(2);
             return;
         }
-        System.exit(launcher.run());
+        System.exit(launcher.run(log));
     }
 
     static Launcher parse(String[] args) {
@@ -170,78 +134,79 @@ public final class Launcher {
         return args[i];
     }
 
-    /** Boots, serves until stopped, and returns the exit status. */
-    int run() {
+    /** Boots, serves until stopped, and returns the exit status; {@code log} takes the CONFIG's format. */
+    int run(HostLogHandler log) {
         installSignalHandlers();
         Runtime.getRuntime().addShutdownHook(new Thread(this::emergencyCleanup, "puma-plus-cleanup"));
         int status;
         try {
-            status = boot();
+            status = boot(log);
             if (status == 0) {
                 status = stop.join();
             }
             if (status != 0) {
-                destroyShepherds(); // a failed boot: nothing to drain, stop the shepherd now
+                generations.destroyAll(); // a failed boot: nothing to drain, stop the shepherd now
             }
         } catch (Exception e) {
-            System.err.println("puma-plus: " + describe(e));
+            LOG.log(Level.ERROR, describe(e));
             status = 1;
-            destroyShepherds();
+            if (generations != null) {
+                generations.destroyAll();
+            }
         }
         shutdown();
         return status;
     }
 
     /** Returns 0 once serving, else the status to exit with (after {@link #shutdown}). */
-    private int boot() throws Exception {
+    private int boot(HostLogHandler log) throws Exception {
         privateDir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "puma-plus-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Files.setPosixFilePermissions(privateDir, PosixFilePermissions.fromString("rwx------"));
 
         transport = HostTransport.select();
         dispatcher = new Dispatcher(PooledByteBufAllocator.DEFAULT);
-        dispatcher.onLiveLinksChanged(this::liveSlotsChanged);
+        ReadyLine ready = new ReadyLine(() -> dispatcher.snapshot().live());
+        dispatcher.onLiveLinksChanged(live -> ready.linksChanged());
         dispatcher.metrics().start(transport.group.next(), dispatcher::submitted);
-        // Each CONFIG goes to the generation its HELLO names (hot restart: two shepherds at once).
-        linkServer = new LinkServer(transport, dispatcher, this::shepherdConfigured);
         Path socket = privateDir.resolve("link.sock");
+        generations = new Generations(new ShepherdCommand(ruby, gem, userArgs, socket), dispatcher::liveLinks, stop,
+                generationEvents());
+        // Each CONFIG goes to the generation its HELLO names (hot restart: two shepherds at once).
+        linkServer = new LinkServer(transport, dispatcher, generations::configured);
         linkServer.bind(socket);
 
         felix = EmbeddedFelix.start(privateDir.resolve("felix"), systemPackages());
 
-        ShepherdGeneration first = spawnGeneration(1);
-        current = first;
-        CompletableFuture<Process> exited = first.process.onExit();
-
-        CompletableFuture.anyOf(first.config, exited, stop).join();
+        ShepherdGeneration first = generations.spawn(1);
+        CompletableFuture.anyOf(first.config, first.process.onExit(), stop).join();
         if (!first.config.isDone()) {
             if (stop.isDone()) {
                 return stop.join();
             }
             int code = first.process.exitValue();
-            System.err.println("puma-plus: shepherd exited (status " + code + ") before sending its configuration");
+            LOG.log(Level.ERROR, "shepherd exited (status " + code + ") before sending its configuration");
             return Math.max(1, code);
         }
-        settings = ShepherdConfig.parse(first.config.join(), url -> announce("puma-plus: listening on " + url));
+        ShepherdConfig settings = ShepherdConfig.parse(first.config.join(),
+                url -> LOG.log(Level.INFO, "listening on " + url));
         first.settings(settings);
-        applyProcessSettings(settings);
-        int workers = (int) Math.max(1, settings.number("workers", 1));
-        int threads = (int) Math.max(1, settings.number("threads", 1));
-        dispatcher.serverTiming(settings.flag("server_timing", false));
-        applyRequestLog(settings);
-        applyAdmission(settings);
-        announce("puma-plus: host pid " + ProcessHandle.current().pid() + ", Java " + Runtime.version().feature()
+        generations.serveFirst(first); // current from now on: the actuators and the control app act on it
+        config = settings.host();
+        files = ProcessFiles.open(config);
+        log.setFormatter(config.logFormat());
+        configureDispatcher(config);
+        LOG.log(Level.INFO, "host pid " + ProcessHandle.current().pid() + ", Java " + Runtime.version().feature()
                 + ", " + transport.name + " transport; shepherd generation 1");
-        announce("puma-plus: environment " + settings.string("environment", "development") + ", " + workers
-                + " worker" + (workers == 1 ? "" : "s") + " x " + threads + " thread" + (threads == 1 ? "" : "s")
-                + " = " + (workers * threads) + " slot" + (workers * threads == 1 ? "" : "s"));
+        LOG.log(Level.INFO, "environment " + config.environment() + ", " + plural(config.workers(), "worker") + " x "
+                + plural(config.threads(), "thread") + " = " + plural(config.slots(), "slot"));
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, dispatcher, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
-        felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher, this::scaleWorkers,
-                this::scaleExtraSlots, threads, workers), null);
-        for (String name : settings.strings("bundles")) {
+        felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher,
+                generations::scaleWorkers, generations::scaleExtraSlots, config.threads(), config.workers()), null);
+        for (String name : config.bundles()) {
             Path jar = gem.resolve("vendor").resolve("java").resolve("bundles").resolve(name + ".jar");
             try {
                 if (!Files.isRegularFile(jar)) {
@@ -249,57 +214,95 @@ public final class Launcher {
                 }
                 felix.installAndStart(jar);
             } catch (BundleException | RuntimeException e) {
-                System.err.println("puma-plus: bundle " + name + " failed to start: " + describe(e));
+                LOG.log(Level.ERROR, "bundle " + name + " failed to start: " + describe(e));
                 return 1;
             }
         }
 
-        String controlUrl = settings.string("control_url", null);
+        String controlUrl = config.controlUrl();
+        String stateUrl = null;
         if (controlUrl != null && !controlUrl.isEmpty()) {
-            controlApp = new ControlApp(dispatcher, settings.string("control_token", null), workers, threads, startedAt);
-            controlApp.felix(felix);
-            controlApp.actions(controlActions());
-            InetSocketAddress bound = controlApp.bind(transport, controlUrl);
-            announce("puma-plus: control app on http://" + hostOf(controlUrl) + ":" + bound.getPort());
-            writeState("tcp://" + hostOf(controlUrl) + ":" + bound.getPort());
-        } else {
-            writeState(null);
+            ControlApp app = new ControlApp(dispatcher, config.controlToken(), config.workers(), config.threads(), startedAt);
+            app.felix(felix);
+            app.actions(controlActions());
+            InetSocketAddress bound = app.bind(transport, controlUrl);
+            controlApp = app;
+            LOG.log(Level.INFO, "control app on http://" + hostOf(controlUrl) + ":" + bound.getPort());
+            stateUrl = "tcp://" + hostOf(controlUrl) + ":" + bound.getPort();
         }
+        files.writeState(stateUrl, config.controlToken());
 
-        watchExit(first);
-        synchronized (readyLock) {
-            expectedSlots = workers * threads;
-            booted = true;
-        }
-        liveSlotsChanged(-1);
+        ready.booted(config.slots());
         return 0;
     }
 
-    /** After a live-link change (the argument is not used) and once at the end of boot (-1). */
-    private void liveSlotsChanged(int ignored) {
-        String line = null;
-        synchronized (readyLock) {
-            // Read the count here instead of taking the argument: links on different event loops notify
-            // in either order, so a stale count (1 after 2) could arrive last and "ready" never be printed.
-            // Read under readyLock, the last notification always sees the latest count.
-            liveSlots = dispatcher.snapshot().live();
-            if (booted && !readyAnnounced && liveSlots >= expectedSlots) {
-                readyAnnounced = true;
-                line = "puma-plus: ready, " + liveSlots + " slots";
+    private static String plural(int count, String noun) {
+        return count + " " + noun + (count == 1 ? "" : "s");
+    }
+
+    /** What the generations tell the launcher: settings to apply, counts to show, a lost shepherd. */
+    private Generations.Listener generationEvents() {
+        return new Generations.Listener() {
+            @Override
+            public void serving(int number, HostConfig fresh) {
+                configureDispatcher(fresh);
+                ControlApp app = controlApp;
+                if (app != null) {
+                    app.generation(number, fresh.workers(), fresh.threads());
+                }
             }
+
+            @Override
+            public void workersAsked(int number, int workers) {
+                ControlApp app = controlApp;
+                if (app != null) {
+                    app.generation(number, workers, latestConfig().threads());
+                }
+            }
+
+            @Override
+            public void lost(int status) {
+                stop.complete(1);
+            }
+        };
+    }
+
+    /** The current generation's settings (a config reload may change the stop timeouts), else the first's. */
+    private HostConfig latestConfig() {
+        ShepherdGeneration current = generations == null ? null : generations.current();
+        return current == null ? config : current.settings().host();
+    }
+
+    /**
+     * The current generation's per-request settings: server timing, the request log (log_requests, already
+     * false when quiet), shedding (shed_wait_limit_ms) and the health check path (docs/CONTROL.md).
+     */
+    private void configureDispatcher(HostConfig c) {
+        dispatcher.serverTiming(c.serverTiming());
+        if (c.logRequests()) {
+            if (requestLog == null) {
+                requestLog = new RequestLog();
+            }
+            dispatcher.requestLog(requestLog);
+        } else {
+            dispatcher.requestLog(null);
         }
-        if (line != null) {
-            announce(line);
-        }
+        dispatcher.shedding(c.shedWaitLimitMs() == null ? Double.POSITIVE_INFINITY : c.shedWaitLimitMs() * 1e6);
+        String healthPath = c.healthCheckPath();
+        dispatcher.healthCheck(healthPath == null || healthPath.isEmpty() ? null : healthPath, c.hostAnswersHealthCheck());
     }
 
     private void shutdown() {
         stopping = true;
-        long timeoutNanos = settings == null || halting ? 0 : settings.nanos("shutdown_timeout", 30);
-        boolean booted = settings != null; // a boot that failed has said why; nothing to drain
+        if (generations != null) {
+            generations.stopping();
+        }
+        boolean booted = config != null; // a boot that failed has said why; nothing to drain
+        HostConfig latest = booted ? latestConfig() : HostConfig.DEFAULTS;
+        long timeoutNanos = !booted || halting ? 0 : latest.shutdownTimeout().toNanos();
         if (booted) {
             Dispatcher.Snapshot now = dispatcher.snapshot();
-            announce("puma-plus: stopping (" + stopCause + "): no new connections; finishing " + now.depth()
+            LOG.log(Level.INFO, "stopping (" + stopCause + "): no new connections; finishing " + now.depth()
                     + " queued and " + now.busy() + " running requests (up to " + (timeoutNanos / 1_000_000_000L)
                     + " s)");
         }
@@ -308,23 +311,18 @@ public final class Launcher {
                 try {
                     listener.stopAccepting();
                 } catch (RuntimeException e) {
-                    System.err.println("puma-plus: a listener failed to stop accepting: " + e);
+                    LOG.log(Level.WARNING, "a listener failed to stop accepting: " + e);
                 }
             }
         }
         if (dispatcher != null && !dispatcher.drain(timeoutNanos, transport.group.next())) {
-            System.err.println("puma-plus: shutdown_timeout reached, unfinished requests answered 503");
+            LOG.log(Level.WARNING, "shutdown_timeout reached, unfinished requests answered 503");
         }
         if (linkServer != null) {
             linkServer.goawayAll("shutdown");
         }
-        long exitWaitMs = SHEPHERD_EXIT_WAIT_MS
-                + (settings == null ? 0 : settings.nanos("worker_shutdown_timeout", 30) / 1_000_000);
-        for (ShepherdGeneration generation : generations) {
-            if (!generation.awaitExit(exitWaitMs)) {
-                System.err.println("puma-plus: shepherd generation " + generation.number + " did not exit within "
-                        + exitWaitMs / 1000 + " s; killed it");
-            }
+        if (generations != null) {
+            generations.awaitExitAll(latest);
         }
         if (controlApp != null) {
             controlApp.close();
@@ -345,10 +343,11 @@ public final class Launcher {
             requestLog.drain(2_000); // every request line before "stopped"
         }
         deletePrivateDir();
-        deleteQuietly(pidfile);
-        deleteQuietly(statePath);
+        if (files != null) {
+            files.delete();
+        }
         if (booted) {
-            announce("puma-plus: stopped");
+            LOG.log(Level.INFO, "stopped");
         }
     }
 
@@ -357,7 +356,9 @@ public final class Launcher {
         if (stopping) {
             return;
         }
-        destroyShepherds();
+        if (generations != null) {
+            generations.destroyAll();
+        }
         deletePrivateDir();
     }
 
@@ -371,337 +372,60 @@ public final class Launcher {
                 Files.deleteIfExists(p);
             }
         } catch (IOException e) {
-            System.err.println("puma-plus: could not delete " + dir + ": " + e.getMessage());
+            LOG.log(Level.WARNING, "could not delete " + dir + ": " + e.getMessage());
         }
     }
 
     private void installSignalHandlers() {
         for (String name : new String[] {"TERM", "INT"}) {
             try {
-                sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> {
-                    stopCause = "SIG" + signal.getName();
-                    stop.complete(0);
-                });
+                sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> requestStop("SIG" + signal.getName(), false));
             } catch (IllegalArgumentException unsupported) {
                 // e.g. INT is ignored when started in the background; the shutdown hook still cleans up
             }
         }
-        handle("USR2", () -> hotRestart("SIGUSR2"));
-        handle("USR1", () -> phasedRestart("SIGUSR1"));
-        handle("TTIN", () -> adjustWorkers(+1, "SIGTTIN"));
-        handle("TTOU", () -> adjustWorkers(-1, "SIGTTOU"));
+        handle("USR2", () -> generations.hotRestart("SIGUSR2"));
+        handle("USR1", () -> generations.phasedRestart("SIGUSR1"));
+        handle("TTIN", () -> generations.adjustWorkers(+1, "SIGTTIN"));
+        handle("TTOU", () -> generations.adjustWorkers(-1, "SIGTTOU"));
     }
 
-    /** Runs {@code action} on the lifecycle thread when signal {@code name} arrives (ignored before boot). */
+    /** Runs {@code action} when signal {@code name} arrives (ignored before boot and while stopping). */
     private void handle(String name, Runnable action) {
         try {
             sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> {
-                if (current != null && settings != null && !stopping) {
-                    lifecycle.execute(action);
+                if (generations != null && generations.current() != null && !stopping) {
+                    action.run();
                 }
             });
         } catch (IllegalArgumentException unsupported) {
-            System.err.println("puma-plus: cannot handle SIG" + name + ": " + unsupported.getMessage());
+            LOG.log(Level.WARNING, "cannot handle SIG" + name + ": " + unsupported.getMessage());
         }
     }
 
-    // --- generations ---------------------------------------------------------------------------------------
-
-    private ShepherdGeneration spawnGeneration(int number) throws IOException {
-        ShepherdGeneration generation = ShepherdGeneration.spawn(number, ruby, gem, userArgs, linkServer.path());
-        generations.add(generation);
-        return generation;
-    }
-
-    /** A shepherd's CONFIG arrived (on its link's event loop): hand it to the generation its HELLO names. */
-    private void shepherdConfigured(io.netty.channel.Channel link, dev.pumaplus.wire.Hello hello, String json) {
-        for (ShepherdGeneration generation : generations) {
-            if (generation.number == hello.generation()) {
-                generation.configured(link, json);
-                return;
-            }
-        }
-        System.err.println("puma-plus: CONFIG from an unknown shepherd generation " + hello.generation() + "; ignored");
-        link.close();
-    }
-
-    /** The host stops (status 1) if the generation serving requests exits by itself; a retired one may. */
-    private void watchExit(ShepherdGeneration generation) {
-        generation.process.onExit().thenAccept(p -> {
-            generations.remove(generation);
-            if (!stopping && generation == current) {
-                System.err.println("puma-plus: shepherd exited unexpectedly (status " + p.exitValue() + "), shutting down");
-                stop.complete(1);
-            }
-        });
-    }
-
-    /**
-     * Hot restart and config reload: a new shepherd generation reads the config file again and boots;
-     * once all its slots have dialled in it becomes current, and the old generation gets GOAWAY(0), stops
-     * its workers (each finishes the request it runs) and exits. A new generation that fails to configure
-     * or to dial in within worker_boot_timeout (+30 s) is stopped and the old one keeps serving.
-     * Listeners, the control app and protocol timeouts stay as they are. Runs on the lifecycle thread.
-     */
-    void hotRestart(String cause) {
-        ShepherdGeneration old = current;
-        int number = old.number + 1;
-        announce("puma-plus: hot restart (" + cause + "): starting shepherd generation " + number
-                + "; generation " + old.number + " keeps serving until it is ready");
-        ShepherdGeneration next;
-        try {
-            next = spawnGeneration(number);
-        } catch (IOException e) {
-            System.err.println("puma-plus: hot restart failed: cannot start a shepherd: " + e.getMessage());
-            return;
-        }
-        long deadline = System.nanoTime() + settings.nanos("worker_boot_timeout", 60) + GENERATION_BOOT_SLACK_NANOS;
-        try {
-            CompletableFuture.anyOf(next.config, next.process.onExit(), stop)
-                    .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | ExecutionException | InterruptedException e) {
-            // handled below: no CONFIG
-        }
-        if (!next.config.isDone()) {
-            abandon(next, old, next.process.isAlive() ? "no configuration in time"
-                    : "its shepherd exited (status " + next.process.exitValue() + ") before sending its configuration");
-            return;
-        }
-        ShepherdConfig fresh;
-        try {
-            fresh = ShepherdConfig.parse(next.config.join(), url -> { });
-        } catch (IOException e) {
-            abandon(next, old, e.getMessage());
-            return;
-        }
-        next.settings(fresh);
-        // A new generation starts with no extra slots; the actuator's count carries over to it.
-        if (desiredExtraSlots > 0) {
-            next.send(new ExtraSlots(desiredExtraSlots).toFrame(PooledByteBufAllocator.DEFAULT));
-        }
-        for (String key : new String[] {"binds", "control_url", "persistent_timeout", "first_data_timeout",
-                "write_timeout", "http_content_length_limit", "bundles"}) {
-            if (!fresh.strings(key).equals(settings.strings(key)) || fresh.number(key, -1) != settings.number(key, -1)
-                    || !java.util.Objects.equals(fresh.string(key, null), settings.string(key, null))) {
-                announce("puma-plus: " + key + " changed in the config; listeners stay as they are (stop and start to apply it)");
-            }
-        }
-        int expected = next.expectedSlots();
-        while (dispatcher.liveLinks(number) < expected) {
-            if (!next.process.isAlive() || stop.isDone() || System.nanoTime() - deadline > 0) {
-                abandon(next, old, next.process.isAlive() ? "its workers did not dial in within worker_boot_timeout"
-                        : "its shepherd exited (status " + next.process.exitValue() + ")");
-                return;
-            }
-            sleepQuietly(10);
-        }
-        settings = fresh;
-        desiredWorkers = (int) Math.max(1, fresh.number("workers", 1)); // TTIN/TTOU start again from the file
-        current = next;
-        watchExit(next);
-        dispatcher.serverTiming(fresh.flag("server_timing", false));
-        applyRequestLog(fresh);
-        applyAdmission(fresh);
-        if (controlApp != null) {
-            controlApp.generation(number, (int) Math.max(1, fresh.number("workers", 1)),
-                    (int) Math.max(1, fresh.number("threads", 1)));
-        }
-        announce("puma-plus: generation " + number + " ready, " + dispatcher.liveLinks(number)
-                + " slots; retiring generation " + old.number);
-        old.retire("hot restart");
-        long waitMs = SHEPHERD_EXIT_WAIT_MS + fresh.nanos("worker_shutdown_timeout", 30) / 1_000_000;
-        if (!old.awaitExit(waitMs)) {
-            System.err.println("puma-plus: generation " + old.number + " did not exit within " + waitMs / 1000
-                    + " s; killed it");
-        }
-        generations.remove(old);
-        announce("puma-plus: generation " + old.number + " retired; hot restart done");
-    }
-
-    private void abandon(ShepherdGeneration next, ShepherdGeneration old, String why) {
-        System.err.println("puma-plus: hot restart failed: generation " + next.number + ": " + why
-                + "; generation " + old.number + " keeps serving");
-        next.retire("hot restart failed");
-        next.awaitExit(SHEPHERD_EXIT_WAIT_MS);
-        generations.remove(next);
-    }
-
-    /** Phased restart: the current shepherd replaces its workers one at a time (PHASED_RESTART). */
-    void phasedRestart(String cause) {
-        ShepherdGeneration generation = current;
-        announce("puma-plus: phased restart (" + cause + "): generation " + generation.number
-                + " replaces its workers one at a time");
-        generation.send(Frame.empty(FrameType.PHASED_RESTART, false));
-    }
-
-    /**
-     * TTIN/TTOU: one worker process more ({@code delta} +1) or fewer (-1), never below one. Tells the current
-     * shepherd the desired worker process count (WORKER_COUNT); the slots follow as workers dial in or drain.
-     */
-    void adjustWorkers(int delta, String cause) {
-        int desired = Math.max(1, desiredWorkers + delta);
-        if (desired == desiredWorkers) {
-            announce("puma-plus: " + cause + ": already at one worker process");
-            return;
-        }
-        announce("puma-plus: " + cause + ": " + desired + " worker process" + (desired == 1 ? "" : "es"));
-        scaleWorkers(desired);
-    }
-
-    /**
-     * Tells the current shepherd the desired worker process count (WORKER_COUNT), at least one: for TTIN/TTOU
-     * and the autoscaler's fork actuator (the WorkerPool service). Any thread; a count equal to the current
-     * one sends nothing.
-     */
-    void scaleWorkers(int count) {
-        ShepherdGeneration generation = current;
-        int desired = Math.max(1, count);
-        if (generation == null || desired == desiredWorkers) {
-            return;
-        }
-        desiredWorkers = desired;
-        generation.send(new WorkerCount(desired).toFrame(PooledByteBufAllocator.DEFAULT));
-        if (controlApp != null) {
-            controlApp.generation(generation.number, desired, (int) Math.max(1, settings.number("threads", 1)));
-        }
-    }
-
-    /**
-     * Tells the current shepherd the desired number of slots beyond threads over its worker processes
-     * (EXTRA_SLOTS), at least 0: for the Ractor and thread actuators (the WorkerPool service). Any thread;
-     * a count equal to the current one sends nothing. A generation started later is sent it after its CONFIG.
-     */
-    void scaleExtraSlots(int count) {
-        ShepherdGeneration generation = current;
-        int desired = Math.max(0, count);
-        if (generation == null || desired == desiredExtraSlots) {
-            return;
-        }
-        desiredExtraSlots = desired;
-        generation.send(new ExtraSlots(desired).toFrame(PooledByteBufAllocator.DEFAULT));
-    }
-
-    private void destroyShepherds() {
-        for (ShepherdGeneration generation : generations) {
-            if (generation.process.isAlive()) {
-                generation.process.destroy();
-            }
-        }
+    private void requestStop(String cause, boolean halt) {
+        halting = halt;
+        stopCause = cause;
+        stop.complete(0);
     }
 
     private ControlApp.Actions controlActions() {
         return new ControlApp.Actions() {
             @Override
             public void restart() {
-                lifecycle.execute(() -> hotRestart("control app"));
+                generations.hotRestart("control app");
             }
 
             @Override
             public void phasedRestart() {
-                lifecycle.execute(() -> Launcher.this.phasedRestart("control app"));
+                generations.phasedRestart("control app");
             }
 
             @Override
             public void stop(boolean halt) {
-                halting = halt;
-                stopCause = halt ? "control app halt" : "control app stop";
-                Launcher.this.stop.complete(0);
+                requestStop(halt ? "control app halt" : "control app stop", halt);
             }
         };
-    }
-
-    // --- process-level settings: output, pidfile, state file -----------------------------------------------
-
-    /** stdout_redirect, log_format, pidfile and state_path of the first generation's CONFIG. */
-    private void applyProcessSettings(ShepherdConfig s) throws IOException {
-        jsonLog = "json".equals(s.string("log_format", "text"));
-        String stdoutPath = s.string("stdout_path", null);
-        if (stdoutPath != null) {
-            // The shepherd opened (and, unless appending, truncated) the file before it sent CONFIG.
-            out = new PrintStream(new java.io.FileOutputStream(stdoutPath, true), true);
-            System.setOut(out);
-        }
-        String stderrPath = s.string("stderr_path", null);
-        if (stderrPath != null) {
-            System.setErr(new PrintStream(new java.io.FileOutputStream(stderrPath, true), true));
-        }
-        String pid = s.string("pidfile", null);
-        if (pid != null) {
-            pidfile = Path.of(pid);
-            Files.createDirectories(pidfile.toAbsolutePath().getParent());
-            Files.writeString(pidfile, ProcessHandle.current().pid() + "\n");
-        }
-        String state = s.string("state_path", null);
-        statePath = state == null ? null : Path.of(state);
-        desiredWorkers = (int) Math.max(1, s.number("workers", 1));
-    }
-
-    /** puma's state file (YAML), which `puma-plus ctl -S` reads: pid, control URL and token. */
-    private void writeState(String controlUrl) throws IOException {
-        if (statePath == null) {
-            return;
-        }
-        String token = settings.string("control_token", null);
-        StringBuilder yaml = new StringBuilder("---\n");
-        yaml.append("pid: ").append(ProcessHandle.current().pid()).append('\n');
-        yaml.append("running_from: \"").append(Path.of("").toAbsolutePath()).append("\"\n");
-        if (controlUrl != null) {
-            yaml.append("control_url: \"").append(controlUrl).append("\"\n");
-        }
-        if (token != null) {
-            yaml.append("control_auth_token: \"").append(token).append("\"\n");
-        }
-        Files.createDirectories(statePath.toAbsolutePath().getParent());
-        Files.writeString(statePath, yaml);
-    }
-
-    /** log_requests (already false when quiet) switches the request log on or off; restarts may change it. */
-    /** Shedding (shed_wait_limit_ms) and the health check path, from the configuration (docs/CONTROL.md). */
-    private void applyAdmission(ShepherdConfig s) {
-        double shedMs = s.decimal("shed_wait_limit_ms", Double.NaN);
-        dispatcher.shedding(Double.isNaN(shedMs) ? Double.POSITIVE_INFINITY : shedMs * 1e6);
-        String healthPath = s.string("health_check_path", null);
-        dispatcher.healthCheck(healthPath == null || healthPath.isEmpty() ? null : healthPath,
-                "host".equals(s.string("health_check_answer", "app")));
-    }
-
-    private void applyRequestLog(ShepherdConfig s) {
-        if (s.flag("log_requests", false)) {
-            if (requestLog == null) {
-                requestLog = new RequestLog(out, jsonLog);
-            }
-            dispatcher.requestLog(requestLog);
-        } else {
-            dispatcher.requestLog(null);
-        }
-    }
-
-    private static void deleteQuietly(Path path) {
-        if (path == null) {
-            return;
-        }
-        try {
-            Files.deleteIfExists(path);
-        } catch (IOException ignored) {
-            // nothing to do: the file is advisory
-        }
-    }
-
-    private static void sleepQuietly(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Prints one line of the runtime contract on stdout (as JSON with log_format json) and flushes it. */
-    private void announce(String line) {
-        PrintStream target = out;
-        synchronized (target) {
-            target.println(jsonLog ? LogFormat.json(line) : line);
-            target.flush();
-        }
     }
 
     /**
@@ -727,5 +451,4 @@ public final class Launcher {
         }
         return text.toString();
     }
-
 }

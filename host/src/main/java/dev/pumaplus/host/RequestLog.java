@@ -1,12 +1,12 @@
 /*
  * The opt-in per-request timing line (config `log_requests`): after a response's last byte was sent (T6),
- * one line on stdout with every timing point of that request, for operators and the integration tests that
+ * one line in the host's log (stdout) with every timing point of that request, for operators and the integration tests that
  * reconcile the host's numbers with what a client measured.
  */
 package dev.pumaplus.host;
 
-import java.io.PrintStream;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The line, exactly (ns values are {@link System#nanoTime()} readings, {@code body_read} a duration; a
@@ -18,24 +18,19 @@ import java.util.concurrent.LinkedBlockingQueue;
  *
  * <p>Threading: {@link #log} is called on a protocol's event loop, after the request's metrics are
  * recorded; it formats the line there (opt-in, so allocating is fine) and hands it to one daemon thread
- * that prints it, so a slow stdout reader never stalls an event loop. Lines leave in the order they were
- * logged.
+ * that logs it (HostLogHandler, as every host line: text or JSON by {@code log_format}), so a slow stdout
+ * reader never stalls an event loop. Lines leave in the order they were logged.
  */
 final class RequestLog {
 
+    private static final System.Logger LOG = System.getLogger(RequestLog.class.getName());
+
     private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
-    private final PrintStream out;
-    private final boolean json;
+    /** Lines handed over and not yet logged: the queue's and the one the thread is logging. */
+    private final AtomicInteger unlogged = new AtomicInteger();
 
-    /** Starts the printing thread; lines go to {@code out}, each flushed once the queue is empty. */
-    RequestLog(PrintStream out) {
-        this(out, false);
-    }
-
-    /** As {@link #RequestLog(PrintStream)}; with {@code json}, each line is a JSON object ({@link LogFormat}). */
-    RequestLog(PrintStream out, boolean json) {
-        this.out = out;
-        this.json = json;
+    /** Starts the logging thread. */
+    RequestLog() {
         Thread printer = new Thread(this::print, "puma-plus-request-log");
         printer.setDaemon(true);
         printer.start();
@@ -43,7 +38,8 @@ final class RequestLog {
 
     /** The line for {@code ex}, which was sent at {@code t6}. Any thread. */
     void log(QueuedExchange ex, long t6) {
-        lines.add(json ? LogFormat.json(line(ex, t6)) : line(ex, t6));
+        unlogged.incrementAndGet();
+        lines.add(line(ex, t6));
     }
 
     static String line(QueuedExchange ex, long t6) {
@@ -60,32 +56,24 @@ final class RequestLog {
         try {
             while (true) {
                 String line = lines.take();
-                synchronized (out) { // the launcher's lines take the same monitor: no interleaving
-                    out.println(line);
-                    for (String more; (more = lines.poll()) != null; ) {
-                        out.println(more);
-                    }
-                    out.flush();
-                }
+                LOG.log(System.Logger.Level.INFO, line);
+                unlogged.decrementAndGet();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
-    /** Waits up to {@code millis} for the queued lines to be printed (shutdown). */
+    /** Waits up to {@code millis} for every line handed over to be logged (shutdown). */
     void drain(long millis) {
         long deadline = System.nanoTime() + millis * 1_000_000L;
-        while (!lines.isEmpty() && System.nanoTime() < deadline) {
+        while (unlogged.get() > 0 && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(5);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
-        }
-        synchronized (out) {
-            out.flush();
         }
     }
 }

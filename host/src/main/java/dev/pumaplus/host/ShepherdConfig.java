@@ -1,6 +1,7 @@
 /*
  * The resolved configuration the shepherd sent in its CONFIG frame (docs/CONFIG.md), offered to protocol
- * bundles as the HostSettings service; also where a bundle announces the address it listens on.
+ * bundles as the HostSettings service (the host's own settings are its HostConfig); also where a bundle
+ * announces the address it listens on.
  */
 package dev.pumaplus.host;
 
@@ -13,18 +14,20 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * An immutable view of the CONFIG JSON. {@link #listening} prints the "listening on" line through the
- * launcher's announcer. Thread-safe.
+ * An immutable view of the CONFIG JSON: by key for bundles, as the typed {@link HostConfig} for the host.
+ * {@link #listening} prints the "listening on" line through the launcher's announcer. Thread-safe.
  */
 final class ShepherdConfig implements HostSettings {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final JsonNode root;
+    private final HostConfig host;
     private final Consumer<String> listeningAnnouncer;
 
     private ShepherdConfig(JsonNode root, Consumer<String> listeningAnnouncer) {
         this.root = root;
+        this.host = HostConfig.from(root);
         this.listeningAnnouncer = listeningAnnouncer;
     }
 
@@ -39,6 +42,11 @@ final class ShepherdConfig implements HostSettings {
             throw new IOException("CONFIG is not a JSON object");
         }
         return new ShepherdConfig(root, listeningAnnouncer);
+    }
+
+    /** The settings the host acts on. */
+    HostConfig host() {
+        return host;
     }
 
     @Override
@@ -78,30 +86,5 @@ final class ShepherdConfig implements HostSettings {
     @Override
     public void listening(String url) {
         listeningAnnouncer.accept(url.startsWith("tcp://") ? "http://" + url.substring("tcp://".length()) : url);
-    }
-
-    /**
-     * A boolean switch (e.g. {@code server_timing}, {@code log_requests}): JSON {@code true} or the text
-     * {@code "true"} is on, any other value off; {@code fallback} when absent or null.
-     */
-    boolean flag(String key, boolean fallback) {
-        JsonNode node = root.get(key);
-        if (node == null || node.isNull()) {
-            return fallback;
-        }
-        return node.isBoolean() ? node.booleanValue() : "true".equals(node.asText());
-    }
-
-    /** A number, possibly fractional; {@code fallback} when absent, null or not a number. */
-    double decimal(String key, double fallback) {
-        JsonNode node = root.get(key);
-        return node == null || !node.isNumber() ? fallback : node.asDouble();
-    }
-
-    /** Seconds, possibly fractional, as nanoseconds; {@code fallbackSeconds} when absent. */
-    long nanos(String key, double fallbackSeconds) {
-        JsonNode node = root.get(key);
-        double seconds = node == null || !node.isNumber() ? fallbackSeconds : node.asDouble();
-        return (long) (seconds * 1e9);
     }
 }

@@ -1,5 +1,5 @@
 /*
- * One generation of the app: a Ruby shepherd process the launcher spawned, its link and its CONFIG. The host
+ * One generation of the app: a Ruby shepherd process Generations spawned, its link and its CONFIG. The host
  * outlives generations (docs/ARCHITECTURE.md, "Lifecycle"): a hot restart or config reload spawns the next
  * one while the current one serves, and retires the old one once the new one's workers have dialled in.
  */
@@ -9,17 +9,14 @@ import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.Goaway;
 import io.netty.channel.Channel;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Generation numbers start at 1 and go into the shepherd's environment as {@code PUMA_PLUS_GENERATION}, from
- * where every HELLO of the shepherd and its workers carries it; the launcher routes CONFIG and counts live
+ * where every HELLO of the shepherd and its workers carries it; Generations routes CONFIG and counts live
  * slots by it. Threading: {@link #configured} is called on a link's event loop, everything else on the
- * launcher's threads; the fields they share are volatile or futures.
+ * lifecycle and launcher threads; the fields they share are volatile or futures.
  */
 final class ShepherdGeneration {
 
@@ -35,21 +32,9 @@ final class ShepherdGeneration {
         this.process = process;
     }
 
-    /**
-     * Spawns {@code ruby -I<gem>/lib <gem>/exe/puma-plus-shepherd USER_ARGS} with stdio inherited from the
-     * host and the link socket and generation number in its environment.
-     */
-    static ShepherdGeneration spawn(int number, Path ruby, Path gem, List<String> userArgs, Path socket)
-            throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(ruby.toString());
-        command.add("-I" + gem.resolve("lib"));
-        command.add(gem.resolve("exe").resolve("puma-plus-shepherd").toString());
-        command.addAll(userArgs);
-        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
-        builder.environment().put("PUMA_PLUS_LINK", socket.toString());
-        builder.environment().put("PUMA_PLUS_GENERATION", Integer.toString(number));
-        return new ShepherdGeneration(number, builder.start());
+    /** Starts generation {@code number}'s shepherd with {@code command}. */
+    static ShepherdGeneration spawn(int number, ShepherdCommand command) throws IOException {
+        return new ShepherdGeneration(number, command.start(number));
     }
 
     /** The shepherd's link delivered CONFIG. Called on the link's event loop. */
@@ -65,13 +50,6 @@ final class ShepherdGeneration {
     /** The parsed CONFIG, or null before it arrived. */
     ShepherdConfig settings() {
         return settings;
-    }
-
-    /** Slots this generation's workers open: workers × threads from its CONFIG. */
-    int expectedSlots() {
-        ShepherdConfig s = settings;
-        return s == null ? 0
-                : (int) (Math.max(1, s.number("workers", 1)) * Math.max(1, s.number("threads", 1)));
     }
 
     /** Sends {@code frame} on the shepherd link (a no-op, releasing it, when the link is gone). */

@@ -21,8 +21,8 @@ import java.nio.charset.StandardCharsets;
 final class ShepherdLink extends ChannelInboundHandlerAdapter {
 
     /**
-     * What the launcher learns from a shepherd link. Called on the link's event loop. The link closing
-     * needs no callback: the launcher watches the shepherd's process, whose exit is authoritative.
+     * What Generations learns from a shepherd link. Called on the link's event loop. The link closing
+     * needs no callback: Generations watches the shepherd's process, whose exit is authoritative.
      */
     @FunctionalInterface
     interface Listener {

@@ -34,7 +34,8 @@ public abstract class ActuatorActivator implements BundleActivator {
     public final void start(BundleContext context) {
         ServiceReference<WorkerPool> ref = context.getServiceReference(WorkerPool.class);
         if (ref == null) {
-            System.err.println("puma-plus: " + bundle + ": the host offers no WorkerPool; not registering");
+            System.getLogger(getClass().getName()).log(System.Logger.Level.WARNING,
+                    bundle + ": the host offers no WorkerPool; not registering");
             return;
         }
         registration = context.registerService(Actuator.class, actuator.apply(context.getService(ref)), null);

@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import tech.kwik.core.log.NullLogger;
 import tech.kwik.core.server.ServerConnectionConfig;
 import tech.kwik.core.server.ServerConnector;
 import tech.kwik.flupke.server.Http3ApplicationProtocolFactory;
@@ -55,7 +54,7 @@ final class H3Endpoints implements Http3Endpoints, Listener {
             ServerConnector.Builder builder = ServerConnector.builder()
                     .withSocket(socket)
                     .withConfiguration(config)
-                    .withLogger(new NullLogger());
+                    .withLogger(new KwikLog());
             if (tls.privateKey() instanceof ECPrivateKey ec) {
                 builder.withKeyStore(tls.keyStore(), TlsMaterial.ALIAS, tls.keyStorePassword(), curve(ec));
             } else {

@@ -1,0 +1,101 @@
+/*
+ * The files the host process keeps outside its private directory, from the first generation's CONFIG: the
+ * stdout/stderr redirect (stdout_redirect), the pidfile (the process to signal) and puma's state file, which
+ * `puma-plus ctl -S` reads to find the control app (gem/lib/puma_plus/control_client.rb).
+ */
+package dev.pumaplus.host;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The state file is one JSON object, which is also a YAML document: ctl loads it with Ruby's
+ * {@code YAML.safe_load}, and a JSON encoder escapes every character a token or path may hold ({@code "},
+ * {@code \}, newlines) in a form YAML's double-quoted scalars read back. Written once the control app is
+ * bound (its real port); both files are deleted at stop. Used by the launcher's main thread only.
+ */
+final class ProcessFiles {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path pidfile;
+    private final Path statePath;
+
+    private ProcessFiles(Path pidfile, Path statePath) {
+        this.pidfile = pidfile;
+        this.statePath = statePath;
+    }
+
+    /**
+     * Points stdout and stderr at {@code config}'s redirect files (the shepherd opened, and unless appending
+     * truncated, them before it sent CONFIG, so the host appends) and writes the pidfile.
+     */
+    static ProcessFiles open(HostConfig config) throws IOException {
+        if (config.stdoutPath() != null) {
+            System.setOut(new PrintStream(new FileOutputStream(config.stdoutPath().toFile(), true), true));
+        }
+        if (config.stderrPath() != null) {
+            System.setErr(new PrintStream(new FileOutputStream(config.stderrPath().toFile(), true), true));
+        }
+        ProcessFiles files = new ProcessFiles(config.pidfile(), config.statePath());
+        if (files.pidfile != null) {
+            write(files.pidfile, ProcessHandle.current().pid() + "\n");
+        }
+        return files;
+    }
+
+    /** Writes the state file, if one is configured: the control app's URL (or null for none) and token. */
+    void writeState(String controlUrl, String controlToken) throws IOException {
+        if (statePath != null) {
+            write(statePath, stateDocument(ProcessHandle.current().pid(), Path.of("").toAbsolutePath(), controlUrl,
+                    controlToken));
+        }
+    }
+
+    /**
+     * The state file's text: {@code pid}, {@code running_from}, and {@code control_url} and
+     * {@code control_auth_token} when not null (puma's keys). Pure.
+     */
+    static String stateDocument(long pid, Path runningFrom, String controlUrl, String controlToken) {
+        Map<String, Object> state = new LinkedHashMap<>();
+        state.put("pid", pid);
+        state.put("running_from", runningFrom.toString());
+        if (controlUrl != null) {
+            state.put("control_url", controlUrl);
+        }
+        if (controlToken != null) {
+            state.put("control_auth_token", controlToken);
+        }
+        try {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(state) + "\n";
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e); // strings and a number always encode
+        }
+    }
+
+    /** Deletes the pidfile and the state file; a file already gone is fine (they are advisory). */
+    void delete() {
+        for (Path path : new Path[] {pidfile, statePath}) {
+            try {
+                if (path != null) {
+                    Files.deleteIfExists(path);
+                }
+            } catch (IOException ignored) {
+                // advisory files: nothing to do
+            }
+        }
+    }
+
+    private static void write(Path path, String text) throws IOException {
+        Files.createDirectories(path.toAbsolutePath().getParent());
+        Files.writeString(path, text);
+    }
+}
