@@ -36,6 +36,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class H1Server implements Listener {
 
+    /** The host routes System.Logger into its one log. */
+    private static final System.Logger LOG = System.getLogger(H1Server.class.getName());
+
     private final HostSettings settings;
     private final RequestQueue queue;
     private final Http2Handoff h2;
@@ -103,9 +106,9 @@ final class H1Server implements Listener {
                 if (address.tls()) {
                     material = TlsMaterial.load(address.cert(), address.key());
                     initializer = new H1ChannelInitializer(queue, config, connections, h2,
-                            ServerTls.context(material, h2 != null), null);
+                            ServerTls.context(material, h2 != null));
                 } else {
-                    initializer = new H1ChannelInitializer(queue, config, connections, h2, null, null);
+                    initializer = new H1ChannelInitializer(queue, config, connections, h2, null);
                 }
                 bootstrap.childHandler(initializer);
                 channel = bootstrap.bind(address.socketAddress()).syncUninterruptibly().channel();
@@ -127,8 +130,10 @@ final class H1Server implements Listener {
                 settings.listening("h3://" + address.host() + ":" + port);
             }
             if (material != null) {
-                System.out.println("puma-plus: TLS on " + address.url(port) + ": certificate SPKI sha256 "
-                        + material.spkiSha256Base64() + " (" + material.keyAlgorithm() + " key)");
+                // Browsers are told to trust a self-signed certificate over QUIC by this hash.
+                LOG.log(System.Logger.Level.INFO, "puma-plus: TLS on " + address.url(port)
+                        + ": certificate SPKI sha256 " + material.spkiSha256Base64() + " ("
+                        + material.keyAlgorithm() + " key)");
             }
         }
     }
