@@ -28,27 +28,20 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
     private final ChannelGroup connections;
     private final Http2Handoff h2;
     private final SslContext tls;
-    /** Set once HTTP/3 is listening beside this TLS listener (see {@link #advertise}). */
+    /** Set once HTTP/3 is listening beside this TLS listener (see {@link #advertise}); null before. */
     private volatile String altSvc;
 
-    /** A cleartext HTTP/1.1-only listener. */
-    H1ChannelInitializer(RequestQueue queue, H1Config config, ChannelGroup connections) {
-        this(queue, config, connections, null, null, null);
-    }
-
     /**
-     * @param h2     protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
-     * @param tls    the listener's TLS context (its ALPN list offers h2 only when {@code h2} is set), or null
-     * @param altSvc the Alt-Svc value advertising HTTP/3 on a TLS listener, or null (see {@link #advertise})
+     * @param h2  protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
+     * @param tls the listener's TLS context (its ALPN list offers h2 only when {@code h2} is set), or null
      */
     H1ChannelInitializer(RequestQueue queue, H1Config config, ChannelGroup connections, Http2Handoff h2,
-            SslContext tls, String altSvc) {
+            SslContext tls) {
         this.queue = queue;
         this.config = config;
         this.connections = connections;
         this.h2 = h2;
         this.tls = tls;
-        this.altSvc = altSvc;
     }
 
     /**
