@@ -46,7 +46,12 @@ public final class RequestBodyBuffer {
          * The body grew past the limit: every byte was released and, if the request was submitted, its
          * exchange cancelled. The protocol answers 413 or ends the request; nothing more is taken.
          */
-        TOO_LARGE
+        TOO_LARGE,
+        /**
+         * The host refused the request (its submit threw, e.g. because the host is shutting down): the body
+         * was released and nothing more is taken. The protocol answers 503, so the client never hangs.
+         */
+        REFUSED
     }
 
     /** How a protocol submits its request: {@link RequestQueue#submit} with its connection, head and sink. */
@@ -56,8 +61,8 @@ public final class RequestBodyBuffer {
          * Submits the request with {@code body} (ownership transfers), on the reading thread.
          *
          * @param complete whether {@code body} is the whole body
-         * @return the request's exchange, or null when the host refused the request (the protocol has
-         *         answered it); the rest of the body is then released as it arrives
+         * @return the request's exchange
+         * @throws RuntimeException when the host refuses the request ({@link Flow#REFUSED})
          */
         Exchange submit(ByteBuf body, boolean complete);
     }
@@ -113,7 +118,7 @@ public final class RequestBodyBuffer {
             ByteBuf body = held == null ? Unpooled.EMPTY_BUFFER : held;
             held = null;
             pieces = null;
-            exchange = submitter.submit(body, true);
+            return submit(body, true) ? Flow.READ : Flow.REFUSED;
         }
         return Flow.READ;
     }
@@ -158,17 +163,27 @@ public final class RequestBodyBuffer {
         ByteBuf first = all.readRetainedSlice(SUBMIT_BYTES);
         ByteBuf rest = all.readRetainedSlice(all.readableBytes());
         all.release();
-        exchange = submitter.submit(first, false);
-        if (exchange == null) {
-            ended = true;
+        if (!submit(first, false)) {
             rest.release();
-            return Flow.READ;
+            return Flow.REFUSED;
         }
         if (rest.isReadable() || last) {
             return stream(rest, last);
         }
         rest.release();
         return Flow.READ;
+    }
+
+    /** False when the host refused the request: the body ends there. */
+    private boolean submit(ByteBuf body, boolean complete) {
+        try {
+            exchange = submitter.submit(body, complete);
+            return true;
+        } catch (RuntimeException e) {
+            // body went to the host with the call (RequestQueue.submit's ownership rule), refused or not.
+            ended = true;
+            return false;
+        }
     }
 
     private Flow stream(ByteBuf piece, boolean last) {

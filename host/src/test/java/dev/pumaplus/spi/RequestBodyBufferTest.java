@@ -41,7 +41,7 @@ class RequestBodyBufferTest {
             submitted.add(body);
             if (refuse) {
                 body.release();
-                return null;
+                throw new IllegalStateException("shutting down");
             }
             this.initial = bytes(body);
             this.complete = complete;
@@ -230,13 +230,16 @@ class RequestBodyBufferTest {
     }
 
     @Test
-    void aRefusedSubmitReleasesTheRestOfTheBodyAsItArrives() {
+    void aRefusedSubmitIsReportedOnceAndTheRestOfTheBodyIsReleasedAsItArrives() {
         Host host = new Host();
         host.refuse = true;
+        RequestBodyBuffer whole = new RequestBodyBuffer(-1, host);
+        assertEquals(RequestBodyBuffer.Flow.REFUSED, whole.add(Unpooled.wrappedBuffer(new byte[3]), true));
+
         RequestBodyBuffer buffer = new RequestBodyBuffer(-1, host);
         byte[] body = random(MIB + 100, 3);
-        buffer.add(piece(body, 0, MIB + 50), false);
-        assertEquals(1, host.submitted.size());
+        assertEquals(RequestBodyBuffer.Flow.REFUSED, buffer.add(piece(body, 0, MIB + 50), false));
+        assertEquals(2, host.submitted.size());
         assertNull(host.complete);
         ByteBuf rest = piece(body, MIB + 50, MIB + 100);
         assertEquals(RequestBodyBuffer.Flow.READ, buffer.add(rest, true));
