@@ -1,8 +1,8 @@
 /*
- * Sets up each accepted client connection (the accept step of accept → parse → queue → ...): on a TLS
- * listener the TLS handler and ALPN, which hand "h2" to protocol-h2 and keep "http/1.1" here; on a
+ * Sets up each client connection one listener accepts (the accept step of accept → parse → queue → ...): on
+ * a TLS listener the TLS handler and ALPN, which hand "h2" to protocol-h2 and keep "http/1.1" here; on a
  * cleartext one the HTTP/1.1 handlers, preceded, when protocol-h2 is loaded, by the h2c detectors (prior
- * knowledge preface, Upgrade: h2c).
+ * knowledge preface, Upgrade: h2c). Keeps the listener's open connections, to drain and close them.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -13,19 +13,22 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Shared by every connection of one listener; {@link #initChannel} runs on the new connection's event loop.
- * Connections are tracked in {@code connections} so the listener can drain and close them.
+ * One per listener, shared by its connections; {@link #initChannel} runs on the new connection's event
+ * loop, {@link #drain} and {@link #closeConnections} on any thread.
  */
 final class H1ChannelInitializer extends ChannelInitializer<Channel> {
 
+    private final ChannelGroup connections = new DefaultChannelGroup("protocol-h1", GlobalEventExecutor.INSTANCE);
     private final RequestQueue queue;
     private final H1Config config;
-    private final ChannelGroup connections;
     private final Http2Handoff h2;
     private final SslContext tls;
     /** Set once HTTP/3 is listening beside this TLS listener (see {@link #advertise}); null before. */
@@ -35,21 +38,29 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
      * @param h2  protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
      * @param tls the listener's TLS context (its ALPN list offers h2 only when {@code h2} is set), or null
      */
-    H1ChannelInitializer(RequestQueue queue, H1Config config, ChannelGroup connections, Http2Handoff h2,
-            SslContext tls) {
+    H1ChannelInitializer(RequestQueue queue, H1Config config, Http2Handoff h2, SslContext tls) {
         this.queue = queue;
         this.config = config;
-        this.connections = connections;
         this.h2 = h2;
         this.tls = tls;
     }
 
     /**
-     * From now on, TLS responses (HTTP/1.1 and h2) carry {@code Alt-Svc: value}: called once HTTP/3
-     * listens on the port, which is known only after the TCP bind. Any thread.
+     * The listener stopped accepting: every HTTP/1.1 connection closes once it has answered the requests it
+     * already read (connections handed to protocol-h2 are drained there).
      */
-    void advertise(String value) {
-        altSvc = value;
+    void drain() {
+        for (Channel connection : connections) {
+            H1ConnectionHandler handler = connection.pipeline().get(H1ConnectionHandler.class);
+            if (handler != null) {
+                connection.eventLoop().execute(handler::drain);
+            }
+        }
+    }
+
+    /** Closes every open connection; returns once they are closed, or after 2 s. */
+    void closeConnections() {
+        connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
     }
 
     @Override
@@ -64,6 +75,14 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
             channel.pipeline().addLast("h2c-preface", new H2cPrefaceDetector(h2));
         }
         addHttp1(channel.pipeline(), queue);
+    }
+
+    /**
+     * From now on, TLS responses (HTTP/1.1 and h2) carry {@code Alt-Svc: value}: called once HTTP/3
+     * listens on the port, which is known only after the TCP bind. Any thread.
+     */
+    void advertise(String value) {
+        altSvc = value;
     }
 
     private void addHttp1(ChannelPipeline pipeline, RequestQueue requests) {
