@@ -109,103 +109,15 @@ final class PendingResponse implements ResponseSink {
         this.headRequest = headRequest;
     }
 
-    // ---- ResponseSink: host threads ----
-
-    @Override
-    public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
-        onEventLoop(() -> writeHead(status, headers, endOfStream), null);
-    }
-
-    /**
-     * {@inheritDoc} Counts {@code chunk} as unwritten until the socket write of its bytes completes; returns
-     * false while more than {@link ResponseBackpressure#HIGH_WATER_BYTES} are unwritten.
-     */
-    @Override
-    public boolean body(ByteBuf chunk, boolean endOfStream) {
-        long bytes = chunk.readableBytes();
-        return accept(bytes, () -> writeBody(chunk, endOfStream, bytes), chunk, endOfStream);
-    }
-
-    /** {@inheritDoc} HTTP/1.1 sends files with the transport's sendfile. */
-    @Override
-    public boolean acceptsFiles() {
-        return true;
-    }
-
-    /**
-     * {@inheritDoc} The region is written as it is (Netty's transports send it with sendfile) and counts as
-     * {@code region.count()} unwritten body bytes, as a chunk would.
-     */
-    @Override
-    public boolean file(FileRegion region, boolean endOfStream) {
-        long bytes = region.count();
-        return accept(bytes, () -> writeFile(region, endOfStream, bytes), region, endOfStream);
-    }
-
-    /**
-     * {@inheritDoc} Whether the head went out is decided by what this sink wrote, so {@code headSent} only
-     * mirrors it; {@code reason} stays in the host's logs and is not shown to the client.
-     */
-    @Override
-    public void fail(int status, String reason, boolean headSent) {
-        onEventLoop(() -> failResponse(status), null);
-    }
-
-    @Override
-    public void resumeRequestBody() {
-        onEventLoop(connection::requestBodyResumed, null);
-    }
-
-    /** {@inheritDoc} Written as {@code 103 Early Hints} on HTTP/1.1; dropped on HTTP/1.0 (no 1xx there). */
-    @Override
-    public void earlyHints(List<Map.Entry<String, String>> headers) {
-        if (!http10) {
-            onEventLoop(() -> writeEarlyHints(headers), null);
-        }
-    }
-
-    /**
-     * {@inheritDoc} HTTP/1.1 offers both kinds: the connection stops being HTTP and is spliced to {@code app}
-     * (see {@link H1ConnectionHandler}).
-     */
-    @Override
-    public boolean hijack(int status, List<Map.Entry<String, String>> headers, Channel app, Runnable welcome) {
-        if (!onEventLoop(() -> connection.hijack(this, status, headers, app, welcome), null)) {
-            app.close();
-        }
-        return true;
-    }
-
-    /** Counts {@code bytes} as unwritten, hands {@code write} to the event loop, and answers backpressure. */
-    private boolean accept(long bytes, Runnable write, Object owned, boolean endOfStream) {
-        long now = backpressure.accepted(bytes);
-        if (!onEventLoop(write, owned)) {
-            backpressure.written(bytes);
-            return true; // the connection is gone: nothing to pause for, and no loop to resume from
-        }
-        ResponseBackpressure.Pause pause = backpressure.pause(now, endOfStream);
-        if (pause != ResponseBackpressure.Pause.STARTED) {
-            return pause == ResponseBackpressure.Pause.NONE;
-        }
-        // The worker now blocks until this client reads: a client that never does must not hold it forever.
-        // Queued behind the writes above, so the connection sees them in the channel.
-        onEventLoop(connection::responsePaused, null);
-        return false;
-    }
-
-    /** Runs {@code task} on the event loop; false if it was rejected ({@code owned} is then released). */
-    private boolean onEventLoop(Runnable task, Object owned) {
-        try {
-            ctx.executor().execute(task);
-            return true;
-        } catch (RejectedExecutionException e) {
-            // The event loop is shut down: the connection is gone with it.
-            ReferenceCountUtil.safeRelease(owned);
-            return false;
-        }
-    }
-
     // ---- called by the connection, on its event loop ----
+
+    /** Writes {@code 100 Continue} ahead of the response proper (held behind earlier ones if need be). */
+    void writeContinue() {
+        ByteBuf out = ctx.alloc().buffer(32);
+        H1ResponseEncoder.unframedHead(out, false, 100, List.of());
+        emit(out, 0);
+        flush();
+    }
 
     /** The request was submitted: {@code exchange} hears of resumes, T6 and cancellation. */
     void submitted(Exchange exchange) {
@@ -223,14 +135,6 @@ final class PendingResponse implements ResponseSink {
     /** Whether the connection must close after this response (known once it is complete). */
     boolean closesAfter() {
         return closeAfter;
-    }
-
-    /** Writes {@code 100 Continue} ahead of the response proper (held behind earlier ones if need be). */
-    void writeContinue() {
-        ByteBuf out = ctx.alloc().buffer(32);
-        H1ResponseEncoder.unframedHead(out, false, 100, List.of());
-        emit(out, 0);
-        flush();
     }
 
     /**
@@ -299,6 +203,102 @@ final class PendingResponse implements ResponseSink {
         releaseParts();
     }
 
+    // ---- ResponseSink: host threads ----
+
+    @Override
+    public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+        onEventLoop(() -> writeHead(status, headers, endOfStream), null);
+    }
+
+    /**
+     * {@inheritDoc} Counts {@code chunk} as unwritten until the socket write of its bytes completes; returns
+     * false while more than {@link ResponseBackpressure#HIGH_WATER_BYTES} are unwritten.
+     */
+    @Override
+    public boolean body(ByteBuf chunk, boolean endOfStream) {
+        long bytes = chunk.readableBytes();
+        return accept(bytes, () -> writePart(chunk, bytes, endOfStream), chunk, endOfStream);
+    }
+
+    /** {@inheritDoc} HTTP/1.1 sends files with the transport's sendfile. */
+    @Override
+    public boolean acceptsFiles() {
+        return true;
+    }
+
+    /**
+     * {@inheritDoc} The region is written as it is (Netty's transports send it with sendfile) and counts as
+     * {@code region.count()} unwritten body bytes, as a chunk would.
+     */
+    @Override
+    public boolean file(FileRegion region, boolean endOfStream) {
+        long bytes = region.count();
+        return accept(bytes, () -> writePart(region, bytes, endOfStream), region, endOfStream);
+    }
+
+    /**
+     * {@inheritDoc} Whether the head went out is decided by what this sink wrote, so {@code headSent} only
+     * mirrors it; {@code reason} stays in the host's logs and is not shown to the client.
+     */
+    @Override
+    public void fail(int status, String reason, boolean headSent) {
+        onEventLoop(() -> failResponse(status), null);
+    }
+
+    @Override
+    public void resumeRequestBody() {
+        onEventLoop(connection::requestBodyResumed, null);
+    }
+
+    /** {@inheritDoc} Written as {@code 103 Early Hints} on HTTP/1.1; dropped on HTTP/1.0 (no 1xx there). */
+    @Override
+    public void earlyHints(List<Map.Entry<String, String>> headers) {
+        if (!http10) {
+            onEventLoop(() -> writeEarlyHints(headers), null);
+        }
+    }
+
+    /**
+     * {@inheritDoc} HTTP/1.1 offers both kinds: the connection stops being HTTP and is spliced to {@code app}
+     * (see {@link H1ConnectionHandler}).
+     */
+    @Override
+    public boolean hijack(int status, List<Map.Entry<String, String>> headers, Channel app, Runnable welcome) {
+        if (!onEventLoop(() -> connection.hijack(this, status, headers, app, welcome), null)) {
+            app.close();
+        }
+        return true;
+    }
+
+    /** Counts {@code bytes} as unwritten, hands {@code write} to the event loop, and answers backpressure. */
+    private boolean accept(long bytes, Runnable write, Object owned, boolean endOfStream) {
+        long now = backpressure.accepted(bytes);
+        if (!onEventLoop(write, owned)) {
+            backpressure.written(bytes);
+            return true; // the connection is gone: nothing to pause for, and no loop to resume from
+        }
+        ResponseBackpressure.Pause pause = backpressure.pause(now, endOfStream);
+        if (pause != ResponseBackpressure.Pause.STARTED) {
+            return pause == ResponseBackpressure.Pause.NONE;
+        }
+        // The worker now blocks until this client reads: a client that never does must not hold it forever.
+        // Queued behind the writes above, so the connection sees them in the channel.
+        onEventLoop(connection::responsePaused, null);
+        return false;
+    }
+
+    /** Runs {@code task} on the event loop; false if it was rejected ({@code owned} is then released). */
+    private boolean onEventLoop(Runnable task, Object owned) {
+        try {
+            ctx.executor().execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            // The event loop is shut down: the connection is gone with it.
+            ReferenceCountUtil.safeRelease(owned);
+            return false;
+        }
+    }
+
     // ---- the response's own steps, on the event loop ----
 
     /** The 103 ahead of the response proper; ignored once the head is out. */
@@ -324,55 +324,55 @@ final class PendingResponse implements ResponseSink {
         next(endOfStream);
     }
 
-    /** @param bytes what {@code body} counted for {@code chunk}; uncounted once written or released */
-    private void writeBody(ByteBuf chunk, boolean endOfStream, long bytes) {
+    /**
+     * Writes one body part: a {@link ByteBuf}, or a {@link FileRegion} for sendfile, framed and counted alike.
+     *
+     * @param bytes what {@code body} or {@code file} counted for {@code part}; uncounted once written or
+     *              released
+     */
+    private void writePart(ReferenceCounted part, long bytes, boolean endOfStream) {
         if (!takesBody()) {
-            drop(chunk, bytes);
+            drop(part, bytes);
             return;
         }
         if (!framing.body() || bytes == 0) {
-            drop(chunk, bytes); // HEAD, 204, 304: dropped bytes are never waited for
+            drop(part, bytes); // HEAD, 204, 304: dropped bytes are never waited for
         } else if (framing.chunked()) {
-            // One buffer per chunk: size line, data and CRLF leave together.
-            emit(ctx.alloc().compositeBuffer(3).addComponents(true, chunkHeader(bytes), chunk, chunkEnd()), bytes);
-        } else if (remaining >= 0) {
-            if (bytes > remaining) {
-                // More than the app's Content-Length: what follows would be read as the next response.
-                chunk.writerIndex(chunk.readerIndex() + (int) remaining);
-                closeAfter = true;
-            }
-            remaining -= chunk.readableBytes();
-            emit(chunk, bytes); // the cut-off bytes count until the rest is written: no separate path
-        } else {
-            emit(chunk, bytes); // delimited by the close
-        }
-        next(endOfStream);
-    }
-
-    /** A file region as body bytes: framed like a chunk, counted like one. */
-    private void writeFile(FileRegion region, boolean endOfStream, long bytes) {
-        if (!takesBody()) {
-            drop(region, bytes);
-            return;
-        }
-        if (!framing.body() || bytes == 0) {
-            drop(region, bytes);
-        } else if (framing.chunked()) {
-            emit(chunkHeader(bytes), 0);
-            emit(region, bytes);
-            emit(chunkEnd(), 0);
+            writeChunk(part, bytes);
         } else if (remaining >= 0 && bytes > remaining) {
-            // Longer than the Content-Length sent (the file grew): never send a partial region that would
-            // be read as the next response; close so the client sees the truncation.
-            drop(region, bytes);
+            // More than the Content-Length sent: what follows would be read as the next response. The rest
+            // of a buffer goes out and the connection closes, so the client sees the truncation; a region
+            // (its file grew) is never sent in part.
             closeAfter = true;
+            if (part instanceof ByteBuf buf) {
+                buf.writerIndex(buf.readerIndex() + (int) remaining);
+                remaining = 0;
+                emit(buf, bytes); // the cut-off bytes count until the rest is written: no separate path
+            } else {
+                drop(part, bytes);
+            }
         } else {
             if (remaining >= 0) {
                 remaining -= bytes;
             }
-            emit(region, bytes);
+            emit(part, bytes); // delimited by its Content-Length, or by the close
         }
         next(endOfStream);
+    }
+
+    /** One chunk: size line, data and CRLF; a buffer's leave as one composite buffer. */
+    private void writeChunk(ReferenceCounted part, long bytes) {
+        ByteBuf header = ctx.alloc().buffer(H1ResponseEncoder.CHUNK_HEADER_BYTES);
+        H1ResponseEncoder.chunkHeader(header, bytes);
+        ByteBuf end = ctx.alloc().buffer(2);
+        H1ResponseEncoder.chunkEnd(end);
+        if (part instanceof ByteBuf buf) {
+            emit(ctx.alloc().compositeBuffer(3).addComponents(true, header, buf, end), bytes);
+        } else {
+            emit(header, 0);
+            emit(part, bytes);
+            emit(end, 0);
+        }
     }
 
     /** Whether body parts are written: the head is out and the response neither complete nor cancelled. */
@@ -384,18 +384,6 @@ final class PendingResponse implements ResponseSink {
     private void drop(ReferenceCounted part, long bytes) {
         part.release();
         written(bytes);
-    }
-
-    private ByteBuf chunkHeader(long size) {
-        ByteBuf header = ctx.alloc().buffer(H1ResponseEncoder.CHUNK_HEADER_BYTES);
-        H1ResponseEncoder.chunkHeader(header, size);
-        return header;
-    }
-
-    private ByteBuf chunkEnd() {
-        ByteBuf end = ctx.alloc().buffer(2);
-        H1ResponseEncoder.chunkEnd(end);
-        return end;
     }
 
     /** After a part: flushes it, or for the last one ends the body and completes the response. */
