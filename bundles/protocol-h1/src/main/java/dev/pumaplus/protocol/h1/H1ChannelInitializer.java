@@ -8,6 +8,7 @@ package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.TlsMaterial;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -35,32 +36,15 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
     private volatile String altSvc;
 
     /**
-     * @param h2  protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
-     * @param tls the listener's TLS context (its ALPN list offers h2 only when {@code h2} is set), or null
+     * @param h2          protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
+     * @param certificate the certificate and key of a TLS listener (whose ALPN offers h2 only when {@code h2}
+     *                    is set), or null for a cleartext one
      */
-    H1ChannelInitializer(RequestQueue queue, H1Config config, Http2Handoff h2, SslContext tls) {
+    H1ChannelInitializer(RequestQueue queue, H1Config config, Http2Handoff h2, TlsMaterial certificate) {
         this.queue = queue;
         this.config = config;
         this.h2 = h2;
-        this.tls = tls;
-    }
-
-    /**
-     * The listener stopped accepting: every HTTP/1.1 connection closes once it has answered the requests it
-     * already read (connections handed to protocol-h2 are drained there).
-     */
-    void drain() {
-        for (Channel connection : connections) {
-            H1ConnectionHandler handler = connection.pipeline().get(H1ConnectionHandler.class);
-            if (handler != null) {
-                connection.eventLoop().execute(handler::drain);
-            }
-        }
-    }
-
-    /** Closes every open connection; returns once they are closed, or after 2 s. */
-    void closeConnections() {
-        connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        this.tls = certificate == null ? null : ServerTls.context(certificate, h2 != null);
     }
 
     @Override
@@ -92,6 +76,24 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
             pipeline.addLast("h2c-upgrade", new H2cUpgradeHandler(h2));
         }
         pipeline.addLast("h1-connection", new H1ConnectionHandler(requests, config, decoder));
+    }
+
+    /**
+     * The listener stopped accepting: every HTTP/1.1 connection closes once it has answered the requests it
+     * already read (connections handed to protocol-h2 are drained there).
+     */
+    void drain() {
+        for (Channel connection : connections) {
+            H1ConnectionHandler handler = connection.pipeline().get(H1ConnectionHandler.class);
+            if (handler != null) {
+                connection.eventLoop().execute(handler::drain);
+            }
+        }
+    }
+
+    /** Closes every open connection; returns once they are closed, or after 2 s. */
+    void closeConnections() {
+        connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
     }
 
     /** Picks the protocol the TLS handshake agreed on; http/1.1 when the client offered no ALPN. */

@@ -38,6 +38,7 @@ final class H1Server implements Listener {
     private static final System.Logger LOG = System.getLogger(H1Server.class.getName());
 
     private final HostSettings settings;
+    private final H1Config config;
     private final RequestQueue queue;
     private final Http2Handoff h2;
     private final Http3Endpoints h3;
@@ -58,6 +59,7 @@ final class H1Server implements Listener {
      */
     H1Server(HostSettings settings, RequestQueue queue, Http2Handoff h2, Http3Endpoints h3) {
         this.settings = settings;
+        this.config = H1Config.from(settings);
         this.queue = queue;
         this.h2 = h2;
         this.h3 = h3;
@@ -95,7 +97,6 @@ final class H1Server implements Listener {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true);
-        H1Config config = H1Config.from(settings);
         for (BindAddress address : addresses) {
             Channel channel;
             TlsMaterial material = null;
@@ -103,10 +104,8 @@ final class H1Server implements Listener {
             try {
                 if (address.tls()) {
                     material = TlsMaterial.load(address.cert(), address.key());
-                    initializer = new H1ChannelInitializer(queue, config, h2, ServerTls.context(material, h2 != null));
-                } else {
-                    initializer = new H1ChannelInitializer(queue, config, h2, null);
                 }
+                initializer = new H1ChannelInitializer(queue, config, h2, material);
                 listeners.add(initializer);
                 bootstrap.childHandler(initializer);
                 channel = bootstrap.bind(address.socketAddress()).syncUninterruptibly().channel();
