@@ -67,8 +67,6 @@ public final class RequestBodyBuffer {
         Exchange submit(ByteBuf body, boolean complete);
     }
 
-    private final long limitBytes;
-    private final Submitter submitter;
     /** Before the submit: null, the only non-empty piece so far, or {@link #pieces}. */
     private ByteBuf held;
     /** Created at the second non-empty piece held. */
@@ -78,6 +76,8 @@ public final class RequestBodyBuffer {
     private Exchange exchange;
     /** The last piece was seen, or the body was refused, abandoned or too large: nothing more is taken. */
     private boolean ended;
+    private final long limitBytes;
+    private final Submitter submitter;
 
     /**
      * @param limitBytes the most body bytes a request may have ({@code http_content_length_limit}); 0 or

@@ -84,11 +84,6 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
         this.altSvc = altSvc;
     }
 
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        stream = ctx.channel();
-    }
-
     // ---- inbound: parse → queue ----
 
     @Override
@@ -193,6 +188,11 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
     public Exchange submit(ByteBuf bytes, boolean complete) {
         exchange = queue.submit(stream.parent(), head, bytes, complete, this);
         return exchange;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        stream = ctx.channel();
     }
 
     @Override
