@@ -67,7 +67,7 @@ final class H1ResponseEncoder {
         boolean body = !headRequest && status >= 200 && status != 204 && status != 304;
         boolean lengthForbidden = status < 200 || status == 204;
         long appLength = -1;
-        statusLine(out, http10, status);
+        statusLine(out, http10, HttpResponseStatus.valueOf(status));
         for (Map.Entry<String, String> header : headers) {
             String name = header.getKey();
             String value = header.getValue();
@@ -121,7 +121,7 @@ final class H1ResponseEncoder {
      * body is whatever the app writes until it closes. Ends with the blank line.
      */
     static void unframedHead(ByteBuf out, boolean http10, int status, List<Map.Entry<String, String>> headers) {
-        statusLine(out, http10, status);
+        statusLine(out, http10, HttpResponseStatus.valueOf(status));
         for (Map.Entry<String, String> header : headers) {
             if (HeaderFields.isToken(header.getKey()) && HeaderFields.isFieldValue(header.getValue())) {
                 field(out, header.getKey(), header.getValue());
@@ -136,23 +136,22 @@ final class H1ResponseEncoder {
      * {@code Connection: close}.
      */
     static void error(ByteBuf out, boolean http10, boolean headRequest, int status) {
-        String reason = HttpResponseStatus.valueOf(status).reasonPhrase();
-        statusLine(out, http10, status);
+        HttpResponseStatus s = HttpResponseStatus.valueOf(status);
+        statusLine(out, http10, s);
         field(out, "Content-Type", "text/plain");
         field(out, "Connection", "close");
-        if (headRequest) {
-            out.writeShort(CRLF);
-            return;
+        if (!headRequest) {
+            // the body is "<code> <reason>\n"
+            int length = s.codeAsText().length() + 1 + s.reasonPhrase().length() + 1;
+            field(out, "Content-Length", Integer.toString(length));
         }
-        // "<status> <reason>\n": three digits, a space, the reason, a newline
-        out.writeCharSequence("Content-Length: ", StandardCharsets.US_ASCII);
-        out.writeCharSequence(Integer.toString(3 + 1 + reason.length() + 1), StandardCharsets.US_ASCII);
         out.writeShort(CRLF);
-        out.writeShort(CRLF);
-        statusCode(out, status);
-        out.writeByte(' ');
-        out.writeCharSequence(reason, StandardCharsets.ISO_8859_1);
-        out.writeByte('\n');
+        if (!headRequest) {
+            ByteBufUtil.copy(s.codeAsText(), out);
+            out.writeByte(' ');
+            out.writeCharSequence(s.reasonPhrase(), StandardCharsets.ISO_8859_1);
+            out.writeByte('\n');
+        }
     }
 
     /** The line in front of a chunk of {@code size} (> 0) bytes: the size in hex and CRLF. */
@@ -176,16 +175,13 @@ final class H1ResponseEncoder {
         out.writeShort(CRLF);
     }
 
-    private static void statusLine(ByteBuf out, boolean http10, int status) {
+    /** The status line: version, code and reason phrase (Netty's, constants for the known codes). */
+    private static void statusLine(ByteBuf out, boolean http10, HttpResponseStatus status) {
         out.writeBytes(http10 ? HTTP_1_0 : HTTP_1_1);
-        statusCode(out, status);
+        ByteBufUtil.copy(status.codeAsText(), out);
         out.writeByte(' ');
-        out.writeCharSequence(HttpResponseStatus.valueOf(status).reasonPhrase(), StandardCharsets.ISO_8859_1);
+        out.writeCharSequence(status.reasonPhrase(), StandardCharsets.ISO_8859_1);
         out.writeShort(CRLF);
-    }
-
-    private static void statusCode(ByteBuf out, int status) {
-        ByteBufUtil.copy(HttpResponseStatus.valueOf(status).codeAsText(), out);
     }
 
     private static void field(ByteBuf out, String name, String value) {
