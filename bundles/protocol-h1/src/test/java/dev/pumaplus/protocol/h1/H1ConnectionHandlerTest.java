@@ -456,6 +456,18 @@ class H1ConnectionHandlerTest {
     }
 
     @Test
+    void requestTheHostRefusesIsAnswered503AndTheConnectionCloses() {
+        open();
+        queue.refuse = true;
+        send("POST /r HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
+        String out = output();
+        assertTrue(out.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), out);
+        assertTrue(out.contains("Connection: close\r\n") && out.endsWith("\r\n\r\n503 Service Unavailable\n"), out);
+        assertEquals(0, queue.submitted.size());
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
     void failAfterHeadClosesTheConnectionSoTheTruncationShows() {
         open();
         send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
