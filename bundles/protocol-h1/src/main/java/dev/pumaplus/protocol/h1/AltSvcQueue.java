@@ -18,17 +18,12 @@ import java.util.Map;
 /**
  * Wraps the host's queue: each submitted sink is wrapped so that {@link ResponseSink#head} carries one more
  * header. Every other sink method is forwarded unchanged; a method added to ResponseSink must be forwarded
- * here too. Thread-safe (stateless).
+ * here too. Thread-safe (immutable).
+ *
+ * @param queue  the host's queue
+ * @param altSvc the {@code Alt-Svc} value, e.g. {@code h3=":443"; ma=86400}
  */
-final class AltSvcQueue implements RequestQueue {
-
-    private final RequestQueue queue;
-    private final String altSvc;
-
-    AltSvcQueue(RequestQueue queue, String altSvc) {
-        this.queue = queue;
-        this.altSvc = altSvc;
-    }
+record AltSvcQueue(RequestQueue queue, String altSvc) implements RequestQueue {
 
     @Override
     public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete, ResponseSink sink) {

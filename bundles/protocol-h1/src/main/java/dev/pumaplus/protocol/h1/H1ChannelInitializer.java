@@ -1,62 +1,50 @@
 /*
- * Sets up each accepted client connection (the accept step of accept → parse → queue → ...): on a TLS
- * listener the TLS handler and ALPN, which hand "h2" to protocol-h2 and keep "http/1.1" here; on a
+ * Sets up each client connection one listener accepts (the accept step of accept → parse → queue → ...): on
+ * a TLS listener the TLS handler and ALPN, which hand "h2" to protocol-h2 and keep "http/1.1" here; on a
  * cleartext one the HTTP/1.1 handlers, preceded, when protocol-h2 is loaded, by the h2c detectors (prior
- * knowledge preface, Upgrade: h2c).
+ * knowledge preface, Upgrade: h2c). Keeps the listener's open connections, to drain and close them.
  */
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.TlsMaterial;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Shared by every connection of one listener; {@link #initChannel} runs on the new connection's event loop.
- * Connections are tracked in {@code connections} so the listener can drain and close them.
+ * One per listener, shared by its connections; {@link #initChannel} runs on the new connection's event
+ * loop, {@link #drain} and {@link #closeConnections} on any thread.
  */
 final class H1ChannelInitializer extends ChannelInitializer<Channel> {
 
+    private final ChannelGroup connections = new DefaultChannelGroup("protocol-h1", GlobalEventExecutor.INSTANCE);
     private final RequestQueue queue;
     private final H1Config config;
-    private final ChannelGroup connections;
     private final Http2Handoff h2;
     private final SslContext tls;
-    /** Set once HTTP/3 is listening beside this TLS listener (see {@link #advertise}). */
+    /** Set once HTTP/3 is listening beside this TLS listener (see {@link #advertise}); null before. */
     private volatile String altSvc;
 
-    /** A cleartext HTTP/1.1-only listener. */
-    H1ChannelInitializer(RequestQueue queue, H1Config config, ChannelGroup connections) {
-        this(queue, config, connections, null, null, null);
-    }
-
     /**
-     * @param h2     protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
-     * @param tls    the listener's TLS context (its ALPN list offers h2 only when {@code h2} is set), or null
-     * @param altSvc the Alt-Svc value advertising HTTP/3 on a TLS listener, or null (see {@link #advertise})
+     * @param h2          protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
+     * @param certificate the certificate and key of a TLS listener (whose ALPN offers h2 only when {@code h2}
+     *                    is set), or null for a cleartext one
      */
-    H1ChannelInitializer(RequestQueue queue, H1Config config, ChannelGroup connections, Http2Handoff h2,
-            SslContext tls, String altSvc) {
+    H1ChannelInitializer(RequestQueue queue, H1Config config, Http2Handoff h2, TlsMaterial certificate) {
         this.queue = queue;
         this.config = config;
-        this.connections = connections;
         this.h2 = h2;
-        this.tls = tls;
-        this.altSvc = altSvc;
-    }
-
-    /**
-     * From now on, TLS responses (HTTP/1.1 and h2) carry {@code Alt-Svc: value}: called once HTTP/3
-     * listens on the port, which is known only after the TCP bind. Any thread.
-     */
-    void advertise(String value) {
-        altSvc = value;
+        this.tls = certificate == null ? null : ServerTls.context(certificate, h2 != null);
     }
 
     @Override
@@ -73,6 +61,14 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
         addHttp1(channel.pipeline(), queue);
     }
 
+    /**
+     * From now on, TLS responses (HTTP/1.1 and h2) carry {@code Alt-Svc: value}: called once HTTP/3
+     * listens on the port, which is known only after the TCP bind. Any thread.
+     */
+    void advertise(String value) {
+        altSvc = value;
+    }
+
     private void addHttp1(ChannelPipeline pipeline, RequestQueue requests) {
         H1RequestDecoder decoder = new H1RequestDecoder();
         pipeline.addLast("h1-decoder", decoder);
@@ -80,6 +76,24 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
             pipeline.addLast("h2c-upgrade", new H2cUpgradeHandler(h2));
         }
         pipeline.addLast("h1-connection", new H1ConnectionHandler(requests, config, decoder));
+    }
+
+    /**
+     * The listener stopped accepting: every HTTP/1.1 connection closes once it has answered the requests it
+     * already read (connections handed to protocol-h2 are drained there).
+     */
+    void drain() {
+        for (Channel connection : connections) {
+            H1ConnectionHandler handler = connection.pipeline().get(H1ConnectionHandler.class);
+            if (handler != null) {
+                connection.eventLoop().execute(handler::drain);
+            }
+        }
+    }
+
+    /** Closes every open connection; returns once they are closed, or after 2 s. */
+    void closeConnections() {
+        connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
     }
 
     /** Picks the protocol the TLS handshake agreed on; http/1.1 when the client offered no ALPN. */

@@ -1,21 +1,23 @@
 /*
  * One HTTP/1.1 client connection after parsing (parse → queue → ... → respond): turns each request into a
- * RequestHead, buffers or streams its body, submits it to the host's RequestQueue, keeps the responses in
- * request order, and applies keep-alive, the size limits, the idle timeouts and the response write timeout.
+ * RequestHead, submits it to the host's RequestQueue through a RequestBodyBuffer, keeps the responses
+ * (PendingResponse) in request order, and applies keep-alive, the size limits, the idle timeouts and the
+ * response write timeout.
  */
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.ChannelProgressiveFutureListener;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpContent;
@@ -32,17 +34,17 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Sits after {@link H1RequestDecoder}. Every request read is submitted at once (pipelining: the host's
- * queue enforces fairness across connections), as soon as it is runnable: with its whole body when that is
- * at most {@link H1Limits#MAX_BUFFERED_BODY_BYTES}, else with the first 1 MiB and the rest streamed
- * through {@link Exchange#writeBody}, pausing reads while the host asks to.
+ * queue enforces fairness across connections), as soon as its {@link RequestBodyBuffer} finds it runnable;
+ * the rest of a large body streams through {@link Exchange#writeBody}, reads pausing while the host asks to.
  *
  * <p>Requests that break a limit or do not parse are answered here (414, 431, 413, 400, 505), never
  * submitted, and the connection closes after that answer. Responses leave in request order: see
@@ -60,10 +62,15 @@ import java.util.concurrent.ScheduledFuture;
  * pauses its worker, or a closing connection has bytes left, and only if bytes wait in the channel: a
  * client that keeps up never schedules one.
  *
+ * <p>Calls go one way: this handler creates and drives each {@link PendingResponse}, which reports back only
+ * through {@link PendingResponse.Connection}. Timeouts and the request timings run on the event loop's
+ * clock ({@link RequestClock}).
+ *
  * <p>Threading: all methods run on the connection's event loop, including the hops made by
  * {@link PendingResponse}; {@link #drain()} must be called there too.
  */
-final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
+final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
+        implements PendingResponse.Connection, RequestBodyBuffer.Submitter {
 
     /** Seconds a closing connection keeps reading (and discarding) after its output is shut. */
     static final long LINGER_SECONDS = 2;
@@ -76,12 +83,10 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Responses not yet fully written, oldest first; the first is the one being written. */
     private final ArrayDeque<PendingResponse> responses = new ArrayDeque<>();
 
-    // The request whose body is being read (null between requests).
+    // The request whose body is being read (all null between requests).
     private PendingResponse reading;
     private RequestHead readingHead;
-    private CompositeByteBuf readingBody;
-    private long readingBytes;
-    private Exchange readingExchange;
+    private RequestBodyBuffer readingBody;
 
     /** No further requests are taken from this connection (error answered, Connection: close, drain). */
     private boolean refusing;
@@ -93,7 +98,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> idleTimer;
     /** The write timeout's next check; non-null while it is armed (see {@link #armWriteTimer()}). */
     private ScheduledFuture<?> writeTimer;
-    /** {@link System#nanoTime()} of the last write progress seen while {@link #writeTimer} is armed. */
+    /** Event loop ticker time of the last write progress seen while {@link #writeTimer} is armed. */
     private long lastWriteProgressNanos;
 
     H1ConnectionHandler(RequestQueue queue, H1Config config, H1RequestDecoder decoder) {
@@ -161,11 +166,15 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
      */
     void drain() {
         draining = true;
-        if (reading == null) {
-            refusing = true;
+        if (reading != null) {
+            return; // the request being read becomes the last one once it is read
         }
-        if (responses.isEmpty() && reading == null) {
+        refusing = true;
+        PendingResponse last = responses.peekLast();
+        if (last == null) {
             ctx.close();
+        } else {
+            last.closeConnectionAfter();
         }
     }
 
@@ -212,17 +221,17 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
-            PendingResponse response = new PendingResponse(this, ctx.channel(), http10, headRequest, keepAlive);
+            PendingResponse response = new PendingResponse(this, ctx, http10, headRequest);
             enqueue(response);
             if (!http10 && (chunked || contentLength > 0) && HttpUtil.is100ContinueExpected(request)) {
                 response.writeContinue();
             }
             reading = response;
             readingHead = head(request, parsed);
-            readingBytes = 0;
-            readingExchange = null;
+            readingBody = new RequestBodyBuffer(limit, this);
             if (!keepAlive) {
-                refusing = true;
+                refusing = true; // the last request this connection takes
+                response.closeConnectionAfter();
             }
         } finally {
             ReferenceCountUtil.release(request);
@@ -241,84 +250,53 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
             abortReading(400);
             return;
         }
-        ByteBuf bytes = content.content();
-        readingBytes += bytes.readableBytes();
-        long limit = config.contentLengthLimit();
-        if (limit > 0 && readingBytes > limit) {
-            content.release();
+        RequestBodyBuffer.Flow flow = readingBody.add(content.content(), last);
+        if (flow == RequestBodyBuffer.Flow.TOO_LARGE) {
             abortReading(413); // a chunked body grew past the limit
             return;
         }
-        if (readingExchange != null) {
-            streamBody(bytes, last);
-        } else {
-            if (readingBody == null) {
-                readingBody = ctx.alloc().compositeBuffer(Integer.MAX_VALUE);
-            }
-            if (bytes.isReadable()) {
-                readingBody.addComponent(true, bytes);
-            } else {
-                bytes.release();
-            }
-            int max = H1Limits.MAX_BUFFERED_BODY_BYTES;
-            if (readingBytes > max || (readingBytes == max && !last)) {
-                ByteBuf first = readingBody.readRetainedSlice(max);
-                ByteBuf rest = readingBody.readRetainedSlice(readingBody.readableBytes());
-                releaseReadingBody();
-                submit(first, false);
-                if (readingExchange != null && (rest.isReadable() || last)) {
-                    streamBody(rest, last);
-                } else {
-                    rest.release();
-                }
-            } else if (last) {
-                ByteBuf body = readingBody;
-                readingBody = null;
-                submit(body, true);
-            }
+        if (flow == RequestBodyBuffer.Flow.REFUSED) {
+            abortReading(503); // the host refused it (it is shutting down): answer, never hang
+            return;
+        }
+        if (flow == RequestBodyBuffer.Flow.PAUSE) {
+            ctx.channel().config().setAutoRead(false);
         }
         if (last) {
-            reading = null;
-            readingHead = null;
-            readingExchange = null;
+            PendingResponse done = reading;
+            endReading();
             if (draining) {
                 refusing = true;
+                done.closeConnectionAfter();
             }
             ctx.channel().config().setAutoRead(true);
             maybeIdle();
         }
     }
 
-    private void submit(ByteBuf body, boolean complete) {
-        PendingResponse response = reading;
-        try {
-            Exchange exchange = queue.submit(ctx.channel(), readingHead, body, complete, response);
-            response.exchange(exchange);
-            readingExchange = exchange;
-        } catch (RuntimeException e) {
-            // The host refused the request (e.g. it is shutting down): answer, never hang.
-            reading = null;
-            readingHead = null;
-            refusing = true;
-            response.failResponse(503);
-        }
+    /**
+     * {@inheritDoc} Called by the reading request's {@link RequestBodyBuffer}: submits it to the host with
+     * its response as the sink.
+     */
+    @Override
+    public Exchange submit(ByteBuf body, boolean complete) {
+        Exchange exchange = queue.submit(ctx.channel(), readingHead, body, complete, reading);
+        reading.submitted(exchange);
+        return exchange;
     }
 
-    private void streamBody(ByteBuf bytes, boolean last) {
-        if (!readingExchange.writeBody(bytes, last) && !last) {
-            ctx.channel().config().setAutoRead(false);
-        }
-    }
-
-    /** The host can take more request body (it had refused some through {@code writeBody}). */
-    void resumeReading() {
+    @Override
+    public void requestBodyResumed() {
         if (!inactive && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
             ctx.read();
         }
     }
 
-    /** The request being read broke a rule mid-body: answer {@code status} (or cut the response) and close. */
+    /**
+     * The request being read ends before its body did (it broke a rule, or the host refused it): answer
+     * {@code status} (or cut the response) and close.
+     */
     private void abortReading(int status) {
         PendingResponse response = reading;
         cancelReading();
@@ -329,7 +307,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
     /** Answers a request that is never submitted, then closes the connection. */
     private void reject(boolean http10, boolean headRequest, int status) {
         refusing = true;
-        PendingResponse response = new PendingResponse(this, ctx.channel(), http10, headRequest, false);
+        PendingResponse response = new PendingResponse(this, ctx, http10, headRequest);
         enqueue(response);
         response.failResponse(status);
     }
@@ -357,7 +335,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
                 ctx.pipeline().get(SslHandler.class) != null ? "https" : "http",
                 inet(ctx.channel().localAddress()),
                 inet(ctx.channel().remoteAddress()),
-                List.copyOf(headers),
+                Collections.unmodifiableList(headers), // read-only without copying the list again
                 parsed.firstByteNanos(),
                 parsed.headersParsedNanos());
     }
@@ -371,20 +349,16 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
      * is already complete: the host must not wait for body bytes that will never come.
      */
     private void cancelReading() {
-        releaseReadingBody();
-        if (readingExchange != null) {
-            readingExchange.cancel();
+        if (readingBody != null) {
+            readingBody.abandon();
         }
-        reading = null;
-        readingHead = null;
-        readingExchange = null;
+        endReading();
     }
 
-    private void releaseReadingBody() {
-        if (readingBody != null) {
-            readingBody.release();
-            readingBody = null;
-        }
+    private void endReading() {
+        reading = null;
+        readingHead = null;
+        readingBody = null;
     }
 
     // ---- outbound: respond, in request order ----
@@ -396,41 +370,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    void write(Object buf) {
-        ctx.write(buf, ctx.voidPromise());
-    }
-
-    /**
-     * Writes {@code buf} and calls {@code written} on the event loop once it has left for the socket or
-     * failed (then it was released): how a response counts its unwritten body bytes. The promise is a
-     * progressive one so that {@code written} also hears of each part the socket takes (write progress).
-     */
-    void write(Object buf, ChannelProgressiveFutureListener written) {
-        ctx.write(buf, ctx.newProgressivePromise().addListener(written));
-    }
-
-    /**
-     * Writes an empty buffer behind everything written so far; {@code sent} runs on the event loop once all
-     * of it has reached the socket (or the write failed). How a response learns its last byte left (T6).
-     */
-    void writeEnd(ChannelFutureListener sent) {
-        ctx.write(Unpooled.EMPTY_BUFFER, ctx.newPromise().addListener(sent));
-    }
-
-    void flush() {
-        ctx.flush();
-    }
-
-    /**
-     * Whether {@code response} must end the connection because the listener is draining and it is the last
-     * response this connection will give.
-     */
-    boolean closesAfter(PendingResponse response) {
-        return draining && reading == null && responses.peekLast() == response;
-    }
-
-    /** Called by a response once it is complete; moves on to the next one or closes. */
-    void responseComplete(PendingResponse response) {
+    /** Moves on to the next response, or closes. */
+    @Override
+    public void responseComplete(PendingResponse response) {
         if (inactive || responses.peekFirst() != response) {
             return; // it waits for its turn; becomeHeadOfLine will report it complete
         }
@@ -509,15 +451,15 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
      * other (an earlier pipelined response is still being written) gets the connection closed instead, as
      * do the requests pipelined behind it, which can never be answered on a hijacked connection. Event loop.
      */
-    void hijack(PendingResponse response, int status, List<Map.Entry<String, String>> headers,
-                io.netty.channel.Channel app, Runnable welcome) {
-        if (inactive || closing || responses.peekFirst() != response || !response.headOfLine()) {
+    @Override
+    public void hijack(PendingResponse response, int status, List<Map.Entry<String, String>> headers, Channel app,
+                       Runnable welcome) {
+        if (inactive || closing || responses.peekFirst() != response) {
             app.close();
             ctx.close();
             return;
         }
-        ByteBuf head = status > 0 ? response.hijackHead(status, headers) : null;
-        response.hijacked();
+        response.hijacked(status, headers);
         responses.poll();
         PendingResponse behind;
         while ((behind = responses.poll()) != null) {
@@ -528,18 +470,15 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
         refusing = true;
         disarmIdleTimer();
         disarmWriteTimer();
-        if (head != null) {
-            ctx.write(head, ctx.voidPromise());
-        }
         ctx.flush();
-        io.netty.channel.Channel client = ctx.channel();
+        Channel client = ctx.channel();
         client.config().setAutoRead(false);
         // Both splice handlers go in before WELCOME lets the app write; the client's goes in before the
         // decoder leaves, so the bytes the decoder still holds (it hands them on when removed) reach the app,
         // after WELCOME since they are written from this same thread.
         // Half-closes pass through the splice (Splice), so neither side may treat a FIN as a close any more.
-        client.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
-        app.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
+        client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        app.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         app.pipeline().addLast("splice", new Splice(client));
         ctx.pipeline().addLast("splice", new Splice(app));
         welcome.run();
@@ -580,22 +519,20 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * A response paused its worker because too much of its body waits (called through
-     * {@link PendingResponse}, after the writes that made it pause). Arms the write timeout if bytes wait in
-     * the channel; if none do, the response is paused only behind an earlier, unfinished one, whose app it
-     * waits for rather than the client, and nothing is armed. Event loop.
+     * {@inheritDoc} Arms the write timeout if bytes wait in the channel; if none do, the response is paused
+     * only behind an earlier, unfinished one, whose app it waits for rather than the client, and nothing is
+     * armed.
      */
-    void responsePaused() {
+    @Override
+    public void responsePaused() {
         armWriteTimer();
     }
 
-    /**
-     * Some response bytes reached the socket. Only a field test unless the write timeout is armed, since
-     * it runs for every body write. Event loop.
-     */
-    void writeProgressed() {
+    /** {@inheritDoc} Only a field test unless the write timeout is armed. */
+    @Override
+    public void writeProgressed() {
         if (writeTimer != null) {
-            lastWriteProgressNanos = System.nanoTime();
+            lastWriteProgressNanos = ctx.executor().ticker().nanoTime();
         }
     }
 
@@ -605,7 +542,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (writeTimer != null || seconds <= 0 || inactive || pendingWriteBytes() == 0) {
             return;
         }
-        lastWriteProgressNanos = System.nanoTime();
+        lastWriteProgressNanos = ctx.executor().ticker().nanoTime();
         writeTimer = ctx.executor().schedule(this::checkWriteProgress, seconds, TimeUnit.SECONDS);
     }
 
@@ -620,7 +557,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         long timeoutNanos = TimeUnit.SECONDS.toNanos(config.writeTimeoutSecs());
-        long stalledNanos = System.nanoTime() - lastWriteProgressNanos;
+        long stalledNanos = ctx.executor().ticker().nanoTime() - lastWriteProgressNanos;
         if (stalledNanos < timeoutNanos) {
             writeTimer = ctx.executor().schedule(this::checkWriteProgress, timeoutNanos - stalledNanos,
                     TimeUnit.NANOSECONDS);

@@ -1,6 +1,7 @@
 /*
- * The fixed HTTP/1.1 limits applied while parsing (the parse step of accept → parse → queue → ...), and the
- * size at which a request body stops being buffered and starts streaming.
+ * The fixed HTTP/1.1 limits applied while parsing (the parse step of accept → parse → queue → ...); the size
+ * at which a request body stops being held and starts streaming is RequestBodyBuffer's, shared by every
+ * protocol.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -15,12 +16,6 @@ final class H1Limits {
 
     /** Largest header section (bytes) before the request is answered with 431; puma's MAX_HEADER. */
     static final int MAX_HEADER_BYTES = 112 * 1024;
-
-    /**
-     * Bodies up to this many bytes are buffered whole before the request is submitted; a larger body is
-     * submitted with exactly this many bytes and the rest streams (docs/PROTOCOL.md MAX_PAYLOAD, 1 MiB).
-     */
-    static final int MAX_BUFFERED_BODY_BYTES = 1024 * 1024;
 
     /** Largest body piece (bytes) the decoder hands on at once. */
     static final int MAX_CHUNK_BYTES = 64 * 1024;

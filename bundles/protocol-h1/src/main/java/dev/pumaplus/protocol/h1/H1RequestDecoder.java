@@ -20,7 +20,8 @@ import java.util.List;
  *
  * <p>T1 is the time of the read that carried the request's first byte: for a request pipelined behind
  * another in the same read, that read's time. It also counts reads, so the connection's idle timer can tell
- * whether any byte arrived while it was armed. One instance per connection; event loop only.
+ * whether any byte arrived while it was armed. Times come from the connection's {@link RequestClock}. One
+ * instance per connection; event loop only.
  */
 final class H1RequestDecoder extends HttpRequestDecoder {
 
@@ -45,7 +46,7 @@ final class H1RequestDecoder extends HttpRequestDecoder {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-        lastReadNanos = System.nanoTime();
+        lastReadNanos = RequestClock.nanoTime(ctx.executor());
         reads++;
         if (requestStartNanos < 0) {
             requestStartNanos = lastReadNanos;
@@ -61,7 +62,7 @@ final class H1RequestDecoder extends HttpRequestDecoder {
             Object msg = out.get(i);
             if (msg instanceof HttpRequest request) {
                 long t1 = requestStartNanos < 0 ? lastReadNanos : requestStartNanos;
-                out.set(i, new ParsedRequest(request, t1, System.nanoTime()));
+                out.set(i, new ParsedRequest(request, t1, RequestClock.nanoTime(ctx.executor())));
             }
             // A request that fails to parse is also a FullHttpRequest, hence a LastHttpContent: the
             // connection closes after it anyway.

@@ -17,18 +17,16 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Owns the Netty event loop groups, the server channels and the set of open client connections.
+ * Owns the Netty event loop groups, the server channels and each listener's initializer, which keeps that
+ * listener's open client connections.
  * Uses the native epoll transport when it is available, NIO otherwise.
  *
  * <p>Threading: {@link #start()} and {@link #close()} are called by the bundle activator (the OSGi
@@ -36,14 +34,19 @@ import java.util.concurrent.TimeUnit;
  */
 final class H1Server implements Listener {
 
+    /** The host routes System.Logger into its one log. */
+    private static final System.Logger LOG = System.getLogger(H1Server.class.getName());
+
     private final HostSettings settings;
+    private final H1Config config;
     private final RequestQueue queue;
     private final Http2Handoff h2;
     private final Http3Endpoints h3;
     private final List<Channel> serverChannels = new ArrayList<>();
+    /** One per bind, each keeping that listener's connections. */
+    private final List<H1ChannelInitializer> listeners = new ArrayList<>();
     private EventLoopGroup acceptGroup;
     private EventLoopGroup ioGroup;
-    private ChannelGroup connections;
     private String transport;
 
     H1Server(HostSettings settings, RequestQueue queue) {
@@ -56,6 +59,7 @@ final class H1Server implements Listener {
      */
     H1Server(HostSettings settings, RequestQueue queue, Http2Handoff h2, Http3Endpoints h3) {
         this.settings = settings;
+        this.config = H1Config.from(settings);
         this.queue = queue;
         this.h2 = h2;
         this.h3 = h3;
@@ -87,14 +91,12 @@ final class H1Server implements Listener {
         }
         acceptGroup = new MultiThreadIoEventLoopGroup(1, ioFactory);
         ioGroup = new MultiThreadIoEventLoopGroup(ioFactory);
-        connections = new DefaultChannelGroup("protocol-h1", GlobalEventExecutor.INSTANCE);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(channelClass)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true);
-        H1Config config = H1Config.from(settings);
         for (BindAddress address : addresses) {
             Channel channel;
             TlsMaterial material = null;
@@ -102,11 +104,9 @@ final class H1Server implements Listener {
             try {
                 if (address.tls()) {
                     material = TlsMaterial.load(address.cert(), address.key());
-                    initializer = new H1ChannelInitializer(queue, config, connections, h2,
-                            ServerTls.context(material, h2 != null), null);
-                } else {
-                    initializer = new H1ChannelInitializer(queue, config, connections, h2, null, null);
                 }
+                initializer = new H1ChannelInitializer(queue, config, h2, material);
+                listeners.add(initializer);
                 bootstrap.childHandler(initializer);
                 channel = bootstrap.bind(address.socketAddress()).syncUninterruptibly().channel();
             } catch (Exception e) {
@@ -127,8 +127,10 @@ final class H1Server implements Listener {
                 settings.listening("h3://" + address.host() + ":" + port);
             }
             if (material != null) {
-                System.out.println("puma-plus: TLS on " + address.url(port) + ": certificate SPKI sha256 "
-                        + material.spkiSha256Base64() + " (" + material.keyAlgorithm() + " key)");
+                // Browsers are told to trust a self-signed certificate over QUIC by this hash.
+                LOG.log(System.Logger.Level.INFO, "puma-plus: TLS on " + address.url(port)
+                        + ": certificate SPKI sha256 " + material.spkiSha256Base64() + " ("
+                        + material.keyAlgorithm() + " key)");
             }
         }
     }
@@ -157,14 +159,8 @@ final class H1Server implements Listener {
         for (Channel channel : serverChannels) {
             channel.close().syncUninterruptibly();
         }
-        if (connections == null) {
-            return;
-        }
-        for (Channel connection : connections) {
-            H1ConnectionHandler handler = connection.pipeline().get(H1ConnectionHandler.class);
-            if (handler != null) {
-                connection.eventLoop().execute(handler::drain);
-            }
+        for (H1ChannelInitializer listener : listeners) {
+            listener.drain();
         }
     }
 
@@ -174,9 +170,10 @@ final class H1Server implements Listener {
             channel.close().syncUninterruptibly();
         }
         serverChannels.clear();
-        if (connections != null) {
-            connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        for (H1ChannelInitializer listener : listeners) {
+            listener.closeConnections();
         }
+        listeners.clear();
         if (acceptGroup != null) {
             acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             acceptGroup = null;

@@ -11,8 +11,8 @@ import io.netty.handler.codec.http.HttpRequest;
  * Created and consumed on the connection's event loop.
  *
  * @param request            the parsed head; reference counted when it is a {@code FullHttpRequest}
- * @param firstByteNanos     T1: {@link System#nanoTime()} of the read that delivered the request's first byte
- * @param headersParsedNanos T2: {@link System#nanoTime()} when the header section was parsed
+ * @param firstByteNanos     T1: {@link RequestClock} time of the read that delivered the request's first byte
+ * @param headersParsedNanos T2: {@link RequestClock} time when the header section was parsed
  */
 record ParsedRequest(HttpRequest request, long firstByteNanos, long headersParsedNanos) {
 }

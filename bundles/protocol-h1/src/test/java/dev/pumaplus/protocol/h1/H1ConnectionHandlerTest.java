@@ -1,6 +1,7 @@
 /*
  * Claims about one HTTP/1.1 connection (parse → queue → respond) checked on an EmbeddedChannel: pipelining
- * order, body buffering and streaming, limits, keep-alive, cancellation and response backpressure.
+ * order, body buffering and streaming, limits, keep-alive, cancellation and response backpressure. The
+ * channel's time is frozen and moved by the tests, so timings and timeouts never depend on sleeping.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -39,6 +40,12 @@ class H1ConnectionHandlerTest {
         queue = new RecordingQueue();
         H1RequestDecoder decoder = new H1RequestDecoder();
         channel = new EmbeddedChannel(decoder, new H1ConnectionHandler(queue, config, decoder));
+        channel.freezeTime();
+    }
+
+    /** The connection's request clock (T1, T2, T6): frozen, moved only by {@code advanceTimeBy}. */
+    private long now() {
+        return RequestClock.nanoTime(channel.eventLoop());
     }
 
     private void open() {
@@ -155,7 +162,8 @@ class H1ConnectionHandlerTest {
         open();
         byte[] request = "GET /p%20q?x=1&y=%C3 HTTP/1.1\r\nHost: h\r\nX-B: 2\r\nX-A: caf\u00e9\r\nX-B: 3\r\n\r\n"
                 .getBytes(StandardCharsets.ISO_8859_1);
-        long before = System.nanoTime();
+        channel.advanceTimeBy(7, TimeUnit.MILLISECONDS);
+        long before = now();
         send(request);
         RequestHead head = queue.submitted.get(0).head;
         assertEquals("GET", head.method());
@@ -405,25 +413,26 @@ class H1ConnectionHandlerTest {
     }
 
     @Test
-    void pipelinedRequestHasTheTimeOfTheReadThatCarriedIt() throws Exception {
+    void pipelinedRequestHasTheTimeOfTheReadThatCarriedIt() {
         open();
         send("GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HTTP/1.1\r\nHost: x\r\n\r\n");
-        Thread.sleep(5);
-        long beforeThird = System.nanoTime();
+        channel.advanceTimeBy(5, TimeUnit.MILLISECONDS);
+        long beforeThird = now();
         send("GET /3 HTTP/1.1\r\nHost: x\r\n\r\n");
         RequestHead first = queue.submitted.get(0).head;
         RequestHead second = queue.submitted.get(1).head;
         RequestHead third = queue.submitted.get(2).head;
         assertEquals(first.firstByteNanos(), second.firstByteNanos(), "both arrived in one read");
-        assertTrue(third.firstByteNanos() >= beforeThird, "a later read starts a later request");
+        assertTrue(third.firstByteNanos() >= beforeThird && third.firstByteNanos() > first.firstByteNanos(),
+                "a later read starts a later request");
     }
 
     @Test
-    void slowUploadKeepsT2AtHeaderTimeAndIsSubmittedOnlyWhenComplete() throws Exception {
+    void slowUploadKeepsT2AtHeaderTimeAndIsSubmittedOnlyWhenComplete() {
         open();
         send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab");
-        Thread.sleep(5);
-        long bodyDone = System.nanoTime();
+        channel.advanceTimeBy(5, TimeUnit.MILLISECONDS);
+        long bodyDone = now();
         send("cd");
         RequestHead head = queue.submitted.get(0).head;
         assertTrue(head.headersParsedNanos() < bodyDone, "T2 is when headers parsed, not when the body ended");
@@ -443,6 +452,18 @@ class H1ConnectionHandlerTest {
         String out = output();
         assertTrue(out.startsWith("HTTP/1.1 502 Bad Gateway\r\n"), out);
         assertTrue(out.contains("Connection: close\r\n") && out.endsWith("\r\n\r\n502 Bad Gateway\n"), out);
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void requestTheHostRefusesIsAnswered503AndTheConnectionCloses() {
+        open();
+        queue.refuse = true;
+        send("POST /r HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
+        String out = output();
+        assertTrue(out.startsWith("HTTP/1.1 503 Service Unavailable\r\n"), out);
+        assertTrue(out.contains("Connection: close\r\n") && out.endsWith("\r\n\r\n503 Service Unavailable\n"), out);
+        assertEquals(0, queue.submitted.size());
         assertFalse(channel.isOpen());
     }
 
@@ -670,6 +691,7 @@ class H1ConnectionHandlerTest {
         HeldWrites held = new HeldWrites();
         channel = new EmbeddedChannel(held, decoder,
                 new H1ConnectionHandler(queue, new H1Config(-1, 30, 20, 10), decoder));
+        channel.freezeTime();
         return held;
     }
 
@@ -778,7 +800,8 @@ class H1ConnectionHandlerTest {
         send("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n");
         RecordingQueue.Submitted a = queue.submitted.get(0);
         RecordingQueue.Submitted b = queue.submitted.get(1);
-        long before = System.nanoTime();
+        channel.advanceTimeBy(3, TimeUnit.MILLISECONDS);
+        long before = now();
         answer(b, "bb");
         assertEquals(0, b.sentCalls.get(), "b is buffered behind a: none of its bytes reached the socket");
         answer(a, "aa");

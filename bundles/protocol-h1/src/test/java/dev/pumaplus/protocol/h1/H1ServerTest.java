@@ -149,16 +149,20 @@ class H1ServerTest {
             out.write("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                     .getBytes(StandardCharsets.US_ASCII));
             byte[] chunk = ("10000\r\n" + "x".repeat(65536) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+            CountDownLatch sentPastTheLimit = new CountDownLatch(16);
             Thread sender = Thread.ofVirtual().start(() -> {
                 try {
                     for (int i = 0; i < 256; i++) {
                         out.write(chunk); // keeps sending after the server has answered
+                        sentPastTheLimit.countDown();
                     }
                 } catch (IOException ignored) {
                     // the server stops reading once its linger ends; the answer must still be readable
                 }
             });
-            Thread.sleep(300); // the answer waits unread while more body arrives
+            // The answer waits unread while 1 MiB more body arrives (the server read and refused the first
+            // chunk already: it is 64 times the limit).
+            assertTrue(sentPastTheLimit.await(10, TimeUnit.SECONDS), "the client sent 1 MiB past the limit");
             String answer = readUntil(socket.getInputStream(), "\r\n\r\n", 1);
             sender.interrupt();
             assertTrue(answer.startsWith("HTTP/1.1 413 "), answer);

@@ -80,10 +80,16 @@ final class RecordingQueue implements RequestQueue {
     }
 
     final List<Submitted> submitted = new CopyOnWriteArrayList<>();
+    /** When set, submit throws, as a host that refuses requests does. */
+    volatile boolean refuse;
 
     @Override
     public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete,
             ResponseSink sink) {
+        if (refuse) {
+            body.release();
+            throw new IllegalStateException("refused");
+        }
         Submitted s = new Submitted(connection, head, body, bodyComplete, sink);
         submitted.add(s);
         return s;

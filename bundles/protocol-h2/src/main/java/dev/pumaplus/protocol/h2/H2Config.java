@@ -20,9 +20,6 @@ import dev.pumaplus.spi.HostSettings;
 record H2Config(int maxConcurrentStreams, long maxHeaderListBytes, int maxRstFramesPerWindow, int rstWindowSecs,
         long contentLengthLimit) {
 
-    /** Request bodies up to this size are buffered before the request is submitted (as in HTTP/1.1). */
-    static final int MAX_BUFFERED_BODY_BYTES = 1024 * 1024;
-
     /** Fixed limits (docs/ARCHITECTURE.md, "HTTP/2") and the body limit from {@code settings}. */
     static H2Config from(HostSettings settings) {
         return new H2Config(

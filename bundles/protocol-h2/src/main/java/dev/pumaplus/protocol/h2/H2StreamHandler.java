@@ -1,19 +1,19 @@
 /*
  * One HTTP/2 stream = one request (parse → queue → ... → respond): turns the stream's HEADERS into a
- * RequestHead (pseudo-headers mapped so the Rack env is the one HTTP/1.1 gives), buffers or streams its
- * DATA, submits it to the host's RequestQueue with the connection as fairness key, and writes the
- * response the host delivers as HEADERS and DATA frames, each flushed as it arrives.
+ * RequestHead (pseudo-headers mapped so the Rack env is the one HTTP/1.1 gives), feeds its DATA through a
+ * RequestBodyBuffer, which submits it to the host's RequestQueue with the connection as fairness key, and
+ * writes the response the host delivers as HEADERS and DATA frames, each flushed as it arrives.
  */
 package dev.pumaplus.protocol.h2;
 
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.HeaderFields;
+import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -40,11 +40,11 @@ import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Sits on an {@code Http2StreamChannel} made by Netty's multiplexer. The request is submitted once
- * runnable: with its whole body when that is at most 1 MiB, else with the first 1 MiB and the rest
- * streamed through {@link Exchange#writeBody}; while the host asks to pause, the stream stops reading, so
- * its flow-control window closes and the client stops sending. Request trailers end the body and are not
- * passed on (the frame contract has no place for them).
+ * Sits on an {@code Http2StreamChannel} made by Netty's multiplexer. The request is submitted once its
+ * {@link RequestBodyBuffer} finds it runnable, the rest of a large body streamed through
+ * {@link Exchange#writeBody}; while the host asks to pause, the stream stops reading, so its flow-control
+ * window closes and the client stops sending. Request trailers end the body and are not passed on (the
+ * frame contract has no place for them).
  *
  * <p>Env mapping: {@code :authority} becomes a {@code host} header in its place (a separate {@code host}
  * header is then ignored, RFC 9113 section 8.3.1), {@code :path} the target, {@code :method} the method;
@@ -55,9 +55,8 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Threading: inbound methods run on the stream's event loop (the connection's); the {@link ResponseSink}
  * methods are called on a worker link's thread and hop there.
  */
-final class H2StreamHandler extends ChannelInboundHandlerAdapter implements ResponseSink {
-
-    /** Connection-specific response headers that HTTP/2 forbids (RFC 9113 section 8.2.2). */
+final class H2StreamHandler extends ChannelInboundHandlerAdapter
+        implements ResponseSink, RequestBodyBuffer.Submitter {
 
     private final RequestQueue queue;
     private final H2Config config;
@@ -67,8 +66,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
 
     // request side (event loop)
     private RequestHead head;
-    private CompositeByteBuf body;
-    private long bodyBytes;
+    private RequestBodyBuffer body;
     private boolean requestDone;
     private boolean headRequest;
 
@@ -84,11 +82,6 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
         this.config = config;
         this.scheme = scheme;
         this.altSvc = altSvc;
-    }
-
-    @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        stream = ctx.channel();
     }
 
     // ---- inbound: parse → queue ----
@@ -156,9 +149,9 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
         InetSocketAddress local = inet(stream.parent().localAddress());
         InetSocketAddress remote = inet(stream.parent().remoteAddress());
         head = new RequestHead(method, path, "HTTP/2", scheme, local, remote, List.copyOf(headers), now, now);
+        body = new RequestBodyBuffer(limit, this);
         if (frame.isEndStream()) {
-            requestDone = true;
-            submit(Unpooled.EMPTY_BUFFER, true);
+            onData(Unpooled.EMPTY_BUFFER, true);
         } else if (h.contains("expect", "100-continue", true)) {
             // The client waits for this before sending the body (curl does for large uploads), as in HTTP/1.1.
             stream.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("100"), false));
@@ -170,62 +163,36 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
             bytes.release();
             return;
         }
-        bodyBytes += bytes.readableBytes();
-        long limit = config.contentLengthLimit();
-        if (limit > 0 && bodyBytes > limit) {
-            bytes.release();
-            requestDone = true;
-            if (exchange == null) {
-                releaseBody();
-                answer(413);
-            } else {
-                exchange.cancel();
-                reset(Http2Error.CANCEL);
+        requestDone = last;
+        switch (body.add(bytes, last)) {
+            case READ -> {
             }
-            return;
-        }
-        if (last) {
-            requestDone = true;
-        }
-        if (exchange != null) {
-            streamBody(bytes, last);
-            return;
-        }
-        if (body == null) {
-            body = stream.alloc().compositeBuffer(Integer.MAX_VALUE);
-        }
-        body.addComponent(true, bytes);
-        int max = H2Config.MAX_BUFFERED_BODY_BYTES;
-        if (bodyBytes > max || (bodyBytes == max && !last)) {
-            ByteBuf first = body.readRetainedSlice(max);
-            ByteBuf rest = body.readRetainedSlice(body.readableBytes());
-            releaseBody();
-            submit(first, false);
-            if (exchange != null && (rest.isReadable() || last)) {
-                streamBody(rest, last);
-            } else {
-                rest.release();
+            case PAUSE -> stream.config().setAutoRead(false); // the window closes: the client stops sending
+            case TOO_LARGE -> {
+                requestDone = true;
+                if (exchange == null) {
+                    answer(413);
+                } else {
+                    reset(Http2Error.CANCEL); // the buffer cancelled the exchange
+                }
             }
-        } else if (last) {
-            ByteBuf whole = body;
-            body = null;
-            submit(whole, true);
+            case REFUSED -> {
+                requestDone = true;
+                answer(503); // the host refused (e.g. it is shutting down): answer, never hang
+            }
         }
     }
 
-    private void submit(ByteBuf bytes, boolean complete) {
-        try {
-            exchange = queue.submit(stream.parent(), head, bytes, complete, this);
-        } catch (RuntimeException e) {
-            requestDone = true;
-            answer(503); // the host refused (e.g. it is shutting down): answer, never hang
-        }
+    /** {@inheritDoc} Called by the stream's {@link RequestBodyBuffer}; the connection is the fairness key. */
+    @Override
+    public Exchange submit(ByteBuf bytes, boolean complete) {
+        exchange = queue.submit(stream.parent(), head, bytes, complete, this);
+        return exchange;
     }
 
-    private void streamBody(ByteBuf bytes, boolean last) {
-        if (!exchange.writeBody(bytes, last) && !last) {
-            stream.config().setAutoRead(false); // the window closes: the client stops sending
-        }
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        stream = ctx.channel();
     }
 
     @Override
@@ -241,7 +208,9 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
 
     /** The stream is gone (reset by the client, connection closed): the host forgets the request. */
     private void cancel() {
-        releaseBody();
+        if (body != null) {
+            body.abandon();
+        }
         Exchange ex = exchange;
         if (ex != null && !complete) {
             ex.cancel();
@@ -249,34 +218,29 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
         complete = true;
     }
 
-    private void releaseBody() {
-        if (body != null) {
-            body.release();
-            body = null;
-        }
-    }
-
     // ---- outbound: respond (ResponseSink, called on a worker link's thread) ----
 
     @Override
     public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
-        onEventLoop(() -> writeHead(status, headers, endOfStream), null);
+        onEventLoop(() -> writeHead(status, headers, endOfStream));
     }
 
+    /** {@inheritDoc} Pauses while more than 1 MiB of body waits for the client ({@link ResponseBackpressure}). */
     @Override
     public boolean body(ByteBuf chunk, boolean endOfStream) {
         long bytes = chunk.readableBytes();
-        long now = backpressure.accepted(bytes);
-        if (!onEventLoop(() -> writeBody(chunk, endOfStream, bytes), chunk)) {
-            backpressure.written(bytes);
-            return true; // the stream is gone: nothing to pause for
+        long unwritten = backpressure.accepted(bytes);
+        if (onEventLoop(() -> writeBody(chunk, endOfStream, bytes))) {
+            return backpressure.pause(unwritten, endOfStream) == ResponseBackpressure.Pause.NONE;
         }
-        return backpressure.pause(now, endOfStream) == ResponseBackpressure.Pause.NONE;
+        chunk.release();
+        backpressure.written(bytes);
+        return true; // the stream is gone: nothing to pause for
     }
 
     @Override
     public void earlyHints(List<Map.Entry<String, String>> headers) {
-        onEventLoop(() -> writeEarlyHints(headers), null);
+        onEventLoop(() -> writeEarlyHints(headers));
     }
 
     @Override
@@ -288,7 +252,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
             } else {
                 answer(status);
             }
-        }, null);
+        });
     }
 
     @Override
@@ -298,7 +262,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
                 stream.config().setAutoRead(true);
                 stream.read();
             }
-        }, null);
+        });
     }
 
     private void writeHead(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
@@ -408,12 +372,12 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
         stream.writeAndFlush(new DefaultHttp2ResetFrame(error));
     }
 
-    private boolean onEventLoop(Runnable task, ByteBuf owned) {
+    /** Runs {@code task} on the stream's event loop; false if that loop is shut down (the stream is gone). */
+    private boolean onEventLoop(Runnable task) {
         try {
             stream.eventLoop().execute(task);
             return true;
         } catch (RejectedExecutionException e) {
-            ReferenceCountUtil.safeRelease(owned);
             return false;
         }
     }
@@ -425,6 +389,4 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter implements Resp
     private static InetSocketAddress inet(SocketAddress address) {
         return address instanceof InetSocketAddress inet ? inet : null;
     }
-
-
 }

@@ -1,13 +1,14 @@
 /*
  * One HTTP/3 request (parse → queue → ... → respond): Flupke calls handleRequest on a virtual thread per
- * request stream; it maps the request to a RequestHead exactly as HTTP/2 does, reads the body (buffered up
- * to 1 MiB, then streamed), submits it to the host's RequestQueue, and writes the response the host
+ * request stream; it maps the request to a RequestHead exactly as HTTP/2 does, reads the body into a
+ * RequestBodyBuffer, which submits it to the host's RequestQueue, and writes the response the host
  * delivers, flushing each body chunk as it arrives.
  */
 package dev.pumaplus.protocol.h3;
 
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.HeaderFields;
+import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseBackpressure;
@@ -45,7 +46,8 @@ import tech.kwik.flupke.server.HttpServerResponse;
  */
 final class H3RequestHandler implements HttpRequestHandler {
 
-    static final int MAX_BUFFERED_BODY_BYTES = 1024 * 1024;
+    /** Bytes read from the request stream at once (Flupke's stream hands over what QUIC has received). */
+    private static final int READ_BYTES = 16 * 1024;
 
     private final RequestQueue queue;
     private final InetSocketAddress local;
@@ -98,48 +100,45 @@ final class H3RequestHandler implements HttpRequestHandler {
         }
     }
 
+    /**
+     * Reads the body through the request's {@link RequestBodyBuffer}, which submits the request once it is
+     * runnable (blocking this thread while the host asks to pause the upload), then writes the response.
+     */
     private void serve(RequestHead head, ConnectionKey key, InputStream in, HttpServerResponse response)
             throws IOException {
         Stream stream = new Stream();
-        // Runnable once the body is read, or its first 1 MiB (as HTTP/1.1 and HTTP/2 do).
-        byte[] first = in.readNBytes(MAX_BUFFERED_BODY_BYTES);
-        boolean complete = first.length < MAX_BUFFERED_BODY_BYTES || isAtEnd(in);
-        Exchange exchange;
+        RequestBodyBuffer body = new RequestBodyBuffer(contentLengthLimit,
+                (bytes, complete) -> stream.submitted(queue.submit(key, head, bytes, complete, stream)));
         try {
-            exchange = queue.submit(key, head, Unpooled.wrappedBuffer(first), complete, stream);
-        } catch (RuntimeException e) {
-            answer(response, 503);
-            return;
-        }
-        stream.exchange = exchange;
-        try {
-            long total = first.length;
-            if (!complete) {
-                byte[] buf = new byte[64 * 1024];
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    total += n;
-                    if (contentLengthLimit > 0 && total > contentLengthLimit) {
-                        exchange.cancel();
-                        throw new IOException("request body over http_content_length_limit");
+            byte[] buf = new byte[READ_BYTES];
+            RequestBodyBuffer.Flow flow;
+            int n;
+            do {
+                n = in.read(buf);
+                flow = n < 0
+                        ? body.add(Unpooled.EMPTY_BUFFER, true)
+                        : body.add(Unpooled.copiedBuffer(buf, 0, n), false);
+                if (flow == RequestBodyBuffer.Flow.TOO_LARGE) {
+                    if (stream.exchange == null) {
+                        answer(response, 413);
+                        return;
                     }
-                    if (!exchange.writeBody(Unpooled.copiedBuffer(buf, 0, n), false)) {
-                        stream.bodyResumed.acquireUninterruptibly();
-                    }
+                    throw new IOException("request body over http_content_length_limit");
                 }
-                exchange.writeBody(Unpooled.EMPTY_BUFFER, true);
+                if (flow == RequestBodyBuffer.Flow.PAUSE) {
+                    stream.bodyResumed.acquireUninterruptibly();
+                }
+            } while (n >= 0 && flow != RequestBodyBuffer.Flow.REFUSED);
+            if (flow == RequestBodyBuffer.Flow.REFUSED) {
+                answer(response, 503); // the host refused (e.g. it is shutting down): answer, never hang
+                return;
             }
             stream.writeResponse(response);
         } catch (IOException | RuntimeException e) {
-            exchange.cancel();
+            body.abandon();
             stream.discard();
             throw e instanceof IOException io ? io : new IOException(e);
         }
-    }
-
-    /** True once {@code in} has no more bytes (reads one byte ahead only when the first 1 MiB was full). */
-    private static boolean isAtEnd(InputStream in) {
-        return false; // a body of exactly 1 MiB is streamed with an empty last chunk: always correct
     }
 
     private static void answer(HttpServerResponse response, int status) throws IOException {
@@ -187,8 +186,15 @@ final class H3RequestHandler implements HttpRequestHandler {
         final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
         final Semaphore bodyResumed = new Semaphore(0);
         final ResponseBackpressure backpressure = new ResponseBackpressure();
+        /** Set on the request's thread when the body buffer submits; read by the sink's callers after. */
         volatile Exchange exchange;
         volatile boolean discarded;
+
+        /** The request was submitted with this sink. Request thread. */
+        Exchange submitted(Exchange exchange) {
+            this.exchange = exchange;
+            return exchange;
+        }
 
         @Override
         public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
@@ -280,8 +286,15 @@ final class H3RequestHandler implements HttpRequestHandler {
             exchange.responseSent(System.nanoTime());
         }
 
-        /** The request failed on this side: release what the host delivered, and whatever it still sends. */
+        /**
+         * The request failed on this side: the host forgets it, and what it delivered, or still sends, is
+         * released.
+         */
         void discard() {
+            Exchange ex = exchange;
+            if (ex != null) {
+                ex.cancel();
+            }
             discarded = true;
             Event event;
             while ((event = events.poll()) != null) {
