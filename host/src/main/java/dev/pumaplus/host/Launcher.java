@@ -109,6 +109,8 @@ public final class Launcher {
     private Path privateDir;
     private HostTransport transport;
     private Dispatcher dispatcher;
+    private Admission admission;
+    private RequestReporting reporting;
     private LinkServer linkServer;
     private EmbeddedFelix felix;
     private ControlApp controlApp;
@@ -199,11 +201,13 @@ public final class Launcher {
         Files.setPosixFilePermissions(privateDir, PosixFilePermissions.fromString("rwx------"));
 
         transport = HostTransport.select();
-        dispatcher = new Dispatcher(PooledByteBufAllocator.DEFAULT);
+        dispatcher = new Dispatcher(NanoClock.SYSTEM, new QueueMetrics());
+        reporting = new RequestReporting(dispatcher.metrics());
+        admission = new Admission(dispatcher, PooledByteBufAllocator.DEFAULT, reporting, NanoClock.SYSTEM);
         dispatcher.onLiveLinksChanged(this::liveSlotsChanged);
-        dispatcher.metrics().start(transport.group.next(), dispatcher::submitted);
+        dispatcher.metrics().start(transport.group.next(), admission::submitted);
         // Each CONFIG goes to the generation its HELLO names (hot restart: two shepherds at once).
-        linkServer = new LinkServer(transport, dispatcher, this::shepherdConfigured);
+        linkServer = new LinkServer(transport, dispatcher, reporting, this::shepherdConfigured);
         Path socket = privateDir.resolve("link.sock");
         linkServer.bind(socket);
 
@@ -227,7 +231,7 @@ public final class Launcher {
         applyProcessSettings(settings);
         int workers = (int) Math.max(1, settings.number("workers", 1));
         int threads = (int) Math.max(1, settings.number("threads", 1));
-        dispatcher.serverTiming(settings.flag("server_timing", false));
+        reporting.serverTiming(settings.flag("server_timing", false));
         applyRequestLog(settings);
         applyAdmission(settings);
         announce("puma-plus: host pid " + ProcessHandle.current().pid() + ", Java " + Runtime.version().feature()
@@ -237,7 +241,7 @@ public final class Launcher {
                 + " = " + (workers * threads) + " slot" + (workers * threads == 1 ? "" : "s"));
 
         felix.context().registerService(HostSettings.class, settings, null);
-        felix.context().registerService(RequestQueue.class, dispatcher, null);
+        felix.context().registerService(RequestQueue.class, admission, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
         felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher, this::scaleWorkers,
                 this::scaleExtraSlots, threads, workers), null);
@@ -499,7 +503,7 @@ public final class Launcher {
         desiredWorkers = (int) Math.max(1, fresh.number("workers", 1)); // TTIN/TTOU start again from the file
         current = next;
         watchExit(next);
-        dispatcher.serverTiming(fresh.flag("server_timing", false));
+        reporting.serverTiming(fresh.flag("server_timing", false));
         applyRequestLog(fresh);
         applyAdmission(fresh);
         if (controlApp != null) {
@@ -659,9 +663,9 @@ public final class Launcher {
     /** Shedding (shed_wait_limit_ms) and the health check path, from the configuration (docs/CONTROL.md). */
     private void applyAdmission(ShepherdConfig s) {
         double shedMs = s.decimal("shed_wait_limit_ms", Double.NaN);
-        dispatcher.shedding(Double.isNaN(shedMs) ? Double.POSITIVE_INFINITY : shedMs * 1e6);
+        admission.shedding(Double.isNaN(shedMs) ? Double.POSITIVE_INFINITY : shedMs * 1e6);
         String healthPath = s.string("health_check_path", null);
-        dispatcher.healthCheck(healthPath == null || healthPath.isEmpty() ? null : healthPath,
+        admission.healthCheck(healthPath == null || healthPath.isEmpty() ? null : healthPath,
                 "host".equals(s.string("health_check_answer", "app")));
     }
 
@@ -670,9 +674,9 @@ public final class Launcher {
             if (requestLog == null) {
                 requestLog = new RequestLog(out, jsonLog);
             }
-            dispatcher.requestLog(requestLog);
+            reporting.requestLog(requestLog);
         } else {
-            dispatcher.requestLog(null);
+            reporting.requestLog(null);
         }
     }
 

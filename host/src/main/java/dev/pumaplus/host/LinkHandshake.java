@@ -64,9 +64,7 @@ final class LinkHandshake extends ChannelInboundHandlerAdapter {
             long id = server.nextLinkId();
             ctx.writeAndFlush(new Welcome(VERSION, id).toFrame(ctx.alloc()));
             if (hello.role() == Hello.ROLE_WORKER) {
-                WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher(), server.hijacks());
-                ctx.pipeline().replace(this, "worker", link);
-                server.dispatcher().linkReady(link);
+                ctx.pipeline().replace(this, "worker", server.workerLink(id, ctx.channel(), hello)); // joins the queue
             } else {
                 ctx.pipeline().replace(this, "shepherd", new ShepherdLink(hello, server.shepherdListener()));
             }

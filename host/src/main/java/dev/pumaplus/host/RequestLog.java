@@ -50,10 +50,12 @@ final class RequestLog {
         String target = EnvEncoder.pathAndQuery(ex.head.target());
         int q = target.indexOf('?');
         String path = q < 0 ? target : target.substring(0, q);
-        return "puma-plus: request id=" + ex.requestId + " " + ex.head.method() + " " + path + " " + ex.status
+        ResponseRecord r = ex.response;
+        int status = r.status(); // volatile read first: T4, T5 and body read are visible after it
+        return "puma-plus: request id=" + ex.requestId + " " + ex.head.method() + " " + path + " " + status
                 + " t1=" + ex.head.firstByteNanos() + " t2=" + ex.head.headersParsedNanos()
-                + " t2b=" + ex.runnableNanos + " t3=" + ex.dispatchedNanos + " t4=" + ex.appCalledNanos
-                + " t5=" + ex.appReturnedNanos + " t6=" + t6 + " body_read=" + ex.bodyReadNanos;
+                + " t2b=" + ex.runnableNanos + " t3=" + ex.dispatchedNanos() + " t4=" + r.appCalledNanos()
+                + " t5=" + r.appReturnedNanos() + " t6=" + t6 + " body_read=" + r.bodyReadNanos();
     }
 
     private void print() {

@@ -49,6 +49,7 @@ class LinkServerTest {
 
     private HostTransport transport;
     private LinkServer server;
+    private QueueFixture queue;
     private Dispatcher dispatcher;
     private Path dir;
     private final CompletableFuture<String> config = new CompletableFuture<>();
@@ -60,8 +61,9 @@ class LinkServerTest {
         dir = Files.createTempDirectory("puma-plus-test-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         transport = HostTransport.create(epoll, 2);
-        dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
-        server = new LinkServer(transport, dispatcher, (link, hello, json) -> config.complete(json));
+        queue = new QueueFixture();
+        dispatcher = queue.dispatcher;
+        server = new LinkServer(transport, dispatcher, queue.reporting, (link, hello, json) -> config.complete(json));
         Path socket = dir.resolve("link.sock");
         server.bind(socket);
         return socket;
@@ -156,7 +158,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             RecordingSink sink = new RecordingSink();
-            dispatcher.submit(new Object(), DispatcherTest.get("/hello?x=1"),
+            queue.admission.submit(new Object(), DispatcherTest.get("/hello?x=1"),
                     Unpooled.copiedBuffer("name=alpha1", StandardCharsets.US_ASCII), true, sink);
             Frame request = worker.read();
             assertEquals(FrameType.REQUEST, request.type());
@@ -194,7 +196,7 @@ class LinkServerTest {
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             RecordingSink sink = new RecordingSink();
             sink.acceptMore = false; // pause after the first piece
-            Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/file"), Unpooled.EMPTY_BUFFER, true, sink);
+            Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/file"), Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release(); // REQUEST
             worker.write(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-length", "" + content.length)))
                     .toFrame(ByteBufAllocator.DEFAULT, false));
@@ -235,7 +237,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             HijackingSink sink = new HijackingSink();
-            QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/ws"),
+            QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/ws"),
                     Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release(); // REQUEST
             worker.write(Frame.empty(FrameType.HIJACK, false));
@@ -263,7 +265,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             HijackingSink sink = new HijackingSink();
-            QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/partial"),
+            QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/partial"),
                     Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release();
             hijack.write(new Hello(LinkHandshake.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
@@ -288,7 +290,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             RecordingSink sink = new RecordingSink();
-            dispatcher.submit(new Object(), DispatcherTest.get("/gone"), Unpooled.EMPTY_BUFFER, true, sink);
+            queue.admission.submit(new Object(), DispatcherTest.get("/gone"), Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release();
             worker.write(new ResponseHead(200, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, false));
             worker.write(new ResponseFile(0, 10, "/nonexistent/puma-plus/file").toFrame(ByteBufAllocator.DEFAULT, true));
@@ -309,7 +311,7 @@ class LinkServerTest {
                     events.add("hints " + headers);
                 }
             };
-            dispatcher.submit(new Object(), DispatcherTest.get("/hints"), Unpooled.EMPTY_BUFFER, true, sink);
+            queue.admission.submit(new Object(), DispatcherTest.get("/hints"), Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release();
             worker.write(new Frame(FrameType.EARLY_HINTS, 0, PairList.encode(ByteBufAllocator.DEFAULT,
                     List.of(Map.entry("link", "</a.css>; rel=preload")))));
@@ -330,8 +332,8 @@ class LinkServerTest {
             await(() -> dispatcher.snapshot().live() == 2, "two slots");
             RecordingSink first = new RecordingSink();
             RecordingSink second = new RecordingSink();
-            dispatcher.submit(new Object(), DispatcherTest.get("/a"), Unpooled.EMPTY_BUFFER, true, first);
-            dispatcher.submit(new Object(), DispatcherTest.get("/b"), Unpooled.EMPTY_BUFFER, true, second);
+            queue.admission.submit(new Object(), DispatcherTest.get("/a"), Unpooled.EMPTY_BUFFER, true, first);
+            queue.admission.submit(new Object(), DispatcherTest.get("/b"), Unpooled.EMPTY_BUFFER, true, second);
             dying.read().release();
             healthy.read().release();
             dying.close();
@@ -451,7 +453,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             IndexSink sink = new IndexSink();
-            Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/large"), Unpooled.EMPTY_BUFFER,
+            Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/large"), Unpooled.EMPTY_BUFFER,
                     true, sink);
             worker.read().release(); // REQUEST
             CompletableFuture<Void> written = respondLarge(worker);
@@ -480,7 +482,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             IndexSink sink = new IndexSink();
-            Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/abandoned"), Unpooled.EMPTY_BUFFER,
+            Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/abandoned"), Unpooled.EMPTY_BUFFER,
                     true, sink);
             worker.read().release();
             CompletableFuture<Void> written = respondLarge(worker);
@@ -493,7 +495,7 @@ class LinkServerTest {
             assertFalse(sink.done.isDone());
 
             RecordingSink next = new RecordingSink();
-            dispatcher.submit(new Object(), DispatcherTest.get("/next"), Unpooled.EMPTY_BUFFER, true, next);
+            queue.admission.submit(new Object(), DispatcherTest.get("/next"), Unpooled.EMPTY_BUFFER, true, next);
             Frame request = worker.read();
             assertEquals("/next", EmbeddedWorker.env(List.of(request), "PATH_INFO"));
             request.release();

@@ -1,0 +1,129 @@
+/*
+ * What became of one request's response (dispatch → worker → respond): the status the client is sent, the
+ * worker's timing points T4, T5 and body read, and its fate (failed by the host, cancelled by the client,
+ * hijacked by the app, finished); with the protocol's ResponseSink, where failures and host answers go.
+ * Written by whichever station learns a fact, read by the request log and total time at T6.
+ */
+package dev.pumaplus.host;
+
+import dev.pumaplus.spi.ResponseSink;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Threading: the fate flags and {@link #status} are volatile. T4, T5 and body read are written on the
+ * link's event loop before {@link #status} (written last), so whoever reads {@code status} first sees them.
+ * Every method may be called from any thread; it calls only the sink and the metrics.
+ */
+final class ResponseRecord {
+
+    private final ResponseSink sink;
+    private final QueueMetrics metrics;
+    private volatile boolean cancelled;
+    private volatile boolean finished;
+    private volatile boolean hijacked;
+    private volatile boolean failed;
+    private volatile int status;
+    private long appCalledNanos;
+    private long appReturnedNanos;
+    private long bodyReadNanos;
+
+    ResponseRecord(ResponseSink sink, QueueMetrics metrics) {
+        this.sink = sink;
+        this.metrics = metrics;
+    }
+
+    /** The protocol's sink: where the link forwards the response. */
+    ResponseSink sink() {
+        return sink;
+    }
+
+    /** The worker's RESPONSE_HEAD arrived: records its timing and counts its status. Link event loop. */
+    void head(int headStatus, long appCalled, long appReturned, long bodyRead) {
+        appCalledNanos = appCalled;
+        appReturnedNanos = appReturned;
+        bodyReadNanos = bodyRead;
+        status = headStatus;
+        metrics.countStatus(headStatus);
+    }
+
+    /**
+     * The host fails the request: marked failed (no service or total is recorded), {@code failStatus}
+     * counted when the client is answered with it (no head sent yet), and the sink told.
+     */
+    void fail(int failStatus, String reason, boolean headSent) {
+        failed = true;
+        if (!headSent) {
+            status = failStatus;
+            metrics.countStatus(failStatus);
+        }
+        sink.fail(failStatus, reason, headSent);
+    }
+
+    /**
+     * The host answers the request itself (a shed request): a complete response, counted by status; like a
+     * failure, no service or total is recorded.
+     */
+    void answer(int answerStatus, List<Map.Entry<String, String>> headers, String text) {
+        failed = true;
+        status = answerStatus;
+        metrics.countStatus(answerStatus);
+        HostAnswer.write(sink, answerStatus, headers, text);
+    }
+
+    /** The client went away: the rest of the response is discarded. */
+    void cancel() {
+        cancelled = true;
+    }
+
+    /** The response ended (or the link gave up on it): nothing more is delivered. */
+    void finish() {
+        finished = true;
+    }
+
+    /** The app took the client connection: the worker's head is not forwarded. */
+    void hijack() {
+        hijacked = true;
+    }
+
+    boolean cancelled() {
+        return cancelled;
+    }
+
+    boolean finished() {
+        return finished;
+    }
+
+    boolean hijacked() {
+        return hijacked;
+    }
+
+    boolean failed() {
+        return failed;
+    }
+
+    /** The status the client is sent; 0 until known. Read it before the timing points. */
+    int status() {
+        return status;
+    }
+
+    /** T4; 0 until the head arrived. */
+    long appCalledNanos() {
+        return appCalledNanos;
+    }
+
+    /** T5; 0 until the head arrived. */
+    long appReturnedNanos() {
+        return appReturnedNanos;
+    }
+
+    /** The worker's body read, ns; 0 until the head arrived. */
+    long bodyReadNanos() {
+        return bodyReadNanos;
+    }
+
+    /** Service time T5 − T4 − body read, ns. */
+    long serviceNanos() {
+        return appReturnedNanos - appCalledNanos - bodyReadNanos;
+    }
+}
