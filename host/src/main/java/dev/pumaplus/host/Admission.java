@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The shed decision reads the dispatcher's depth, live and idle counts without its lock: a moment's
  * view, so admission never adds a lock to the request path. T2b is read after the env is encoded and right
- * before the request is queued: the host's own work with a slot possibly free is not a wait for one.
+ * before the request is queued: the host's own work with a slot possibly free is not a wait for one. It is
+ * read from the dispatcher's clock, the one T3 is read from, so T3 − T2b is one clock's difference.
  *
  * <p>Threading: every method is thread-safe; {@link #submit} runs on the protocols' event loops.
  */
@@ -41,7 +42,6 @@ final class Admission implements RequestQueue {
     private final Dispatcher dispatcher;
     private final ByteBufAllocator alloc;
     private final RequestReporting reporting;
-    private final NanoClock clock;
     private final AtomicLong requestIds = new AtomicLong();
     /** W_pred above which a request that would wait is shed, ns; +Infinity = never shed. */
     private volatile double shedLimitNanos = Double.POSITIVE_INFINITY;
@@ -52,13 +52,11 @@ final class Admission implements RequestQueue {
     /**
      * @param alloc     allocator for the env payloads
      * @param reporting where each request's timing goes
-     * @param clock     T2b is read from it
      */
-    Admission(Dispatcher dispatcher, ByteBufAllocator alloc, RequestReporting reporting, NanoClock clock) {
+    Admission(Dispatcher dispatcher, ByteBufAllocator alloc, RequestReporting reporting) {
         this.dispatcher = dispatcher;
         this.alloc = alloc;
         this.reporting = reporting;
-        this.clock = clock;
     }
 
     /** Requests submitted since start (λ's numerator), host-answered and shed ones included. Any thread. */
@@ -95,7 +93,7 @@ final class Admission implements RequestQueue {
             return HostAnswer.DONE;
         }
         ByteBuf env = PairList.encode(alloc, EnvEncoder.pairs(head, id));
-        QueuedExchange ex = new QueuedExchange(dispatcher, reporting, connection, id, head, clock.nanoTime(), env,
+        QueuedExchange ex = new QueuedExchange(dispatcher, reporting, connection, id, head, dispatcher.clock().nanoTime(), env,
                 body, bodyComplete, sink);
         double shedWait = health ? Double.NaN : shedWait();
         if (Double.isNaN(shedWait)) {

@@ -85,7 +85,7 @@ final class Dispatcher implements WorkerLink.Listener {
     private final Map<Long, WorkerCounts> processes = new HashMap<>();
     private final List<Slot> slots = new ArrayList<>();
     private final NanoClock clock;
-    private final QueueMetrics metrics;
+    private final QueueMetrics metrics = new QueueMetrics();
     private volatile IntConsumer liveLinksChanged = n -> { };
 
     /** Set by {@link #drain}: later requests are refused (answered 503 on this executor). */
@@ -99,16 +99,17 @@ final class Dispatcher implements WorkerLink.Listener {
     private long dropped;
     private long completed;
 
-    /**
-     * @param clock   T3 and the end of a slot are read from it
-     * @param metrics where queue and slot time are recorded
-     */
-    Dispatcher(NanoClock clock, QueueMetrics metrics) {
+    /** @param clock T3, the end of a slot and (through admission) T2b are read from it */
+    Dispatcher(NanoClock clock) {
         this.clock = clock;
-        this.metrics = metrics;
     }
 
-    /** The request timing aggregate this dispatcher records queue and slot time into. */
+    /** The clock T3 is read from; admission reads T2b from it too. */
+    NanoClock clock() {
+        return clock;
+    }
+
+    /** The request timing aggregate: queue and slot time are recorded here, everything else beside it. */
     QueueMetrics metrics() {
         return metrics;
     }
@@ -149,13 +150,13 @@ final class Dispatcher implements WorkerLink.Listener {
         lock.lock();
         try {
             refuse = closedLoop;
-            ArrayDeque<Ticket> line = lines.get(t.connection);
+            ArrayDeque<Ticket> line = lines.get(t.exchange.connection);
             if (refuse != null) {
                 t.state = State.CANCELLED;
             } else if (line != null) {
                 if (line == NOTHING_HELD) {
                     line = new ArrayDeque<>(2);
-                    lines.put(t.connection, line);
+                    lines.put(t.exchange.connection, line);
                 }
                 t.state = State.HELD;
                 line.add(t);
@@ -169,7 +170,7 @@ final class Dispatcher implements WorkerLink.Listener {
                 } else {
                     runnable.addLast(t);
                 }
-                lines.put(t.connection, NOTHING_HELD);
+                lines.put(t.exchange.connection, NOTHING_HELD);
                 setDepth(depth + 1);
             }
         } finally {
@@ -194,9 +195,9 @@ final class Dispatcher implements WorkerLink.Listener {
             switch (t.state) {
                 case WAITING -> {
                     runnable.remove(t);
-                    promote(t.connection);
+                    promote(t.exchange.connection);
                 }
-                case HELD -> lines.get(t.connection).remove(t);
+                case HELD -> lines.get(t.exchange.connection).remove(t);
                 case DISPATCHED -> {
                     return Cancelled.RUNNING;
                 }
@@ -461,7 +462,7 @@ final class Dispatcher implements WorkerLink.Listener {
         }
         setDepth(depth - 1);
         assign(t, slot);
-        promote(t.connection);
+        promote(t.exchange.connection);
         return t;
     }
 
@@ -527,16 +528,14 @@ final class Dispatcher implements WorkerLink.Listener {
      */
     static final class Ticket {
         final QueuedExchange exchange;
-        final Object connection;
         private State state = State.NEW;
         /** T3, ns; 0 before dispatch. Read after dispatch only (the link's start and later). */
         private long dispatchedNanos;
         /** The link it runs on, set once at dispatch; read without the lock by the exchange. */
         private volatile WorkerLink link;
 
-        Ticket(QueuedExchange exchange, Object connection) {
+        Ticket(QueuedExchange exchange) {
             this.exchange = exchange;
-            this.connection = connection;
         }
 
         /** T3, ns: when the request was assigned to a link; 0 before. Valid once the link has it. */

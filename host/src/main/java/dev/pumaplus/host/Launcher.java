@@ -201,9 +201,9 @@ public final class Launcher {
         Files.setPosixFilePermissions(privateDir, PosixFilePermissions.fromString("rwx------"));
 
         transport = HostTransport.select();
-        dispatcher = new Dispatcher(NanoClock.SYSTEM, new QueueMetrics());
+        dispatcher = new Dispatcher(NanoClock.SYSTEM);
         reporting = new RequestReporting(dispatcher.metrics());
-        admission = new Admission(dispatcher, PooledByteBufAllocator.DEFAULT, reporting, NanoClock.SYSTEM);
+        admission = new Admission(dispatcher, PooledByteBufAllocator.DEFAULT, reporting);
         dispatcher.onLiveLinksChanged(this::liveSlotsChanged);
         dispatcher.metrics().start(transport.group.next(), admission::submitted);
         // Each CONFIG goes to the generation its HELLO names (hot restart: two shepherds at once).

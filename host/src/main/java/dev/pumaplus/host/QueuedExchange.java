@@ -23,6 +23,8 @@ import io.netty.buffer.ByteBuf;
  */
 final class QueuedExchange implements Exchange {
 
+    /** The client connection it came on (the fairness rule's key). */
+    final Object connection;
     final long requestId;
     /** The parsed request: method, target, T1 and T2. */
     final RequestHead head;
@@ -45,12 +47,13 @@ final class QueuedExchange implements Exchange {
                    ResponseSink sink) {
         this.dispatcher = dispatcher;
         this.reporting = reporting;
+        this.connection = connection;
         this.requestId = requestId;
         this.head = head;
         this.runnableNanos = runnableNanos;
         this.body = new PendingBody(env, body, bodyComplete);
         this.response = new ResponseRecord(sink, reporting.metrics());
-        this.ticket = new Dispatcher.Ticket(this, connection);
+        this.ticket = new Dispatcher.Ticket(this); // published to the queue only after construction
     }
 
     /** T3: when it was assigned to a link; 0 before dispatch. */

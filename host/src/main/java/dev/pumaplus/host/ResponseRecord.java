@@ -7,13 +7,14 @@
 package dev.pumaplus.host;
 
 import dev.pumaplus.spi.ResponseSink;
+import dev.pumaplus.wire.ResponseHead;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Threading: the fate flags and {@link #status} are volatile. T4, T5 and body read are written on the
- * link's event loop before {@link #status} (written last), so whoever reads {@code status} first sees them.
- * Every method may be called from any thread; it calls only the sink and the metrics.
+ * Threading: every field but the final ones is volatile; the worker's head (with T4, T5 and body read) is
+ * written before {@link #status}, so whoever reads {@code status} first sees it. Every method may be called
+ * from any thread; it calls only the sink and the metrics.
  */
 final class ResponseRecord {
 
@@ -24,9 +25,8 @@ final class ResponseRecord {
     private volatile boolean hijacked;
     private volatile boolean failed;
     private volatile int status;
-    private long appCalledNanos;
-    private long appReturnedNanos;
-    private long bodyReadNanos;
+    /** The worker's RESPONSE_HEAD: its status, T4, T5 and body read; null until it arrived. */
+    private volatile ResponseHead workerHead;
 
     ResponseRecord(ResponseSink sink, QueueMetrics metrics) {
         this.sink = sink;
@@ -38,13 +38,11 @@ final class ResponseRecord {
         return sink;
     }
 
-    /** The worker's RESPONSE_HEAD arrived: records its timing and counts its status. Link event loop. */
-    void head(int headStatus, long appCalled, long appReturned, long bodyRead) {
-        appCalledNanos = appCalled;
-        appReturnedNanos = appReturned;
-        bodyReadNanos = bodyRead;
-        status = headStatus;
-        metrics.countStatus(headStatus);
+    /** The worker's RESPONSE_HEAD (or HIJACK_HEAD) arrived: keeps its timing, counts its status. */
+    void head(ResponseHead head) {
+        workerHead = head;
+        status = head.status();
+        metrics.countStatus(head.status());
     }
 
     /**
@@ -107,23 +105,14 @@ final class ResponseRecord {
         return status;
     }
 
-    /** T4; 0 until the head arrived. */
-    long appCalledNanos() {
-        return appCalledNanos;
+    /** The worker's head, with T4, T5 and body read; null until it arrived. */
+    ResponseHead workerHead() {
+        return workerHead;
     }
 
-    /** T5; 0 until the head arrived. */
-    long appReturnedNanos() {
-        return appReturnedNanos;
-    }
-
-    /** The worker's body read, ns; 0 until the head arrived. */
-    long bodyReadNanos() {
-        return bodyReadNanos;
-    }
-
-    /** Service time T5 − T4 − body read, ns. */
+    /** Service time T5 − T4 − body read, ns, once the worker's head arrived. */
     long serviceNanos() {
-        return appReturnedNanos - appCalledNanos - bodyReadNanos;
+        ResponseHead head = workerHead;
+        return head.appReturnedNanos() - head.appCalledNanos() - head.bodyReadNanos();
     }
 }

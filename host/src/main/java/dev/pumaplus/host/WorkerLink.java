@@ -269,9 +269,12 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     /** Goes on with {@code ex}'s response if it is the one paused here (a file being fed, or reading). */
     private void resumeFor(QueuedExchange ex) {
-        if (feeder != null && feeder.exchange == ex) {
+        if (ex != current) {
+            return; // finished meanwhile: a late resume or cancel must not touch the next exchange
+        }
+        if (feeder != null) {
             feeder.pump();
-        } else if (ex == current) {
+        } else {
             resumeReading();
         }
     }
@@ -322,7 +325,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     /** Records the head's timing (status, T4, T5, body read; body wait T2b − T2 + body read). */
     private void headArrived(QueuedExchange ex, ResponseHead head) {
-        ex.response.head(head.status(), head.appCalledNanos(), head.appReturnedNanos(), head.bodyReadNanos());
+        ex.response.head(head);
         // Body wait ends when the worker has the whole body: T2b for a buffered body, plus the worker's
         // read of the rest for a body that streamed past 1 MiB.
         reporting.metrics().bodyWait.record(ex.runnableNanos - ex.head.headersParsedNanos() + head.bodyReadNanos());
@@ -437,32 +440,31 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
             }
         } else {
             pauseReading(); // the worker's next frames wait until the file is out
-            feeder = new FileFeeder(ex, data, file.offset(), file.length(), responseEnded);
+            feeder = new FileFeeder(data, file);
             feeder.pump();
         }
     }
 
     /**
-     * Reads a file body into the sink's {@code body} in pieces of at most {@link Frame#MAX_PAYLOAD}, pausing
-     * when the sink asks to and going on at its resume. Event loop only.
+     * Reads a file body of the current exchange into its sink's {@code body} in pieces of at most
+     * {@link Frame#MAX_PAYLOAD}, pausing when the sink asks to and going on at its resume. The link reads
+     * nothing from the worker meanwhile, so the exchange and whether the file ends the response
+     * ({@link #responseEnded}) stay as they were when the file arrived. Event loop only.
      */
     private final class FileFeeder {
-        final QueuedExchange exchange;
         private final FileChannel data;
         private final long end;
         private long position;
-        private final boolean endOfStream;
 
-        FileFeeder(QueuedExchange exchange, FileChannel data, long offset, long length, boolean endOfStream) {
-            this.exchange = exchange;
+        FileFeeder(FileChannel data, ResponseFile file) {
             this.data = data;
-            this.position = offset;
-            this.end = offset + length;
-            this.endOfStream = endOfStream;
+            this.position = file.offset();
+            this.end = file.offset() + file.length();
         }
 
         void pump() {
-            ResponseRecord response = exchange.response;
+            QueuedExchange ex = current;
+            ResponseRecord response = ex.response;
             try {
                 while (position < end && !response.cancelled()) {
                     int size = (int) Math.min(Frame.MAX_PAYLOAD, end - position);
@@ -480,7 +482,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
                     }
                     position += read;
                     boolean last = position == end;
-                    if (!response.sink().body(piece, last && endOfStream) && !last) {
+                    if (!response.sink().body(piece, last && responseEnded) && !last) {
                         return; // resumeResponse calls pump again
                     }
                 }
@@ -489,14 +491,10 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
                     response.fail(502, "reading the response's file failed: " + e, true);
                 }
             }
-            done();
-        }
-
-        private void done() {
             feeder = null;
             closeQuietly(data);
-            if (endOfStream) {
-                responseDone(exchange);
+            if (responseEnded) {
+                responseDone(ex);
             } else {
                 resumeReading();
             }

@@ -21,10 +21,10 @@ final class QueueFixture {
     }
 
     final ManualClock clock = new ManualClock();
-    final QueueMetrics metrics = new QueueMetrics();
-    final Dispatcher dispatcher = new Dispatcher(clock, metrics);
+    final Dispatcher dispatcher = new Dispatcher(clock);
+    final QueueMetrics metrics = dispatcher.metrics();
     final RequestReporting reporting = new RequestReporting(metrics);
-    final Admission admission = new Admission(dispatcher, ByteBufAllocator.DEFAULT, reporting, clock);
+    final Admission admission = new Admission(dispatcher, ByteBufAllocator.DEFAULT, reporting);
 
     /** Moves the clock forward by {@code nanos}. */
     void advance(long nanos) {
