@@ -367,12 +367,11 @@ final class Dispatcher implements WorkerLink.Listener {
             }
             for (Slot slot : slots) {
                 slot.draining = true;
+                leaveIdle(slot);
                 if (slot.running != null) {
                     busyLinks.add(slot.link);
                 }
             }
-            idle.clear();
-            IDLE_COUNT.setOpaque(this, 0);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

@@ -407,6 +407,17 @@ class DispatcherTest {
         assertEquals(0, dispatcher.snapshot().depth());
     }
 
+    @Test
+    void idleLinkClosingAfterTheDrainLeavesNoIdleSlotCounted() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        assertFalse(dispatcher.wouldWait(), "an idle link: a request would not wait");
+        assertTrue(dispatcher.drain(0, Runnable::run));
+        assertTrue(dispatcher.wouldWait(), "a draining link takes nothing");
+        worker.channel.close();
+        assertEquals(0, dispatcher.snapshot().live());
+        assertTrue(dispatcher.wouldWait(), "no idle link is counted once it closed");
+    }
+
     // ---- response backpressure ----
 
     private static void head(EmbeddedWorker worker) {
