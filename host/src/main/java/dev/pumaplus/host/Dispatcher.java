@@ -91,7 +91,7 @@ final class Dispatcher implements WorkerLink.Listener {
     /** Set by {@link #drain}: later requests are refused (answered 503 on this executor). */
     private Executor closedLoop;
     private boolean drainWaiting;
-    // Written under the lock only; depth, live and idleCount are also read without it (see loadView).
+    // Written under the lock only; depth, live and idleCount are also read without it, for admission.
     private int depth;
     private int busy;
     private int live;

@@ -1,7 +1,7 @@
 /*
- * Claims about the queue step's admission rules (docs/CONTROL.md, "Shedding", "Health checks"): a request
- * predicted to wait past the limit is answered 503 with Retry-After at submit, never queued; health checks
- * are never shed and never wait behind app requests. Real WorkerLinks over embedded channels.
+ * Claims about the admission step in front of the queue (docs/CONTROL.md, "Shedding", "Health checks"): a
+ * request predicted to wait past the limit is answered 503 with Retry-After at submit, never queued; health
+ * checks are never shed and never wait behind app requests. Real WorkerLinks over embedded channels.
  */
 package dev.pumaplus.host;
 
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(10)
-class DispatcherSheddingTest {
+class AdmissionTest {
 
     private static final long MS = 1_000_000;
     private final QueueFixture queue = new QueueFixture();
