@@ -145,18 +145,19 @@ final class Dispatcher implements WorkerLink.Listener {
      */
     void enqueue(QueuedExchange ex, boolean jump) {
         Ticket t = ex.ticket;
+        Object connection = ex.connection;
         Slot target = null;
         Executor refuse;
         lock.lock();
         try {
             refuse = closedLoop;
-            ArrayDeque<Ticket> line = lines.get(t.exchange.connection);
+            ArrayDeque<Ticket> line = lines.get(connection);
             if (refuse != null) {
                 t.state = State.CANCELLED;
             } else if (line != null) {
                 if (line == NOTHING_HELD) {
                     line = new ArrayDeque<>(2);
-                    lines.put(t.exchange.connection, line);
+                    lines.put(connection, line);
                 }
                 t.state = State.HELD;
                 line.add(t);
@@ -170,7 +171,7 @@ final class Dispatcher implements WorkerLink.Listener {
                 } else {
                     runnable.addLast(t);
                 }
-                lines.put(t.exchange.connection, NOTHING_HELD);
+                lines.put(connection, NOTHING_HELD);
                 setDepth(depth + 1);
             }
         } finally {
