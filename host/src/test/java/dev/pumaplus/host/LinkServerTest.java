@@ -202,7 +202,9 @@ class LinkServerTest {
                     .toFrame(ByteBufAllocator.DEFAULT, false));
             worker.write(new ResponseFile(0, content.length, file.toString()).toFrame(ByteBufAllocator.DEFAULT, true));
             await(() -> sink.bodies == 1, "the first piece");
-            Thread.sleep(100);
+            // The file is fed on the link's loop, and only a resume feeds more: once a task queued there
+            // after the first piece has run, whatever the pause let through has arrived.
+            ((QueuedExchange) ex).ticket.link().channel.eventLoop().submit(() -> { }).get(5, TimeUnit.SECONDS);
             assertEquals(1, sink.bodies, "no more pieces while the sink is paused");
             sink.acceptMore = true;
             ex.resumeResponse();
