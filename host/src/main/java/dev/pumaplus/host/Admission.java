@@ -93,8 +93,9 @@ final class Admission implements RequestQueue {
             return HostAnswer.DONE;
         }
         ByteBuf env = PairList.encode(alloc, EnvEncoder.pairs(head, id));
-        QueuedExchange ex = new QueuedExchange(dispatcher, reporting, connection, id, head, dispatcher.clock().nanoTime(), env,
-                body, bodyComplete, sink);
+        long runnable = dispatcher.clock().nanoTime(); // T2b
+        QueuedExchange ex = new QueuedExchange(dispatcher, reporting, connection, id, head, runnable, env, body,
+                bodyComplete, sink);
         double shedWait = health ? Double.NaN : shedWait();
         if (Double.isNaN(shedWait)) {
             dispatcher.enqueue(ex, health);

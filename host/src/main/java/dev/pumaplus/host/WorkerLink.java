@@ -397,7 +397,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         QueuedExchange ex = current;
         headArrived(ex, head);
         if (!ex.response.cancelled()) {
-            hijacks.offer(ex.requestId, new Hijacks.Offer(ex, this, head.status(), head.headers(), LinkHandshake.VERSION));
+            hijacks.offer(ex.requestId,
+                    new Hijacks.Offer(ex, this, head.status(), head.headers(), LinkHandshake.VERSION));
         }
         responseDone(ex);
     }
@@ -432,7 +433,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
             return;
         }
         if (response.sink().acceptsFiles()) {
-            boolean more = response.sink().file(new DefaultFileRegion(data, file.offset(), file.length()), responseEnded);
+            boolean more = response.sink().file(new DefaultFileRegion(data, file.offset(), file.length()),
+                    responseEnded);
             if (responseEnded) {
                 responseDone(ex);
             } else if (!more && !response.cancelled()) {
