@@ -434,10 +434,15 @@ class LinkServerTest {
         return written;
     }
 
-    /** Waits until the sink has paused and nothing more arrives for 300 ms; returns how many chunks came. */
-    private static int awaitStalled(IndexSink sink, CompletableFuture<Void> written) throws Exception {
+    /**
+     * Waits until the sink has paused and nothing more arrives for 300 ms (the time the worker has to fill
+     * the socket buffer and block); returns how many chunks came.
+     */
+    private static int awaitStalled(IndexSink sink, CompletableFuture<Void> written, Exchange ex) throws Exception {
         await(() -> !sink.indices.isEmpty(), "the first body chunk");
-        Thread.sleep(200); // what the host had already read may still arrive after the pause
+        // Frames the host had already read when the sink paused are delivered in the same turn of the link's
+        // loop: once a task queued there after the first chunk has run, they have all arrived.
+        ((QueuedExchange) ex).ticket.link().channel.eventLoop().submit(() -> { }).get(5, TimeUnit.SECONDS);
         int stalled = sink.indices.size();
         Thread.sleep(300);
         assertEquals(stalled, sink.indices.size(), "no frame reaches the sink while it is paused");
@@ -459,7 +464,7 @@ class LinkServerTest {
                     true, sink);
             worker.read().release(); // REQUEST
             CompletableFuture<Void> written = respondLarge(worker);
-            awaitStalled(sink, written);
+            awaitStalled(sink, written, ex);
             sink.acceptMore = true;
             ex.resumeResponse();
             written.get(5, TimeUnit.SECONDS);
@@ -488,7 +493,7 @@ class LinkServerTest {
                     true, sink);
             worker.read().release();
             CompletableFuture<Void> written = respondLarge(worker);
-            int stalled = awaitStalled(sink, written);
+            int stalled = awaitStalled(sink, written, ex);
             ex.cancel(); // the client went away; nobody resumes the sink
             written.get(5, TimeUnit.SECONDS);
             await(() -> dispatcher.snapshot().busy() == 0 && dispatcher.snapshot().completed() == 1,
