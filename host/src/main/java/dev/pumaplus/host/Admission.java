@@ -115,7 +115,8 @@ final class Admission implements RequestQueue {
     /** W_pred of a request that would wait, in ns, when it exceeds the shed limit; else NaN (admit it). */
     private double shedWait() {
         double limit = shedLimitNanos;
-        if (limit == Double.POSITIVE_INFINITY || !dispatcher.wouldWait()) {
+        // A closed queue answers "shutting down" instead: the request is refused, not shed.
+        if (limit == Double.POSITIVE_INFINITY || !dispatcher.wouldWait() || dispatcher.closed()) {
             return Double.NaN;
         }
         int live = dispatcher.liveNow();

@@ -88,8 +88,8 @@ final class Dispatcher implements WorkerLink.Listener {
     private final QueueMetrics metrics = new QueueMetrics();
     private volatile IntConsumer liveLinksChanged = n -> { };
 
-    /** Set by {@link #drain}: later requests are refused (answered 503 on this executor). */
-    private Executor closedLoop;
+    /** Set by {@link #drain} (under the lock): later requests are refused (answered 503 on this executor). */
+    private volatile Executor closedLoop;
     private boolean drainWaiting;
     // Written under the lock only; depth, live and idleCount are also read without it, for admission.
     private int depth;
@@ -129,6 +129,11 @@ final class Dispatcher implements WorkerLink.Listener {
     /** Live links now (c), read without the lock. */
     int liveNow() {
         return (int) LIVE.getOpaque(this);
+    }
+
+    /** Whether the queue refuses requests (it was drained: the host is shutting down). Any thread. */
+    boolean closed() {
+        return closedLoop != null;
     }
 
     /** Whether a request admitted now would wait (no idle link), read without the lock. */

@@ -61,6 +61,17 @@ class AdmissionTest {
     }
 
     @Test
+    void requestAfterTheDrainIsRefusedAsShuttingDownNotShed() {
+        new EmbeddedWorker(queue, 100, 0).discardSent();
+        slotTime(500);
+        queue.admission.shedding(100.0 * MS);
+        assertTrue(dispatcher.drain(0, Runnable::run));
+        RecordingSink late = submit("/late");     // would wait 500 ms > 100 ms, but the host is stopping
+        assertEquals(List.of("fail 503 headSent=false"), late.events);
+        assertEquals(0, queue.metrics.shed());
+    }
+
+    @Test
     void nothingIsShedWhileNoSlotIsLiveOrTheSlotTimeIsUnknown() {
         queue.admission.shedding(1.0);
         RecordingSink beforeAnyWorker = submit("/boot");
