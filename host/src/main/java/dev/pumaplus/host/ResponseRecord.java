@@ -74,9 +74,17 @@ final class ResponseRecord {
         cancelled = true;
     }
 
+    boolean cancelled() {
+        return cancelled;
+    }
+
     /** The response ended (or the link gave up on it): nothing more is delivered. */
     void finish() {
         finished = true;
+    }
+
+    boolean finished() {
+        return finished;
     }
 
     /** The app took the client connection: the worker's head is not forwarded. */
@@ -84,23 +92,16 @@ final class ResponseRecord {
         hijacked = true;
     }
 
-    boolean cancelled() {
-        return cancelled;
-    }
-
-    boolean finished() {
-        return finished;
-    }
-
     boolean hijacked() {
         return hijacked;
     }
 
+    /** Whether the host failed or answered the request itself ({@link #fail}, {@link #answer}). */
     boolean failed() {
         return failed;
     }
 
-    /** The status the client is sent; 0 until known. Read it before the timing points. */
+    /** The status the client is sent; 0 until known. */
     int status() {
         return status;
     }
