@@ -221,7 +221,7 @@ final class ControlApp {
             queue.put("utilization", decimal(rho, 4));
         }
         queue.put("dropped", s.dropped());
-        queue.put("shed", s.shed());
+        queue.put("shed", metrics.shed());
         ObjectNode windows = queue.putObject("windows");
         for (int seconds : new int[] {1, 10, 60}) {
             QueueMetrics.Window w = seconds == QueueMetrics.MAIN_WINDOW_SECONDS ? main : metrics.window(seconds);

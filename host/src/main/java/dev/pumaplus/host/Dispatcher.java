@@ -1,143 +1,117 @@
 /*
- * The host's one request queue: protocol bundles submit runnable requests here, and idle worker links take
- * them oldest first. The queue step of the request path (parse → queue → dispatch), and the only place
- * queue depth, busy and live slots are counted.
+ * The host's one request queue (queue → dispatch): admitted requests wait here, in one FIFO, for an idle
+ * worker link, and idle links wait for requests. The only place queue depth, busy and live slots are
+ * counted. Called by the admission step and the exchange; it starts requests on worker links, which report
+ * back through WorkerLink.Listener.
  */
 package dev.pumaplus.host;
 
-import dev.pumaplus.spi.Exchange;
-import dev.pumaplus.spi.RequestHead;
-import dev.pumaplus.spi.RequestQueue;
-import dev.pumaplus.spi.ResponseSink;
-import dev.pumaplus.wire.PairList;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
 
 /**
- * The {@link RequestQueue} service: one structure under one lock, holding the FIFO of runnable requests
- * and the deque of idle worker links. Invariant: at most one of the two is non-empty. A submitted request
- * goes to an idle link at once or waits; a link that becomes idle takes the oldest waiting request or
- * waits.
+ * One structure under one lock, all of it this class's own: the FIFO of runnable requests, the line of
+ * held requests per client connection, the deque of idle links, and the bookkeeping of every link
+ * ({@link Slot}), worker process ({@link WorkerCounts}) and queued request ({@link Ticket}). Invariant: at
+ * most one of the FIFO and the idle deque is non-empty, so a link that becomes idle takes the oldest
+ * waiting request at once, and a request that finds an idle link is dispatched at once.
  *
- * <p>Fairness (see {@link RequestQueue}): at most one request per client connection is in the FIFO. A
- * connection's further requests are held behind it and enter the FIFO tail, in order, once their
- * predecessor is dispatched (or cancelled). Queue depth counts waiting and held requests.
+ * <p>Fairness (see {@link dev.pumaplus.spi.RequestQueue}): at most one request per client connection is in
+ * the FIFO. A connection's further requests are held behind it and enter the FIFO tail, in order, once
+ * their predecessor is dispatched (or cancelled). Queue depth counts waiting and held requests.
  *
  * <p>Choice of link: among idle links, the one whose worker process has the fewest busy links (ties: the
  * longest idle). Threads of one Ruby process share a GVL, so spreading concurrent requests across
  * processes first gives each request the most CPU.
  *
- * <p>Timing: T2b ({@link QueuedExchange#runnableNanos}) is read in submit just before the queue is
- * entered (after the env pair list is encoded), and T3
- * ({@link QueuedExchange#dispatchedNanos}) at dispatch, when the request is assigned to a link under the
- * lock, both {@link System#nanoTime()}; queue time is T3 − T2b, recorded into {@link #metrics()} right
- * after the lock is released, as body wait (T2b − T2) and upstream time (X-Request-Start) are at submit
- * and slot time (T3 → the link idle again) when a link finishes. The event-loop hop from the dispatcher to
- * the link is therefore dispatch-to-call (T3 → T4), not queue time: the request already had its slot.
+ * <p>Timing: T3 is read from the injected {@link NanoClock} when a request is assigned to a link, under
+ * the lock; queue time T3 − T2b (T2b taken at admission) is recorded right after the lock is released, and
+ * slot time (T3 → the link idle again) when the link finishes. The hop from here to the link's event loop is
+ * dispatch-to-call (T3 → T4), not queue time: the request already has its slot.
  *
- * <p>Shedding (docs/CONTROL.md, "Shedding"): a request that would wait is refused at submit, answered
- * 503 with {@code Retry-After} at once, when its predicted wait W_pred = (L + 1) · S_slot / c exceeds
- * the configured limit ({@link #shedding}); never while no slot is live or S_slot is unknown (boot), and
- * never a health check. Shed requests are counted ({@link Snapshot#shed()}).
- *
- * <p>Health checks ({@link #healthCheck}): a request for the configured path is either answered by the host
- * itself from what it knows (live slots, depth, W_pred), never reaching a worker, or enters the FIFO at
- * its head instead of its tail, so it waits for the next free slot and never behind app requests.
- *
- * <p>Threading: every method is thread-safe. Work that touches a channel (starting a request on a link,
- * answering a sink) happens after the lock is released.
+ * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
+ * and closing a link happen after the lock is released.
  */
-final class Dispatcher implements RequestQueue {
+final class Dispatcher implements WorkerLink.Listener {
+
+    /** Where a request stands in the queue. */
+    enum State { NEW, WAITING, HELD, DISPATCHED, CANCELLED, DONE }
+
+    /** What {@link #cancel} found. */
+    enum Cancelled {
+        /** The request was waiting or held: it is removed and will never be dispatched. */
+        REMOVED,
+        /** The request runs on a link: the link must discard the rest of it. */
+        RUNNING,
+        /** The request was done, refused or cancelled already: nothing to do. */
+        NONE
+    }
+
+    private static final VarHandle DEPTH;
+    private static final VarHandle LIVE;
+    private static final VarHandle IDLE_COUNT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            DEPTH = lookup.findVarHandle(Dispatcher.class, "depth", int.class);
+            LIVE = lookup.findVarHandle(Dispatcher.class, "live", int.class);
+            IDLE_COUNT = lookup.findVarHandle(Dispatcher.class, "idleCount", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** A connection in {@link #lines} whose waiting request has nothing held behind it (never mutated). */
+    private static final ArrayDeque<Ticket> NOTHING_HELD = new ArrayDeque<>(0);
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final ArrayDeque<QueuedExchange> runnable = new ArrayDeque<>();
-    private final ArrayDeque<WorkerLink> idle = new ArrayDeque<>();
-    private final Map<Object, ConnectionLine> lines = new IdentityHashMap<>();
-    private final Map<Long, WorkerProcess> processes = new HashMap<>();
-    private final List<WorkerLink> links = new ArrayList<>();
-    private final AtomicLong requestIds = new AtomicLong();
-    private final ByteBufAllocator alloc;
+    /** Signalled when nothing waits and nothing runs, while {@link #drain} waits for that. */
+    private final Condition drained = lock.newCondition();
+    private final ArrayDeque<Ticket> runnable = new ArrayDeque<>();
+    private final ArrayDeque<Slot> idle = new ArrayDeque<>();
+    /** Per connection with a request in the FIFO: the requests held behind it. */
+    private final Map<Object, ArrayDeque<Ticket>> lines = new IdentityHashMap<>();
+    private final Map<Long, WorkerCounts> processes = new HashMap<>();
+    private final List<Slot> slots = new ArrayList<>();
+    private final NanoClock clock;
     private final QueueMetrics metrics = new QueueMetrics();
     private volatile IntConsumer liveLinksChanged = n -> { };
-    /** Config {@code server_timing}: links add a Server-Timing header to each response head. */
-    private volatile boolean serverTiming;
-    /** Config {@code log_requests}: the per-request timing line, or null when off. */
-    private volatile RequestLog requestLog;
 
-    /** W_pred above which a request that would wait is shed, ns; +Infinity = never shed. */
-    private volatile double shedLimitNanos = Double.POSITIVE_INFINITY;
-    /** The health check path (no query), or null; and whether the host answers it itself. */
-    private volatile String healthPath;
-    private volatile boolean healthByHost;
-
-    /** Set by {@link #drain}: later submits are answered 503 on this executor. Guarded by the lock. */
-    private java.util.concurrent.Executor closedLoop;
+    /** Set by {@link #drain} (under the lock): later requests are refused (answered 503 on this executor). */
+    private volatile Executor closedLoop;
+    private boolean drainWaiting;
+    // Written under the lock only; depth, live and idleCount are also read without it, for admission.
     private int depth;
     private int busy;
     private int live;
+    private int idleCount;
     private long dropped;
     private long completed;
-    private long shed;
 
-    /** @param alloc allocator for the env payloads */
-    Dispatcher(ByteBufAllocator alloc) {
-        this.alloc = alloc;
+    /** @param clock T3, the end of a slot and (through admission) T2b are read from it */
+    Dispatcher(NanoClock clock) {
+        this.clock = clock;
     }
 
-    /** The request timing aggregate every link and exchange of this dispatcher records into. */
+    /** The clock T3 is read from; admission reads T2b from it too. */
+    NanoClock clock() {
+        return clock;
+    }
+
+    /** The request timing aggregate: queue and slot time are recorded here, everything else beside it. */
     QueueMetrics metrics() {
         return metrics;
-    }
-
-    /** Requests submitted since start (λ's numerator). Any thread. */
-    long submitted() {
-        return requestIds.get();
-    }
-
-    /** Switches the Server-Timing response header (config {@code server_timing}) on or off. */
-    void serverTiming(boolean on) {
-        serverTiming = on;
-    }
-
-    boolean serverTiming() {
-        return serverTiming;
-    }
-
-    /** Sets the per-request timing line (config {@code log_requests}); null switches it off. */
-    void requestLog(RequestLog log) {
-        requestLog = log;
-    }
-
-    RequestLog requestLog() {
-        return requestLog;
-    }
-
-    /**
-     * Config {@code shed_wait_limit}: requests whose predicted wait exceeds {@code limitNanos} are answered
-     * 503 at once; {@code Double.POSITIVE_INFINITY} switches shedding off.
-     */
-    void shedding(double limitNanos) {
-        shedLimitNanos = limitNanos;
-    }
-
-    /**
-     * Config {@code health_check_path}: requests for {@code path} (any query) are never shed and never
-     * wait behind app requests; with {@code answerByHost} the host answers them without a worker. A null
-     * path switches this off.
-     */
-    void healthCheck(String path, boolean answerByHost) {
-        healthByHost = answerByHost;
-        healthPath = path;
     }
 
     /** Called (outside the lock, on a link's event loop) with the new live-link count after each change. */
@@ -145,257 +119,208 @@ final class Dispatcher implements RequestQueue {
         this.liveLinksChanged = listener;
     }
 
-    @Override
-    public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete,
-                           ResponseSink sink) {
-        long id = requestIds.incrementAndGet();
-        boolean health = isHealthCheck(head.target());
-        if (health && healthByHost) {
-            body.release();
-            return answerHealth(sink);
-        }
-        ByteBuf env = PairList.encode(alloc, EnvEncoder.pairs(head, id));
-        QueuedExchange ex = new QueuedExchange(this, connection, id, head, env, body, bodyComplete, sink);
-        WorkerLink target = null;
-        java.util.concurrent.Executor refuse;
-        double shedWait = Double.NaN;
-        double limit = shedLimitNanos;
-        double slotMean = metrics.cachedMeanSlotNanos();
-        // T2b once the exchange is built, right before the queue is entered: building the env and the
-        // exchange is the host's own work with a slot possibly free, not a wait for one (on a cold JVM the
-        // first requests spend a millisecond there), so it must not count as queue time.
-        long runnableNanos = System.nanoTime();
-        ex.runnableNanos = runnableNanos;
+    // --- lock-free reads for admission --------------------------------------------------------------------
+
+    /** Requests waiting or held now (L), read without the lock: a moment's view for admission. */
+    int depthNow() {
+        return (int) DEPTH.getOpaque(this);
+    }
+
+    /** Live links now (c), read without the lock. */
+    int liveNow() {
+        return (int) LIVE.getOpaque(this);
+    }
+
+    /** Whether the queue refuses requests (it was drained: the host is shutting down). Any thread. */
+    boolean closed() {
+        return closedLoop != null;
+    }
+
+    /** Whether a request admitted now would wait (no idle link), read without the lock. */
+    boolean wouldWait() {
+        return (int) IDLE_COUNT.getOpaque(this) == 0;
+    }
+
+    // --- requests -----------------------------------------------------------------------------------------
+
+    /**
+     * Enters {@code ex} (not yet queued): it goes to an idle link at once, or waits at the FIFO's tail, or
+     * at its head with {@code jump} (the health check), or is held behind its connection's waiting request.
+     * After a {@link #drain} it is refused instead: answered 503 on the drain's executor. Any thread.
+     */
+    void enqueue(QueuedExchange ex, boolean jump) {
+        Ticket t = ex.ticket;
+        Object connection = ex.connection;
+        Slot target = null;
+        Executor refuse;
         lock.lock();
         try {
             refuse = closedLoop;
-            ConnectionLine line = lines.get(connection);
+            ArrayDeque<Ticket> line = lines.get(connection);
             if (refuse != null) {
-                ex.state = QueuedExchange.State.CANCELLED;
-            } else if (!health && limit < Double.POSITIVE_INFINITY && live > 0 && !Double.isNaN(slotMean)
-                    && (line != null || idle.isEmpty())
-                    && (depth + 1) * slotMean / live > limit) {
-                // It would wait longer than the limit: refuse now rather than let the client time out in
-                // the queue while the slots serve requests whose clients have given up too.
-                shedWait = (depth + 1) * slotMean / live;
-                ex.state = QueuedExchange.State.CANCELLED;
-                shed++;
-            } else if (health && line == null && idle.isEmpty()) {
-                enqueue(ex);
-                runnable.removeLast();
-                runnable.addFirst(ex); // jumps the queue: next free slot
+                t.state = State.CANCELLED;
             } else if (line != null) {
-                ex.state = QueuedExchange.State.HELD;
-                line.held.add(ex);
-                depth++;
+                if (line == NOTHING_HELD) {
+                    line = new ArrayDeque<>(2);
+                    lines.put(connection, line);
+                }
+                t.state = State.HELD;
+                line.add(t);
+                setDepth(depth + 1);
             } else if ((target = takeIdle()) != null) {
-                assign(ex, target);
+                assign(t, target);
             } else {
-                enqueue(ex);
+                t.state = State.WAITING;
+                if (jump) {
+                    runnable.addFirst(t); // the next free slot is its
+                } else {
+                    runnable.addLast(t);
+                }
+                lines.put(connection, NOTHING_HELD);
+                setDepth(depth + 1);
             }
         } finally {
             lock.unlock();
         }
         if (target != null) {
-            dispatch(ex, target);
-        } else if (!Double.isNaN(shedWait)) {
-            ex.discard();
-            ex.answer(503, List.of(Map.entry("Retry-After", Long.toString(retryAfterSeconds(shedWait)))),
-                    "server busy: predicted wait " + Math.round(shedWait / 1e6) + " ms exceeds "
-                            + Math.round(limit / 1e6) + " ms\n");
+            metrics.queue.record(t.dispatchedNanos - ex.runnableNanos);
+            target.link.start(ex);
         } else if (refuse != null) {
-            ex.discard();
-            refuse.execute(() -> ex.fail(503, "server shutting down", false));
+            ex.body.discard();
+            refuse.execute(() -> ex.response.fail(503, "server shutting down", false));
         }
-        recordUpstream(head);
-        return ex;
-    }
-
-    /** Retry-After for a shed request: the predicted wait rounded up to whole seconds, at least 1. */
-    static long retryAfterSeconds(double predictedWaitNanos) {
-        return Math.max(1, Math.min(3600, (long) Math.ceil(predictedWaitNanos / 1e9)));
-    }
-
-    private boolean isHealthCheck(String target) {
-        String path = healthPath;
-        if (path == null || !target.startsWith(path)) {
-            return false;
-        }
-        return target.length() == path.length() || target.charAt(path.length()) == '?';
     }
 
     /**
-     * The host's own answer to a health check: 200 while at least one slot is live, else 503; the body
-     * says what the host knows. No worker is involved and nothing is queued.
+     * The client went away. A waiting or held request is removed and never dispatched (counted as
+     * dropped); for a running one the caller tells its link. Any thread.
      */
-    private Exchange answerHealth(ResponseSink sink) {
-        Snapshot s = snapshot();
-        double wait = QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), metrics.cachedMeanSlotNanos());
-        String waitMs = Double.isNaN(wait) || Double.isInfinite(wait) ? "null" : Long.toString(Math.round(wait / 1e6));
-        boolean ok = s.live() > 0;
-        String json = "{\"status\":\"" + (ok ? "ok" : "no live slot") + "\",\"live_slots\":" + s.live()
-                + ",\"busy_slots\":" + s.busy() + ",\"queue_depth\":" + s.depth() + ",\"predicted_wait_ms\":" + waitMs
-                + "}\n";
-        HostAnswer answer = new HostAnswer(this, sink);
-        answer.send(ok ? 200 : 503, List.of(Map.entry("Content-Type", "application/json"),
-                Map.entry("Cache-Control", "no-store")), json);
-        return answer;
-    }
-
-    /**
-     * Upstream queue time: the wall clock at T2 minus the X-Request-Start the load balancer stamped, when
-     * it reads and lies within 0..1 hour (clock skew makes small negatives: those are dropped, not clamped).
-     */
-    private void recordUpstream(RequestHead head) {
-        String value = RequestStartHeader.find(head.headers());
-        if (value == null) {
-            return;
-        }
-        long wallAtT2 = metrics.epochNanosAt(head.headersParsedNanos());
-        long stamped = RequestStartHeader.epochNanos(value, wallAtT2);
-        if (stamped == RequestStartHeader.INVALID) {
-            return;
-        }
-        long upstream = wallAtT2 - stamped;
-        if (upstream >= 0 && upstream <= TimingHistogram.MAX_NANOS) {
-            metrics.upstream.record(upstream);
-        }
-    }
-
-    /** After the lock: records queue time T3 − T2b and sends {@code ex} to {@code link}. */
-    private void dispatch(QueuedExchange ex, WorkerLink link) {
-        metrics.queue.record(ex.dispatchedNanos - ex.runnableNanos);
-        link.start(ex);
-    }
-
-    /** A queued request is removed and never dispatched; a running one has its response discarded. */
-    void cancel(QueuedExchange ex) {
-        List<Assignment> assignments = null;
-        boolean dispatched = false;
+    Cancelled cancel(Ticket t) {
         lock.lock();
         try {
-            switch (ex.state) {
+            switch (t.state) {
                 case WAITING -> {
-                    runnable.remove(ex);
-                    depth--;
-                    dropped++;
-                    ex.state = QueuedExchange.State.CANCELLED;
-                    assignments = new ArrayList<>(1);
-                    promote(ex.connection, assignments);
+                    runnable.remove(t);
+                    promote(t.exchange.connection);
                 }
-                case HELD -> {
-                    lines.get(ex.connection).held.remove(ex);
-                    depth--;
-                    dropped++;
-                    ex.state = QueuedExchange.State.CANCELLED;
+                case HELD -> lines.get(t.exchange.connection).remove(t);
+                case DISPATCHED -> {
+                    return Cancelled.RUNNING;
                 }
-                case DISPATCHED -> dispatched = true;
                 default -> {
-                    return;
+                    return Cancelled.NONE;
                 }
             }
-            ex.cancelled = true;
+            t.state = State.CANCELLED;
+            setDepth(depth - 1);
+            dropped++;
+            signalIfDrained();
+            return Cancelled.REMOVED;
         } finally {
             lock.unlock();
         }
-        if (dispatched) {
-            ex.link.truncate(ex);
-        } else {
-            ex.discard();
-        }
-        startAll(assignments);
     }
 
-    /** A worker link said HELLO: it is a live slot and idle. Called on its event loop. */
-    void linkReady(WorkerLink link) {
-        List<Assignment> assignments = new ArrayList<>(1);
+    // --- links (WorkerLink.Listener) ----------------------------------------------------------------------
+
+    @Override
+    public Object ready(WorkerLink link) {
+        Slot slot;
+        Ticket next;
         int liveNow;
         lock.lock();
         try {
-            WorkerProcess process = processes.computeIfAbsent(link.hello.pid(),
-                    pid -> new WorkerProcess(pid, link.hello.workerIndex(), System.currentTimeMillis()));
-            link.process = process;
-            link.live = true;
+            WorkerCounts process = processes.computeIfAbsent(link.hello.pid(),
+                    pid -> new WorkerCounts(pid, link.hello.workerIndex(), System.currentTimeMillis()));
+            slot = new Slot(link, process);
             process.live++;
-            live++;
-            links.add(link);
-            makeIdle(link, assignments);
+            LIVE.setOpaque(this, live + 1);
+            slots.add(slot);
+            next = nextFor(slot);
             liveNow = live;
         } finally {
             lock.unlock();
         }
-        startAll(assignments);
+        if (next != null) {
+            metrics.queue.record(next.dispatchedNanos - next.exchange.runnableNanos);
+            link.start(next.exchange);
+        }
         liveLinksChanged.accept(liveNow);
+        return slot;
     }
 
-    /**
-     * The request on {@code link} is finished (both END_STREAMs). Returns true if the link is draining and
-     * should be closed now. Called on the link's event loop.
-     */
-    boolean linkFinished(WorkerLink link, QueuedExchange ex) {
-        List<Assignment> assignments = new ArrayList<>(1);
+    @Override
+    public QueuedExchange finished(Object token) {
+        Slot slot = (Slot) token;
+        Ticket done;
+        Ticket next = null;
         boolean close;
         lock.lock();
         try {
-            ex.state = QueuedExchange.State.DONE;
-            link.exchange = null;
+            done = slot.running;
+            done.state = State.DONE;
+            slot.running = null;
             busy--;
-            link.process.busy--;
-            link.completed++;
-            link.process.completed++;
+            slot.process.busy--;
+            slot.process.completed++;
             completed++;
-            close = link.draining;
+            close = slot.draining;
             if (!close) {
-                makeIdle(link, assignments);
+                next = nextFor(slot);
             }
+            signalIfDrained();
         } finally {
             lock.unlock();
         }
-        metrics.slot.record(System.nanoTime() - ex.dispatchedNanos);
-        startAll(assignments);
-        return close;
+        metrics.slot.record(clock.nanoTime() - done.dispatchedNanos);
+        if (close) {
+            slot.link.retire();
+            return null;
+        }
+        if (next == null) {
+            return null;
+        }
+        metrics.queue.record(next.dispatchedNanos - next.exchange.runnableNanos);
+        return next.exchange;
     }
 
-    /** The worker sent GOAWAY: dispatch nothing more to it. Returns true if it is idle (close it now). */
-    boolean linkDraining(WorkerLink link) {
+    @Override
+    public void draining(Object token) {
+        Slot slot = (Slot) token;
+        boolean idleNow;
         lock.lock();
         try {
-            link.draining = true;
-            if (link.idle) {
-                idle.remove(link);
-                link.idle = false;
-            }
-            return link.exchange == null;
+            slot.draining = true;
+            leaveIdle(slot);
+            idleNow = slot.running == null;
         } finally {
             lock.unlock();
         }
+        if (idleNow) {
+            slot.link.retire();
+        }
     }
 
-    /**
-     * The link's channel closed. Returns the exchange that was dispatched to it and not finished, or null;
-     * the caller answers its client. Called on the link's event loop.
-     */
-    QueuedExchange linkClosed(WorkerLink link) {
+    @Override
+    public QueuedExchange closed(Object token) {
+        Slot slot = (Slot) token;
         int liveNow;
-        QueuedExchange ex;
+        Ticket running;
         lock.lock();
         try {
-            if (!link.live) {
+            if (!slot.live) {
                 return null;
             }
-            link.live = false;
-            links.remove(link);
-            if (link.idle) {
-                idle.remove(link);
-                link.idle = false;
-            }
-            live--;
-            WorkerProcess process = link.process;
+            slot.live = false;
+            slots.remove(slot);
+            leaveIdle(slot);
+            LIVE.setOpaque(this, live - 1);
+            WorkerCounts process = slot.process;
             process.live--;
-            ex = link.exchange;
-            if (ex != null) {
-                link.exchange = null;
-                ex.state = QueuedExchange.State.DONE;
+            running = slot.running;
+            if (running != null) {
+                slot.running = null;
+                running.state = State.DONE;
                 busy--;
                 process.busy--;
             }
@@ -403,89 +328,70 @@ final class Dispatcher implements RequestQueue {
                 processes.remove(process.pid);
             }
             liveNow = live;
+            signalIfDrained();
         } finally {
             lock.unlock();
         }
         liveLinksChanged.accept(liveNow);
-        return ex;
+        return running == null ? null : running.exchange;
     }
 
-    /** Stops dispatching to every link (shutdown): the links are returned, idle ones first. */
-    List<WorkerLink> drainLinks() {
-        lock.lock();
-        try {
-            for (WorkerLink link : links) {
-                link.draining = true;
-                link.idle = false;
-            }
-            idle.clear();
-            return new ArrayList<>(links);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Removes every waiting and held request (shutdown timeout) and returns them; the caller answers them.
-     * They are not counted as dropped: the host gave up on them, not the client.
-     */
-    List<QueuedExchange> removeQueued() {
-        lock.lock();
-        try {
-            List<QueuedExchange> removed = new ArrayList<>(runnable);
-            for (ConnectionLine line : lines.values()) {
-                removed.addAll(line.held);
-            }
-            runnable.clear();
-            lines.clear();
-            depth = 0;
-            for (QueuedExchange ex : removed) {
-                ex.state = QueuedExchange.State.CANCELLED;
-            }
-            return removed;
-        } finally {
-            lock.unlock();
-        }
-    }
+    // --- shutdown and status ------------------------------------------------------------------------------
 
     /**
      * Graceful stop, after the listeners stopped accepting: waits until nothing waits and nothing runs, at
      * most {@code timeoutNanos}; then answers every queued request 503 (on {@code loop}) and closes every
-     * busy link, which answers its request 503 too. Either way no request is dispatched afterwards:
-     * a later submit is answered 503 at once.
-     * Blocks the calling thread (the launcher's); polls every 10 ms.
+     * busy link, which answers its request 503 too. Either way nothing is dispatched afterwards: a later
+     * request is answered 503 at once. Blocks the calling thread (the launcher's).
      *
      * @return true if everything finished within the timeout
      */
-    boolean drain(long timeoutNanos, java.util.concurrent.Executor loop) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (!isDrained() && System.nanoTime() - deadline < 0) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        boolean drained = isDrained();
+    boolean drain(long timeoutNanos, Executor loop) {
+        List<Ticket> queued = new ArrayList<>();
+        List<WorkerLink> busyLinks = new ArrayList<>();
+        boolean done;
         lock.lock();
         try {
+            long left = timeoutNanos;
+            drainWaiting = true;
+            while (!isDrainedLocked() && left > 0) {
+                left = drained.awaitNanos(left);
+            }
+            drainWaiting = false;
+            done = isDrainedLocked();
             closedLoop = loop;
+            queued.addAll(runnable);
+            for (ArrayDeque<Ticket> line : lines.values()) {
+                queued.addAll(line);
+            }
+            runnable.clear();
+            lines.clear();
+            setDepth(0);
+            // Not counted as dropped: the host gave up on them, not the client.
+            for (Ticket t : queued) {
+                t.state = State.CANCELLED;
+            }
+            for (Slot slot : slots) {
+                slot.draining = true;
+                leaveIdle(slot);
+                if (slot.running != null) {
+                    busyLinks.add(slot.link);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         } finally {
             lock.unlock();
         }
-        List<QueuedExchange> queued = removeQueued();
-        List<WorkerLink> all = drainLinks();
-        for (QueuedExchange ex : queued) {
-            ex.discard();
-            loop.execute(() -> ex.fail(503, "server shutting down", false));
+        for (Ticket t : queued) {
+            t.exchange.body.discard();
+            loop.execute(() -> t.exchange.response.fail(503, "server shutting down", false));
         }
-        for (WorkerLink link : all) {
-            if (link.exchange != null) {
-                link.close(503, "server shutting down");
-            }
+        for (WorkerLink link : busyLinks) {
+            link.close(503, "server shutting down");
         }
-        return drained;
+        return done;
     }
 
     /**
@@ -496,8 +402,8 @@ final class Dispatcher implements RequestQueue {
         lock.lock();
         try {
             int n = 0;
-            for (WorkerLink link : links) {
-                if (link.hello.generation() == generation && !link.draining) {
+            for (Slot slot : slots) {
+                if (slot.link.hello.generation() == generation && !slot.draining) {
                     n++;
                 }
             }
@@ -511,89 +417,90 @@ final class Dispatcher implements RequestQueue {
     boolean isDrained() {
         lock.lock();
         try {
-            return depth == 0 && busy == 0;
+            return isDrainedLocked();
         } finally {
             lock.unlock();
         }
     }
 
-    /** A consistent snapshot of the counters, for the control app and tests. */
+    /** A consistent snapshot of the counters, for the control app, the load signals and tests. */
     Snapshot snapshot() {
         lock.lock();
         try {
             List<ProcessStatus> status = new ArrayList<>(processes.size());
-            for (WorkerProcess p : processes.values()) {
+            for (WorkerCounts p : processes.values()) {
                 status.add(new ProcessStatus(p.pid, p.workerIndex, p.startedAtMillis, p.live, p.live - p.busy,
                         p.busy, p.completed));
             }
             status.sort((a, b) -> a.workerIndex != b.workerIndex
                     ? Long.compare(a.workerIndex, b.workerIndex) : Long.compare(a.pid, b.pid));
-            return new Snapshot(depth, busy, live, dropped, completed, status, shed);
+            return new Snapshot(depth, busy, live, dropped, completed, status);
         } finally {
             lock.unlock();
         }
     }
 
-    // --- under the lock ---------------------------------------------------------------------------------
+    // --- under the lock -----------------------------------------------------------------------------------
 
-    private void enqueue(QueuedExchange ex) {
-        ex.state = QueuedExchange.State.WAITING;
-        runnable.add(ex);
-        lines.put(ex.connection, new ConnectionLine());
-        depth++;
+    private boolean isDrainedLocked() {
+        return depth == 0 && busy == 0;
     }
 
-    private void assign(QueuedExchange ex, WorkerLink link) {
-        ex.state = QueuedExchange.State.DISPATCHED;
-        ex.dispatchedNanos = System.nanoTime();
-        ex.link = link;
-        link.exchange = ex;
+    private void signalIfDrained() {
+        if (drainWaiting && isDrainedLocked()) {
+            drained.signalAll();
+        }
+    }
+
+    private void setDepth(int value) {
+        DEPTH.setOpaque(this, value);
+    }
+
+    /** The oldest waiting request, assigned to {@code slot}; or null, and {@code slot} becomes idle. */
+    private Ticket nextFor(Slot slot) {
+        Ticket t = runnable.poll();
+        if (t == null) {
+            slot.idle = true;
+            idle.add(slot);
+            IDLE_COUNT.setOpaque(this, idleCount + 1);
+            return null;
+        }
+        setDepth(depth - 1);
+        assign(t, slot);
+        promote(t.exchange.connection);
+        return t;
+    }
+
+    private void assign(Ticket t, Slot slot) {
+        t.state = State.DISPATCHED;
+        t.dispatchedNanos = clock.nanoTime();
+        t.link = slot.link;
+        slot.running = t;
         busy++;
-        link.process.busy++;
+        slot.process.busy++;
     }
 
-    private void makeIdle(WorkerLink link, List<Assignment> assignments) {
-        link.idle = true;
-        idle.add(link);
-        while (!runnable.isEmpty() && !idle.isEmpty()) {
-            QueuedExchange ex = runnable.poll();
-            depth--;
-            WorkerLink target = takeIdle();
-            assign(ex, target);
-            assignments.add(new Assignment(ex, target));
-            promote(ex.connection, assignments);
-        }
-    }
-
-    /** The connection's waiting request left the FIFO: its next held request, if any, takes its place. */
-    private void promote(Object connection, List<Assignment> assignments) {
-        ConnectionLine line = lines.remove(connection);
-        if (line == null || line.held.isEmpty()) {
+    /**
+     * The connection's waiting request left the FIFO: its next held request, if any, takes its place at the
+     * tail. (No link is idle here: the FIFO was not empty.)
+     */
+    private void promote(Object connection) {
+        ArrayDeque<Ticket> line = lines.remove(connection);
+        if (line == null || line.isEmpty()) {
             return;
         }
-        QueuedExchange next = line.held.poll();
-        WorkerLink target = takeIdle();
-        if (target != null) {
-            depth--;
-            assign(next, target);
-            assignments.add(new Assignment(next, target));
-            if (!line.held.isEmpty()) {
-                lines.put(connection, line);
-                promote(connection, assignments);
-            }
-            return;
-        }
-        next.state = QueuedExchange.State.WAITING;
+        Ticket next = line.poll();
+        next.state = State.WAITING;
         runnable.add(next);
         lines.put(connection, line);
     }
 
-    private WorkerLink takeIdle() {
-        WorkerLink best = null;
-        for (WorkerLink link : idle) {
-            if (best == null || link.process.busy < best.process.busy) {
-                best = link;
-                if (link.process.busy == 0) {
+    private Slot takeIdle() {
+        Slot best = null;
+        for (Slot slot : idle) {
+            if (best == null || slot.process.busy < best.process.busy) {
+                best = slot;
+                if (slot.process.busy == 0) {
                     break;
                 }
             }
@@ -605,24 +512,79 @@ final class Dispatcher implements RequestQueue {
                 idle.remove(best);
             }
             best.idle = false;
+            IDLE_COUNT.setOpaque(this, idleCount - 1);
         }
         return best;
     }
 
-    private void startAll(List<Assignment> assignments) {
-        if (assignments != null) {
-            for (Assignment a : assignments) {
-                dispatch(a.exchange, a.link);
-            }
+    private void leaveIdle(Slot slot) {
+        if (slot.idle) {
+            idle.remove(slot);
+            slot.idle = false;
+            IDLE_COUNT.setOpaque(this, idleCount - 1);
         }
     }
 
-    /** Requests of one client connection held behind its one waiting request. */
-    private static final class ConnectionLine {
-        final ArrayDeque<QueuedExchange> held = new ArrayDeque<>(2);
+    // --- the dispatcher's own records ---------------------------------------------------------------------
+
+    /**
+     * The queue's record of one request: where it stands, on which link it runs and when it was dispatched.
+     * Made by the exchange (one each); every field but the final ones is written under the dispatcher's lock.
+     */
+    static final class Ticket {
+        final QueuedExchange exchange;
+        private State state = State.NEW;
+        /** T3, ns; 0 before dispatch. Read after dispatch only (the link's start and later). */
+        private long dispatchedNanos;
+        /** The link it runs on, set once at dispatch; read without the lock by the exchange. */
+        private volatile WorkerLink link;
+
+        Ticket(QueuedExchange exchange) {
+            this.exchange = exchange;
+        }
+
+        /** T3, ns: when the request was assigned to a link; 0 before. Valid once the link has it. */
+        long dispatchedNanos() {
+            return dispatchedNanos;
+        }
+
+        /** The link it was dispatched to, or null before dispatch. Any thread. */
+        WorkerLink link() {
+            return link;
+        }
     }
 
-    private record Assignment(QueuedExchange exchange, WorkerLink link) {
+    /** The queue's record of one worker link, from its HELLO until it closes. */
+    private static final class Slot {
+        final WorkerLink link;
+        final WorkerCounts process;
+        boolean idle;
+        boolean live = true;
+        /** Nothing more is dispatched to it (the worker sent GOAWAY, or the host is shutting down). */
+        boolean draining;
+        Ticket running;
+
+        Slot(WorkerLink link, WorkerCounts process) {
+            this.link = link;
+            this.process = process;
+        }
+    }
+
+    /** The queue's count of one worker process's links (grouped by the pid in their HELLO). */
+    private static final class WorkerCounts {
+        final long pid;
+        final long workerIndex;
+        /** Wall-clock ms when its first link said HELLO. */
+        final long startedAtMillis;
+        int live;
+        int busy;
+        long completed;
+
+        WorkerCounts(long pid, long workerIndex, long startedAtMillis) {
+            this.pid = pid;
+            this.workerIndex = workerIndex;
+            this.startedAtMillis = startedAtMillis;
+        }
     }
 
     /** Per worker process: live, idle and busy links, requests completed on them. */
@@ -636,9 +598,7 @@ final class Dispatcher implements RequestQueue {
      * @param live      links said HELLO and not closed
      * @param dropped   requests cancelled by their client before dispatch
      * @param completed requests finished on a link
-     * @param shed      requests answered 503 at submit because their predicted wait exceeded the limit
      */
-    record Snapshot(int depth, int busy, int live, long dropped, long completed, List<ProcessStatus> processes,
-                    long shed) {
+    record Snapshot(int depth, int busy, int live, long dropped, long completed, List<ProcessStatus> processes) {
     }
 }

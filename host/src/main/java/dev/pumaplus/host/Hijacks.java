@@ -32,10 +32,11 @@ final class Hijacks {
     static final long WAIT_SECONDS = 10;
 
     /**
-     * An announced hijack: the exchange, and for a partial hijack the head to write first (status 0 and no
-     * headers for a full hijack).
+     * An announced hijack: the exchange, the link that runs it, and for a partial hijack the head to write
+     * first (status 0 and no headers for a full hijack).
      */
-    record Offer(QueuedExchange exchange, int status, List<Map.Entry<String, String>> headers, int version) {
+    record Offer(QueuedExchange exchange, WorkerLink link, int status, List<Map.Entry<String, String>> headers,
+                 int version) {
     }
 
     private final Map<Long, Offer> offers = new HashMap<>();
@@ -50,9 +51,10 @@ final class Hijacks {
         }
         // Only a partial hijack can be left waiting here: a full one's connection comes before the worker's
         // RESPONSE_HEAD, and withdraw() ends the offer then.
-        offer.exchange().link.channel.eventLoop().schedule(() -> {
-            if (withdraw(requestId, offer) && !offer.exchange().cancelled) {
-                offer.exchange().fail(502, "the worker's hijack connection never came", false);
+        offer.link().channel.eventLoop().schedule(() -> {
+            ResponseRecord response = offer.exchange().response;
+            if (withdraw(requestId, offer) && !response.cancelled()) {
+                response.fail(502, "the worker's hijack connection never came", false);
             }
         }, WAIT_SECONDS, TimeUnit.SECONDS);
     }
@@ -116,17 +118,17 @@ final class Hijacks {
      */
     private static void commit(Offer offer, Channel channel) {
         channel.eventLoop().execute(() -> {
-            QueuedExchange ex = offer.exchange();
-            if (ex.cancelled || !channel.isActive()) {
+            ResponseRecord response = offer.exchange().response;
+            if (response.cancelled() || !channel.isActive()) {
                 refuse(channel, "the client went away");
                 return;
             }
-            ex.hijacked = true;
+            response.hijack();
             ChannelPipeline pipeline = channel.pipeline();
             while (pipeline.last() != null) {
                 pipeline.removeLast();
             }
-            Frame frame = new Welcome(offer.version(), ex.link.id).toFrame(channel.alloc());
+            Frame frame = new Welcome(offer.version(), offer.link().id).toFrame(channel.alloc());
             ByteBuf welcomeBytes = channel.alloc().buffer(Frame.HEADER_LENGTH + Welcome.LENGTH);
             FrameEncoder.writeFrame(frame, welcomeBytes);
             frame.release();
@@ -141,10 +143,10 @@ final class Hijacks {
                     welcomeBytes.release();
                 }
             });
-            if (!ex.sink.hijack(offer.status(), offer.headers(), channel, welcome)) {
+            if (!response.sink().hijack(offer.status(), offer.headers(), channel, welcome)) {
                 channel.close();
                 if (offer.status() != 0) {
-                    ex.fail(502, "the protocol does not offer hijacking", false);
+                    response.fail(502, "the protocol does not offer hijacking", false);
                 }
             }
         });

@@ -1,6 +1,6 @@
 /*
- * A response the host writes itself, without a worker: the answer to a health check path the host
- * answers (queue step of the request path, never dispatched) and the body of a shed request's 503.
+ * A response the host writes itself, without a worker (admission step, never queued): the answer to a
+ * health check the host answers and the body of a shed request's 503.
  */
 package dev.pumaplus.host;
 
@@ -14,26 +14,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The {@link Exchange} of a request the host answered at submit: there is no body to stream (chunks are
- * released), nothing to resume or cancel. Its status is counted like any response. Thread-safe.
+ * {@link #write} puts a whole text response into a sink. {@link #DONE} is the {@link Exchange} of a request
+ * answered that way: nothing is left to stream, resume or cancel (body chunks are released). Thread-safe.
  */
-final class HostAnswer implements Exchange {
+enum HostAnswer implements Exchange {
 
-    private final Dispatcher dispatcher;
-    private final ResponseSink sink;
+    DONE;
 
-    HostAnswer(Dispatcher dispatcher, ResponseSink sink) {
-        this.dispatcher = dispatcher;
-        this.sink = sink;
-    }
-
-    /** Counts {@code status} and writes the response to the sink (which hops to its own loop). */
-    void send(int status, List<Map.Entry<String, String>> headers, String text) {
-        dispatcher.metrics().countStatus(status);
-        write(sink, status, headers, text);
-    }
-
-    /** A complete response: {@code headers} plus Content-Length, then {@code text} as UTF-8. */
+    /** A complete response: {@code headers} plus Content-Length, then {@code text} as UTF-8. Any thread. */
     static void write(ResponseSink sink, int status, List<Map.Entry<String, String>> headers, String text) {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         List<Map.Entry<String, String>> all = new ArrayList<>(headers.size() + 2);
@@ -42,9 +30,8 @@ final class HostAnswer implements Exchange {
             all.add(Map.entry("Content-Type", "text/plain; charset=utf-8"));
         }
         all.add(Map.entry("Content-Length", Integer.toString(bytes.length)));
-        ByteBuf body = Unpooled.wrappedBuffer(bytes);
         sink.head(status, all, false);
-        sink.body(body, true);
+        sink.body(Unpooled.wrappedBuffer(bytes), true);
     }
 
     @Override
@@ -53,14 +40,17 @@ final class HostAnswer implements Exchange {
         return true;
     }
 
+    /** Nothing is paused: the whole answer went to the sink at once. */
     @Override
     public void resumeResponse() {
     }
 
+    /** Nothing to cancel: the answer is written. */
     @Override
     public void cancel() {
     }
 
+    /** Not timed: no worker was involved, so there is no total time to record. */
     @Override
     public void responseSent(long flushedNanos) {
     }

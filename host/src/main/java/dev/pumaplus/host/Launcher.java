@@ -75,6 +75,8 @@ public final class Launcher {
     private Path privateDir;
     private HostTransport transport;
     private Dispatcher dispatcher;
+    private Admission admission;
+    private RequestReporting reporting;
     private LinkServer linkServer;
     private EmbeddedFelix felix;
     /** Set once in boot; read by signal handlers and the shutdown hook. */
@@ -165,15 +167,17 @@ public final class Launcher {
         Files.setPosixFilePermissions(privateDir, PosixFilePermissions.fromString("rwx------"));
 
         transport = HostTransport.select();
-        dispatcher = new Dispatcher(PooledByteBufAllocator.DEFAULT);
+        dispatcher = new Dispatcher(NanoClock.SYSTEM);
+        reporting = new RequestReporting(dispatcher.metrics());
+        admission = new Admission(dispatcher, PooledByteBufAllocator.DEFAULT, reporting);
         ReadyLine ready = new ReadyLine(() -> dispatcher.snapshot().live());
         dispatcher.onLiveLinksChanged(live -> ready.linksChanged());
-        dispatcher.metrics().start(transport.group.next(), dispatcher::submitted);
+        dispatcher.metrics().start(transport.group.next(), admission::submitted);
         Path socket = privateDir.resolve("link.sock");
         generations = new Generations(new ShepherdCommand(ruby, gem, userArgs, socket), dispatcher::liveLinks, stop,
                 generationEvents());
         // Each CONFIG goes to the generation its HELLO names (hot restart: two shepherds at once).
-        linkServer = new LinkServer(transport, dispatcher, generations::configured);
+        linkServer = new LinkServer(transport, dispatcher, reporting, generations::configured);
         linkServer.bind(socket);
 
         felix = EmbeddedFelix.start(privateDir.resolve("felix"), systemPackages());
@@ -195,14 +199,14 @@ public final class Launcher {
         config = settings.host();
         files = ProcessFiles.open(config);
         log.setFormatter(config.logFormat());
-        configureDispatcher(config);
+        configureRequests(config);
         LOG.log(Level.INFO, "host pid " + ProcessHandle.current().pid() + ", Java " + Runtime.version().feature()
                 + ", " + transport.name + " transport; shepherd generation 1");
         LOG.log(Level.INFO, "environment " + config.environment() + ", " + plural(config.workers(), "worker") + " x "
                 + plural(config.threads(), "thread") + " = " + plural(config.slots(), "slot"));
 
         felix.context().registerService(HostSettings.class, settings, null);
-        felix.context().registerService(RequestQueue.class, dispatcher, null);
+        felix.context().registerService(RequestQueue.class, admission, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
         felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher,
                 generations::scaleWorkers, generations::scaleExtraSlots, config.threads(), config.workers()), null);
@@ -245,7 +249,7 @@ public final class Launcher {
         return new Generations.Listener() {
             @Override
             public void serving(int number, HostConfig fresh) {
-                configureDispatcher(fresh);
+                configureRequests(fresh);
                 ControlApp app = controlApp;
                 if (app != null) {
                     app.generation(number, fresh.workers(), fresh.threads());
@@ -277,19 +281,19 @@ public final class Launcher {
      * The current generation's per-request settings: server timing, the request log (log_requests, already
      * false when quiet), shedding (shed_wait_limit_ms) and the health check path (docs/CONTROL.md).
      */
-    private void configureDispatcher(HostConfig c) {
-        dispatcher.serverTiming(c.serverTiming());
+    private void configureRequests(HostConfig c) {
+        reporting.serverTiming(c.serverTiming());
         if (c.logRequests()) {
             if (requestLog == null) {
                 requestLog = new RequestLog();
             }
-            dispatcher.requestLog(requestLog);
+            reporting.requestLog(requestLog);
         } else {
-            dispatcher.requestLog(null);
+            reporting.requestLog(null);
         }
-        dispatcher.shedding(c.shedWaitLimitMs() == null ? Double.POSITIVE_INFINITY : c.shedWaitLimitMs() * 1e6);
+        admission.shedding(c.shedWaitLimitMs() == null ? Double.POSITIVE_INFINITY : c.shedWaitLimitMs() * 1e6);
         String healthPath = c.healthCheckPath();
-        dispatcher.healthCheck(healthPath == null || healthPath.isEmpty() ? null : healthPath, c.hostAnswersHealthCheck());
+        admission.healthCheck(healthPath == null || healthPath.isEmpty() ? null : healthPath, c.hostAnswersHealthCheck());
     }
 
     private void shutdown() {

@@ -53,9 +53,7 @@ final class LinkHandshake extends SimpleChannelInboundHandler<Frame> {
         long id = server.nextLinkId();
         ctx.writeAndFlush(new Welcome(Protocol.VERSION, id).toFrame(ctx.alloc()));
         if (hello.role() == Hello.ROLE_WORKER) {
-            WorkerLink link = new WorkerLink(id, ctx.channel(), hello, server.dispatcher(), server.hijacks());
-            ctx.pipeline().replace(this, "worker", link);
-            server.dispatcher().linkReady(link);
+            ctx.pipeline().replace(this, "worker", server.workerLink(id, ctx.channel(), hello)); // joins the queue
         } else {
             ctx.pipeline().replace(this, "shepherd", new ShepherdLink(hello, server.shepherdListener()));
         }

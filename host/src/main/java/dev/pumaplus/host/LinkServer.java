@@ -1,12 +1,13 @@
 /*
  * The host's end of the worker link socket (link.sock): accepts the shepherd's and every worker thread's
- * connection, runs the HELLO/WELCOME handshake and hands worker links to the Dispatcher.
+ * connection, runs the HELLO/WELCOME handshake and makes worker links, which join the Dispatcher.
  */
 package dev.pumaplus.host;
 
 import dev.pumaplus.wire.FrameDecoder;
 import dev.pumaplus.wire.FrameEncoder;
 import dev.pumaplus.wire.Goaway;
+import dev.pumaplus.wire.Hello;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -32,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class LinkServer {
 
     private final HostTransport transport;
-    private final Dispatcher dispatcher;
+    private final WorkerLink.Listener queue;
+    private final RequestReporting reporting;
     private final ShepherdLink.Listener shepherdListener;
     private final AtomicLong linkIds = new AtomicLong();
     private final Hijacks hijacks = new Hijacks();
@@ -40,9 +42,15 @@ final class LinkServer {
     private Channel server;
     private Path path;
 
-    LinkServer(HostTransport transport, Dispatcher dispatcher, ShepherdLink.Listener shepherdListener) {
+    /**
+     * @param queue     what every worker link serves and reports to (the dispatcher)
+     * @param reporting the response timing settings every worker link is given
+     */
+    LinkServer(HostTransport transport, WorkerLink.Listener queue, RequestReporting reporting,
+               ShepherdLink.Listener shepherdListener) {
         this.transport = transport;
-        this.dispatcher = dispatcher;
+        this.queue = queue;
+        this.reporting = reporting;
         this.shepherdListener = shepherdListener;
     }
 
@@ -75,8 +83,9 @@ final class LinkServer {
         return path;
     }
 
-    Dispatcher dispatcher() {
-        return dispatcher;
+    /** A worker link (role 0) that said {@code hello} on {@code channel}, with link id {@code id}. */
+    WorkerLink workerLink(long id, Channel channel, Hello hello) {
+        return new WorkerLink(id, channel, hello, queue, reporting, hijacks);
     }
 
     Hijacks hijacks() {

@@ -80,7 +80,7 @@ final class PrometheusExposition {
         out.append("puma_plus_requests_dropped_total ").append(slots.dropped()).append('\n');
         out.append("# HELP puma_plus_requests_shed_total Requests answered 503 at once: predicted wait over the limit.\n");
         out.append("# TYPE puma_plus_requests_shed_total counter\n");
-        out.append("puma_plus_requests_shed_total ").append(slots.shed()).append('\n');
+        out.append("puma_plus_requests_shed_total ").append(metrics.shed()).append('\n');
         return out.toString();
     }
 

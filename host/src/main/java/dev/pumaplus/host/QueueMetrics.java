@@ -39,7 +39,7 @@ import io.netty.util.concurrent.EventExecutor;
  * a slot is idle, else (L + 1) · S_slot / c with L the queue depth, c the live slots and S_slot the mean slot
  * time of the last 10 s (else 60 s, else since start).
  *
- * <p>Threading: the recording methods ({@code record} on the histograms, {@link #countStatus},
+ * <p>Threading: the recording methods ({@code record} on the histograms, {@link #countStatus}, {@link #countShed},
  * {@link #epochOffsetNanos}) are wait-free and allocation-free, for any thread. {@link #tick} and the
  * readers synchronize on this object; they allocate little and run once a second or per scrape.
  */
@@ -59,6 +59,8 @@ final class QueueMetrics {
 
     /** Responses by status class: index 0 = 1xx ... 4 = 5xx. */
     private final LongAdder[] statusClasses = new LongAdder[5];
+    /** Requests shed at admission (answered 503 at once: predicted wait over the limit). */
+    private final LongAdder shed = new LongAdder();
 
     /** S_slot as of the last tick (see {@link #cachedMeanSlotNanos()}). */
     private volatile double cachedMeanSlotNanos = Double.NaN;
@@ -87,6 +89,16 @@ final class QueueMetrics {
     void countStatus(int status) {
         int index = Math.max(0, Math.min(4, status / 100 - 1));
         statusClasses[index].increment();
+    }
+
+    /** Counts one request shed at admission (its 503 is counted by {@link #countStatus} too). */
+    void countShed() {
+        shed.increment();
+    }
+
+    /** Requests shed since start. */
+    long shed() {
+        return shed.sum();
     }
 
     /** Responses counted for status class {@code digit}xx (1..5). */

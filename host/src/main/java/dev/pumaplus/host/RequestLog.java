@@ -5,6 +5,7 @@
  */
 package dev.pumaplus.host;
 
+import dev.pumaplus.wire.ResponseHead;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -46,10 +47,13 @@ final class RequestLog {
         String target = EnvEncoder.pathAndQuery(ex.head.target());
         int q = target.indexOf('?');
         String path = q < 0 ? target : target.substring(0, q);
-        return "puma-plus: request id=" + ex.requestId + " " + ex.head.method() + " " + path + " " + ex.status
-                + " t1=" + ex.head.firstByteNanos() + " t2=" + ex.head.headersParsedNanos()
-                + " t2b=" + ex.runnableNanos + " t3=" + ex.dispatchedNanos + " t4=" + ex.appCalledNanos
-                + " t5=" + ex.appReturnedNanos + " t6=" + t6 + " body_read=" + ex.bodyReadNanos;
+        ResponseHead worker = ex.response.workerHead(); // null for a request the worker never answered
+        return "puma-plus: request id=" + ex.requestId + " " + ex.head.method() + " " + path + " "
+                + ex.response.status() + " t1=" + ex.head.firstByteNanos() + " t2=" + ex.head.headersParsedNanos()
+                + " t2b=" + ex.runnableNanos + " t3=" + ex.dispatchedNanos()
+                + " t4=" + (worker == null ? 0 : worker.appCalledNanos())
+                + " t5=" + (worker == null ? 0 : worker.appReturnedNanos()) + " t6=" + t6
+                + " body_read=" + (worker == null ? 0 : worker.bodyReadNanos());
     }
 
     private void print() {

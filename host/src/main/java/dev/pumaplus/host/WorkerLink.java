@@ -1,7 +1,7 @@
 /*
  * One worker thread's connection to the host, after its HELLO: the dispatch end of the request path. It
  * writes a dispatched request (REQUEST, BODY frames) to the worker and forwards the worker's response frames
- * to the protocol bundle's ResponseSink.
+ * to the protocol bundle's ResponseSink; it reports to the queue only through its Listener.
  */
 package dev.pumaplus.host;
 
@@ -27,7 +27,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -35,8 +35,8 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * The pipeline handler and state of one worker link (docs/PROTOCOL.md, "State machine": IDLE ⇄ BUSY).
  * The link is BUSY from dispatch until the host has sent its request END_STREAM <em>and</em> the worker its
- * response END_STREAM or RESPONSE_ABORT; then it tells the {@link Dispatcher}, which makes it IDLE again or
- * hands it the oldest waiting request at once.
+ * response END_STREAM or RESPONSE_ABORT; then it tells its {@link Listener} (the {@link Dispatcher}), which
+ * makes it IDLE again or hands it the oldest waiting request, which the link starts at once.
  *
  * <p>Response backpressure: when the sink's {@code body} returns false, the link stops reading (autoRead
  * off) until the exchange's {@link QueuedExchange#resumeResponse()}; the worker then blocks in its socket
@@ -59,29 +59,45 @@ import java.util.concurrent.RejectedExecutionException;
  * and never forwarded); RESPONSE_FILE opens the named file and hands the sink a file region, or reads it
  * into {@code body} pieces ({@link FileFeeder}) for a sink that takes no files.
  *
- * <p>Threading: fields marked "lock" are guarded by the dispatcher's lock; the response progress fields
- * are confined to {@link #channel}'s event loop, where all frames are written and read.
+ * <p>Calls go one way: the exchange and the queue call this link; the link reads the exchange's parts (its
+ * {@link PendingBody}, its {@link ResponseRecord}) and reports events to the sink and to its listener.
+ *
+ * <p>Threading: the methods called from other threads ({@link #start}, {@link #sendBody}, {@link #cancel},
+ * {@link #resumeResponse}, {@link #close}) hand their work to {@link #channel}'s event loop; everything
+ * else, the request and response progress included, is confined to that loop.
  */
 final class WorkerLink extends ChannelInboundHandlerAdapter {
+
+    private static final System.Logger LOG = System.getLogger(WorkerLink.class.getName());
+
+    /**
+     * What a worker link reports to the queue, on the link's event loop. The queue answers with the next
+     * request to run where there is one; it may also {@link #start} a request on the link or
+     * {@link #retire} it itself.
+     */
+    interface Listener {
+
+        /** The link said HELLO and joined the pipeline: it is a live slot and idle. Returns its token. */
+        Object ready(WorkerLink link);
+
+        /** The link's request is finished (both END_STREAMs): returns the next request to run, or null. */
+        QueuedExchange finished(Object token);
+
+        /** The worker sent GOAWAY: dispatch nothing more to the link (retired now if idle). */
+        void draining(Object token);
+
+        /** The link's channel closed: returns the request it was running, or null; the link answers it. */
+        QueuedExchange closed(Object token);
+    }
 
     final long id;
     final Channel channel;
     final Hello hello;
-    private final Dispatcher dispatcher;
+    private final Listener listener;
+    private final RequestReporting reporting;
     private final Hijacks hijacks;
-
-    /** lock: the process this link belongs to. */
-    WorkerProcess process;
-    /** lock (written), any thread (read): the exchange dispatched to this link, null when IDLE. */
-    volatile QueuedExchange exchange;
-    /** lock: requests completed on this link. */
-    long completed;
-    /** lock: in the dispatcher's idle deque. */
-    boolean idle;
-    /** lock: the link counts as a live slot (between ready and closed). */
-    boolean live;
-    /** lock: no new request may be dispatched (worker sent GOAWAY, or host shutdown). */
-    boolean draining;
+    /** The listener's token for this link, from {@link Listener#ready}. Event loop. */
+    private Object token;
 
     /** What a request cut short by the link closing is answered with. */
     private volatile int failStatus = 502;
@@ -89,6 +105,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     // event loop only
     private QueuedExchange current;
+    /** Request body chunks taken from the current exchange, on their way into BODY frames. */
+    private final ArrayDeque<ByteBuf> outgoing = new ArrayDeque<>(4);
     private boolean requestEndSent;
     private boolean headForwarded;
     private boolean responseEnded;
@@ -99,22 +117,29 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     /** The current request's full hijack was announced (HIJACK), and its offer, until claimed or withdrawn. */
     private Hijacks.Offer hijackOffer;
 
-    WorkerLink(long id, Channel channel, Hello hello, Dispatcher dispatcher) {
-        this(id, channel, hello, dispatcher, new Hijacks());
-    }
-
-    /** @param hijacks where HIJACK / HIJACK_HEAD announcements meet the worker's hijack connections */
-    WorkerLink(long id, Channel channel, Hello hello, Dispatcher dispatcher, Hijacks hijacks) {
+    /**
+     * @param listener  the queue this link serves
+     * @param reporting where response timing goes, and whether heads get a Server-Timing header
+     * @param hijacks   where HIJACK / HIJACK_HEAD announcements meet the worker's hijack connections
+     */
+    WorkerLink(long id, Channel channel, Hello hello, Listener listener, RequestReporting reporting,
+               Hijacks hijacks) {
         this.id = id;
         this.channel = channel;
         this.hello = hello;
-        this.dispatcher = dispatcher;
+        this.listener = listener;
+        this.reporting = reporting;
         this.hijacks = hijacks;
     }
 
-    /** Sends {@code ex} to the worker; called by the dispatcher after assigning it. Any thread. */
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        token = listener.ready(this);
+    }
+
+    /** Sends {@code ex} to the worker; called by the queue after assigning it. Any thread. */
     void start(QueuedExchange ex) {
-        channel.eventLoop().execute(() -> doStart(ex));
+        channel.eventLoop().execute(() -> run(ex));
     }
 
     /** Closes the link; a running request is answered with {@code status} (e.g. 503 on shutdown). */
@@ -124,12 +149,22 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         channel.close();
     }
 
-    private void doStart(QueuedExchange ex) {
-        ByteBuf env = ex.takeEnv();
+    /** Closes the link, which runs nothing and will be given nothing more (it is draining). */
+    void retire() {
+        channel.close();
+    }
+
+    /** Whether the worker's socket takes more request body now. Any thread. */
+    boolean writable() {
+        return channel.isWritable();
+    }
+
+    private void run(QueuedExchange ex) {
+        ByteBuf env = ex.body.takeEnv();
         if (env == null) {
             return; // failed or discarded before it reached the loop
         }
-        if (!channel.isActive() || ex != exchange) {
+        if (!channel.isActive()) {
             env.release();
             return; // channelInactive answers the client
         }
@@ -139,54 +174,64 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         responseEnded = false;
         hijackOffer = null;
         resumeReading(); // never paused here (finish resumed); kept so a new exchange always starts reading
-        QueuedExchange.BodyChunks body = ex.takeBody();
-        boolean endNow = body.end() && body.chunks().isEmpty();
+        boolean end = ex.body.takeInto(outgoing);
+        boolean endNow = end && outgoing.isEmpty();
         channel.write(Request.frame(channel.alloc(), ex.head.headersParsedNanos(), ex.runnableNanos,
-                ex.dispatchedNanos, env, endNow));
+                ex.dispatchedNanos(), env, endNow));
         if (endNow) {
             requestEndSent = true;
         } else {
-            writeBodyFrames(body);
+            writeBodyFrames(end);
         }
         channel.flush();
         afterProgress(ex);
     }
 
-    /** Writes request body that arrived after dispatch. Event loop; scheduled by the exchange. */
+    /** Asks for the request body that arrived after dispatch to be written. Any thread; acts on the loop. */
     void sendBody(QueuedExchange ex) {
-        QueuedExchange.BodyChunks body = ex.takeBody();
+        onLoop(() -> drainBody(ex));
+    }
+
+    private void drainBody(QueuedExchange ex) {
+        boolean end = ex.body.takeInto(outgoing);
         if (ex != current || requestEndSent || !channel.isActive()) {
-            body.chunks().forEach(ByteBuf::release);
+            for (ByteBuf chunk; (chunk = outgoing.poll()) != null; ) {
+                chunk.release();
+            }
             return;
         }
-        writeBodyFrames(body);
+        writeBodyFrames(end);
         channel.flush();
         afterProgress(ex);
     }
 
-    private void writeBodyFrames(QueuedExchange.BodyChunks body) {
-        List<ByteBuf> pieces = new ArrayList<>(body.chunks().size() + 1);
-        for (ByteBuf chunk : body.chunks()) {
+    /** Writes {@link #outgoing} as BODY frames of at most MAX_PAYLOAD; the last carries {@code end}. */
+    private void writeBodyFrames(boolean end) {
+        ByteBuf held = null; // one piece is held back so that the last one can carry END_STREAM
+        for (ByteBuf chunk; (chunk = outgoing.poll()) != null; ) {
             while (chunk.readableBytes() > Frame.MAX_PAYLOAD) {
-                pieces.add(chunk.readRetainedSlice(Frame.MAX_PAYLOAD));
+                held = writeBefore(held, chunk.readRetainedSlice(Frame.MAX_PAYLOAD));
             }
             if (chunk.isReadable()) {
-                pieces.add(chunk);
+                held = writeBefore(held, chunk);
             } else {
                 chunk.release();
             }
         }
-        if (pieces.isEmpty()) {
-            if (body.end()) {
-                channel.write(Frame.empty(FrameType.BODY, true));
-                requestEndSent = true;
-            }
-            return;
+        if (held != null) {
+            channel.write(Frame.of(FrameType.BODY, end, held));
+        } else if (end) {
+            channel.write(Frame.empty(FrameType.BODY, true));
         }
-        for (int i = 0; i < pieces.size(); i++) {
-            channel.write(Frame.of(FrameType.BODY, body.end() && i == pieces.size() - 1, pieces.get(i)));
+        requestEndSent = end;
+    }
+
+    /** Writes {@code held} (when there is one) as a BODY frame that is not the last; returns {@code next}. */
+    private ByteBuf writeBefore(ByteBuf held, ByteBuf next) {
+        if (held != null) {
+            channel.write(Frame.of(FrameType.BODY, false, held));
         }
-        requestEndSent = body.end();
+        return next;
     }
 
     private void afterProgress(QueuedExchange ex) {
@@ -195,32 +240,23 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
         if (requestEndSent && responseEnded) {
             finish();
-        } else if (ex.takeResume(channel.isWritable()) && !ex.cancelled) {
-            ex.sink.resumeRequestBody();
+        } else if (ex.body.takeResume(channel.isWritable()) && !ex.response.cancelled()) {
+            ex.response.sink().resumeRequestBody();
         }
     }
 
     /**
-     * The client went away after dispatch: end the request body early, and read the response again if the
-     * sink had paused it, so the worker's remaining frames drain (discarded) and the link can become idle.
-     * Any thread.
+     * The client went away after dispatch: read the response again if the sink had paused it, so the
+     * worker's remaining frames drain (discarded) and the link can become idle; with {@code drainBody},
+     * send the end of the request body, which the exchange cut short. Any thread.
      */
-    void truncate(QueuedExchange ex) {
-        boolean drainBody = ex.truncateBody();
-        try {
-            channel.eventLoop().execute(() -> {
-                if (feeder != null && feeder.exchange == ex) {
-                    feeder.pump(); // cancelled: closes the file and ends the response
-                } else if (ex == current) {
-                    resumeReading();
-                }
-                if (drainBody) {
-                    sendBody(ex);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            // the host's loops are gone (shutdown): so is the link, and nothing is left to drain
-        }
+    void cancel(QueuedExchange ex, boolean drainBody) {
+        onLoop(() -> {
+            resumeFor(ex);
+            if (drainBody) {
+                drainBody(ex);
+            }
+        });
     }
 
     /**
@@ -229,16 +265,26 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
      * acted on (the sink may resume before that call returns).
      */
     void resumeResponse(QueuedExchange ex) {
+        onLoop(() -> resumeFor(ex));
+    }
+
+    /** Goes on with {@code ex}'s response if it is the one paused here (a file being fed, or reading). */
+    private void resumeFor(QueuedExchange ex) {
+        if (ex != current) {
+            return; // finished meanwhile: a late resume or cancel must not touch the next exchange
+        }
+        if (feeder != null) {
+            feeder.pump();
+        } else {
+            resumeReading();
+        }
+    }
+
+    private void onLoop(Runnable task) {
         try {
-            channel.eventLoop().execute(() -> {
-                if (feeder != null && feeder.exchange == ex) {
-                    feeder.pump();
-                } else if (ex == current) {
-                    resumeReading();
-                }
-            });
+            channel.eventLoop().execute(task);
         } catch (RejectedExecutionException e) {
-            // the host is shutting down: the link closes with its loop
+            // the host's loops are gone (shutdown): so is the link, and nothing is left to drain or resume
         }
     }
 
@@ -270,16 +316,20 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
                 case FrameType.HIJACK -> onHijack();
                 case FrameType.HIJACK_HEAD -> onHijackHead(frame);
                 case FrameType.RESPONSE_FILE -> onFile(frame);
-                case FrameType.GOAWAY -> {
-                    if (dispatcher.linkDraining(this)) {
-                        channel.close();
-                    }
-                }
+                case FrameType.GOAWAY -> listener.draining(token);
                 default -> throw new ProtocolException(FrameType.name(frame.type()) + " not allowed on a worker link");
             }
         } finally {
             frame.release();
         }
+    }
+
+    /** Records the head's timing (status, T4, T5, body read; body wait T2b − T2 + body read). */
+    private void headArrived(QueuedExchange ex, ResponseHead head) {
+        ex.response.head(head);
+        // Body wait ends when the worker has the whole body: T2b for a buffered body, plus the worker's
+        // read of the rest for a body that streamed past 1 MiB.
+        reporting.metrics().bodyWait.record(ex.runnableNanos - ex.head.headersParsedNanos() + head.bodyReadNanos());
     }
 
     private void onHead(Frame frame) {
@@ -290,23 +340,24 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         headForwarded = true;
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
-        ex.headReceived(head.status(), head.appCalledNanos(), head.appReturnedNanos(), head.bodyReadNanos());
-        if (hijackOffer != null && !ex.hijacked) {
+        ResponseRecord response = ex.response;
+        headArrived(ex, head);
+        if (hijackOffer != null && !response.hijacked()) {
             // The app asked for the connection but never got it (its dial failed) and answered normally.
             hijacks.withdraw(ex.requestId, hijackOffer);
         }
         hijackOffer = null;
-        if (ex.hijacked) {
+        if (response.hijacked()) {
             // A full hijack's closing head: timing for the metrics; the client's bytes are the app's now. (A
             // body follows only when the protocol refused the hijack and the app answered normally; the
             // client's connection is closed then, and the body is drained and dropped.)
-        } else if (!ex.cancelled) {
+        } else if (!response.cancelled()) {
             List<Map.Entry<String, String>> headers = head.headers();
-            if (dispatcher.serverTiming()) {
-                headers.add(Map.entry("Server-Timing", serverTiming(ex.dispatchedNanos - ex.runnableNanos,
-                        head.appReturnedNanos() - head.appCalledNanos() - head.bodyReadNanos())));
+            if (reporting.serverTiming()) {
+                headers.add(Map.entry("Server-Timing", serverTiming(ex.dispatchedNanos() - ex.runnableNanos,
+                        response.serviceNanos())));
             }
-            ex.sink.head(head.status(), headers, responseEnded);
+            response.sink().head(head.status(), headers, responseEnded);
         }
         if (responseEnded) {
             responseDone(ex);
@@ -318,9 +369,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         if (current == null || headForwarded || responseEnded) {
             throw new ProtocolException("EARLY_HINTS while no response head is expected");
         }
-        QueuedExchange ex = current;
-        if (!ex.cancelled && hijackOffer == null) {
-            ex.sink.earlyHints(PairList.decode(frame.payload(), 0));
+        ResponseRecord response = current.response;
+        if (!response.cancelled() && hijackOffer == null) {
+            response.sink().earlyHints(PairList.decode(frame.payload(), 0));
         }
     }
 
@@ -332,7 +383,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         if (current == null || headForwarded || responseEnded || hijackOffer != null) {
             throw new ProtocolException("HIJACK while no response head is expected");
         }
-        hijackOffer = new Hijacks.Offer(current, 0, List.of(), Protocol.VERSION);
+        hijackOffer = new Hijacks.Offer(current, this, 0, List.of(), Protocol.VERSION);
         hijacks.offer(current.requestId, hijackOffer);
     }
 
@@ -345,9 +396,10 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         headForwarded = true;
         responseEnded = true;
         QueuedExchange ex = current;
-        ex.headReceived(head.status(), head.appCalledNanos(), head.appReturnedNanos(), head.bodyReadNanos());
-        if (!ex.cancelled) {
-            hijacks.offer(ex.requestId, new Hijacks.Offer(ex, head.status(), head.headers(), Protocol.VERSION));
+        headArrived(ex, head);
+        if (!ex.response.cancelled()) {
+            hijacks.offer(ex.requestId,
+                    new Hijacks.Offer(ex, this, head.status(), head.headers(), Protocol.VERSION));
         }
         responseDone(ex);
     }
@@ -364,7 +416,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         ResponseFile file = ResponseFile.decode(frame.payload());
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
-        if (ex.cancelled || ex.failed || ex.hijacked) {
+        ResponseRecord response = ex.response;
+        if (response.cancelled() || response.failed() || response.hijacked()) {
             if (responseEnded) {
                 responseDone(ex);
             }
@@ -374,49 +427,50 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         try {
             data = FileChannel.open(Path.of(file.path()), StandardOpenOption.READ);
         } catch (IOException | RuntimeException e) {
-            ex.fail(502, "cannot read the response's file " + file.path() + ": " + e, true);
+            response.fail(502, "cannot read the response's file " + file.path() + ": " + e, true);
             if (responseEnded) {
                 responseDone(ex);
             }
             return;
         }
-        if (ex.sink.acceptsFiles()) {
-            boolean more = ex.sink.file(new DefaultFileRegion(data, file.offset(), file.length()), responseEnded);
+        if (response.sink().acceptsFiles()) {
+            boolean more = response.sink().file(new DefaultFileRegion(data, file.offset(), file.length()),
+                    responseEnded);
             if (responseEnded) {
                 responseDone(ex);
-            } else if (!more && !ex.cancelled) {
+            } else if (!more && !response.cancelled()) {
                 pauseReading();
             }
         } else {
             pauseReading(); // the worker's next frames wait until the file is out
-            feeder = new FileFeeder(ex, data, file.offset(), file.length(), responseEnded);
+            feeder = new FileFeeder(data, file);
             feeder.pump();
         }
     }
 
     /**
-     * Reads a file body into the sink's {@code body} in pieces of at most {@link Frame#MAX_PAYLOAD}, pausing
-     * when the sink asks to and going on at its resume. Event loop only.
+     * Reads a file body of the current exchange into its sink's {@code body} in pieces of at most
+     * {@link Frame#MAX_PAYLOAD}, pausing when the sink asks to and going on at its resume. The link reads
+     * nothing from the worker meanwhile, so the exchange and whether the file ends the response
+     * ({@link #responseEnded}) stay as they were when the file arrived. Event loop only.
      */
     private final class FileFeeder {
-        final QueuedExchange exchange;
         private final FileChannel data;
+        private final long end;
         private long position;
-        private long remaining;
-        private final boolean endOfStream;
 
-        FileFeeder(QueuedExchange exchange, FileChannel data, long offset, long length, boolean endOfStream) {
-            this.exchange = exchange;
+        FileFeeder(FileChannel data, ResponseFile file) {
             this.data = data;
-            this.position = offset;
-            this.remaining = length;
-            this.endOfStream = endOfStream;
+            this.position = file.offset();
+            this.end = file.offset() + file.length();
         }
 
         void pump() {
+            QueuedExchange ex = current;
+            ResponseRecord response = ex.response;
             try {
-                while (remaining > 0 && !exchange.cancelled) {
-                    int size = (int) Math.min(Frame.MAX_PAYLOAD, remaining);
+                while (position < end && !response.cancelled()) {
+                    int size = (int) Math.min(Frame.MAX_PAYLOAD, end - position);
                     ByteBuf piece = channel.alloc().buffer(size);
                     int read;
                     try {
@@ -427,35 +481,34 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
                     }
                     if (read <= 0) {
                         piece.release();
-                        throw new IOException("the file ended " + remaining + " bytes early");
+                        throw new IOException("the file ended " + (end - position) + " bytes early");
                     }
                     position += read;
-                    remaining -= read;
-                    boolean last = remaining == 0;
-                    if (!exchange.sink.body(piece, last && endOfStream) && !last) {
+                    boolean last = position == end;
+                    if (!response.sink().body(piece, last && responseEnded) && !last) {
                         return; // resumeResponse calls pump again
                     }
                 }
             } catch (IOException | RuntimeException e) {
-                if (!exchange.cancelled) {
-                    exchange.fail(502, "reading the response's file failed: " + e, true);
+                if (!response.cancelled()) {
+                    response.fail(502, "reading the response's file failed: " + e, true);
                 }
             }
-            done();
-        }
-
-        private void done() {
             feeder = null;
-            try {
-                data.close();
-            } catch (IOException ignored) {
-                // read-only: nothing was lost
-            }
-            if (endOfStream) {
-                responseDone(exchange);
+            closeQuietly(data);
+            if (responseEnded) {
+                responseDone(ex);
             } else {
                 resumeReading();
             }
+        }
+    }
+
+    private static void closeQuietly(FileChannel data) {
+        try {
+            data.close();
+        } catch (IOException ignored) {
+            // read-only: nothing was lost
         }
     }
 
@@ -465,12 +518,14 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
-        boolean more = ex.cancelled || ex.hijacked || ex.sink.body(frame.payload().retain(), responseEnded);
+        ResponseRecord response = ex.response;
+        boolean more = response.cancelled() || response.hijacked()
+                || response.sink().body(frame.payload().retain(), responseEnded);
         if (responseEnded) {
             responseDone(ex);
-        } else if (!more && !ex.cancelled) {
-            // A cancel that raced with the call above has scheduled its own resume (truncate); skipping
-            // the pause here only saves the round trip.
+        } else if (!more && !response.cancelled()) {
+            // A cancel that raced with the call above has scheduled its own resume; skipping the pause here
+            // only saves the round trip.
             pauseReading();
         }
     }
@@ -481,44 +536,48 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
         responseEnded = true;
         QueuedExchange ex = current;
-        if (!ex.cancelled) {
-            ex.fail(502, "worker aborted: " + frame.payload().toString(StandardCharsets.UTF_8), headForwarded);
+        if (!ex.response.cancelled()) {
+            ex.response.fail(502, "worker aborted: " + frame.payload().toString(StandardCharsets.UTF_8), headForwarded);
         }
         responseDone(ex);
     }
 
     private void responseDone(QueuedExchange ex) {
-        ex.finished = true;
-        if (!ex.failed && !ex.cancelled) {
-            dispatcher.metrics().service.record(ex.appReturnedNanos - ex.appCalledNanos - ex.bodyReadNanos);
+        ResponseRecord response = ex.response;
+        response.finish();
+        if (!response.failed() && !response.cancelled()) {
+            reporting.metrics().service.record(response.serviceNanos());
         }
         // A pause answered by frames already read (END_STREAM among them) has nothing left to hold back.
         resumeReading();
         if (!requestEndSent) {
             // The worker answered before reading the whole body; it discards BODY frames up to END_STREAM,
             // so end the body now instead of streaming the rest of an upload nobody reads.
-            ex.truncateBody();
-            sendBody(ex);
+            ex.body.truncate();
+            drainBody(ex);
         } else {
             finish();
         }
     }
 
+    /** Both END_STREAMs passed: the link is free; the queue may hand it the next request at once. */
     private void finish() {
         QueuedExchange ex = current;
         current = null;
         resumeReading(); // the next request on this link must be read, whatever happened to this one
-        ex.finished = true;
-        if (dispatcher.linkFinished(this, ex)) {
-            channel.close();
+        ex.response.finish();
+        QueuedExchange next = listener.finished(token);
+        if (next != null) {
+            run(next);
         }
     }
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         QueuedExchange ex = current;
-        if (ex != null && channel.isWritable() && ex.takeResume(true) && !ex.cancelled && !ex.finished) {
-            ex.sink.resumeRequestBody();
+        if (ex != null && channel.isWritable() && ex.body.takeResume(true) && !ex.response.cancelled()
+                && !ex.response.finished()) {
+            ex.response.sink().resumeRequestBody();
         }
         ctx.fireChannelWritabilityChanged();
     }
@@ -526,21 +585,19 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (feeder != null) {
-            try {
-                feeder.data.close();
-            } catch (IOException ignored) {
-                // closing a read-only file
-            }
+            closeQuietly(feeder.data);
             feeder = null;
         }
-        QueuedExchange ex = dispatcher.linkClosed(this);
+        QueuedExchange ex = token == null ? null : listener.closed(token);
         if (ex != null) {
+            ResponseRecord response = ex.response;
             boolean started = ex == current;
             boolean responseRunning = !started || !responseEnded;
-            if (!ex.cancelled && !ex.finished && responseRunning) {
-                ex.fail(failStatus, failReason, started && headForwarded);
+            if (!response.cancelled() && !response.finished() && responseRunning) {
+                response.fail(failStatus, failReason, started && headForwarded);
             }
-            ex.discard();
+            response.finish();
+            ex.body.discard();
         }
         current = null;
         ctx.fireChannelInactive();
@@ -552,9 +609,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
             failReason = "worker link protocol error: " + cause.getMessage();
             protocolError(channel, cause.getMessage());
         } else {
-            if (!(cause instanceof java.io.IOException)) {
+            if (!(cause instanceof IOException)) {
                 // not the worker's fault (e.g. a sink threw): say so, since closing costs a slot
-                System.err.println("puma-plus: " + this + " closed after an internal error: " + cause);
+                LOG.log(System.Logger.Level.ERROR, this + " closed after an internal error", cause);
             }
             channel.close();
         }

@@ -13,6 +13,11 @@ import io.netty.buffer.ByteBuf;
  * the FIFO, in order, as soon as their predecessor is dispatched. A connection can therefore use several
  * free slots at once, but it can never make another connection's request wait behind its whole backlog.
  * Queue time for a held request still runs from the moment it was submitted.
+ *
+ * <p>Admission: a request may be answered by the host at once instead of queued: shed with 503 when its
+ * predicted wait exceeds the configured limit, the health check path when the host answers it, 503 once
+ * the host is shutting down. The sink then gets a complete response (or {@code fail}) without a worker, and
+ * the returned exchange has nothing left to stream, resume or cancel.
  */
 public interface RequestQueue {
 

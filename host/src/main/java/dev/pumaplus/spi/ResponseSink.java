@@ -11,6 +11,8 @@ import java.util.Map;
  * methods from a worker link's event loop, never concurrently for one exchange and always in this order:
  * {@code head}, then {@code body} until end of stream; or {@code fail} at any point instead.
  * Implementations hop to their own channel's event loop as needed, and must not block the calling thread.
+ * A response the host writes itself ({@link RequestQueue}, "Admission") arrives on the thread that called
+ * {@code submit}, before {@code submit} returns, or on a host thread at shutdown.
  *
  * <p>Flow control runs both ways, each a pause answered by a resume: {@link Exchange#writeBody} returning
  * false pauses the client's request body until {@link #resumeRequestBody()}; {@link #body} returning false

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -24,20 +23,21 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(20)
 class ControlAppTest {
 
-    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+    private final QueueFixture queue = new QueueFixture();
+    private final Dispatcher dispatcher = queue.dispatcher;
 
     @AfterEach
     void releaseBuffers() {
-        EmbeddedWorker.releaseAll(dispatcher);
+        queue.releaseAll();
     }
 
     @Test
     void statsGroupLinksByWorkerProcessAndSplitTheBacklogSoItSumsToTheQueueDepth() {
-        EmbeddedWorker a1 = new EmbeddedWorker(dispatcher, 100, 0);
-        new EmbeddedWorker(dispatcher, 100, 0);
-        EmbeddedWorker b1 = new EmbeddedWorker(dispatcher, 200, 1);
+        EmbeddedWorker a1 = new EmbeddedWorker(queue, 100, 0);
+        new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker b1 = new EmbeddedWorker(queue, 200, 1);
         for (int i = 0; i < 6; i++) {
-            dispatcher.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
         }
         a1.discardSent(); // three requests run, three wait
         a1.respond("done"); // a1 takes the next waiting one
@@ -65,14 +65,15 @@ class ControlAppTest {
 
     @Test
     void statsKeepPumasKeysAndAddTheQueueObjectWithItsWindows() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         for (int i = 0; i < 3; i++) {
-            dispatcher.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
         }
         worker.discardSent();
+        queue.advance(3_000_000L); // the first holds its slot for 3 ms
         worker.respond("one"); // the second is dispatched, the third waits
         worker.discardSent();
-        dispatcher.metrics().tick(System.nanoTime(), dispatcher.submitted());
+        dispatcher.metrics().tick(System.nanoTime(), queue.admission.submitted());
         JsonNode stats = new ControlApp(dispatcher, null, 1, 1, Instant.now()).stats();
         for (String key : new String[] {"started_at", "workers", "phase", "booted_workers", "old_workers",
                 "backlog", "worker_status"}) {
@@ -105,12 +106,12 @@ class ControlAppTest {
 
     @Test
     void backlogRemainderGoesOneApieceToTheFirstWorkers() {
-        new EmbeddedWorker(dispatcher, 1, 0).link.channel.close(); // none left: depth must still be reported
-        EmbeddedWorker a = new EmbeddedWorker(dispatcher, 10, 0);
-        EmbeddedWorker b = new EmbeddedWorker(dispatcher, 20, 1);
-        EmbeddedWorker c = new EmbeddedWorker(dispatcher, 30, 2);
+        new EmbeddedWorker(queue, 1, 0).link.channel.close(); // none left: depth must still be reported
+        EmbeddedWorker a = new EmbeddedWorker(queue, 10, 0);
+        EmbeddedWorker b = new EmbeddedWorker(queue, 20, 1);
+        EmbeddedWorker c = new EmbeddedWorker(queue, 30, 2);
         for (int i = 0; i < 8; i++) {
-            dispatcher.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
         }
         a.discardSent();
         b.discardSent();

@@ -23,6 +23,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,11 +32,12 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(10)
 class DispatcherTest {
 
-    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+    private final QueueFixture queue = new QueueFixture();
+    private final Dispatcher dispatcher = queue.dispatcher;
 
     @AfterEach
     void releaseBuffers() {
-        EmbeddedWorker.releaseAll(dispatcher);
+        queue.releaseAll();
     }
 
     static RequestHead get(String target) {
@@ -43,12 +46,12 @@ class DispatcherTest {
     }
 
     private Exchange submit(Object connection, String target, RecordingSink sink) {
-        return dispatcher.submit(connection, get(target), Unpooled.EMPTY_BUFFER, true, sink);
+        return queue.admission.submit(connection, get(target), Unpooled.EMPTY_BUFFER, true, sink);
     }
 
     @Test
     void requestIsDispatchedAtOnceToAnIdleLink() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         submit(new Object(), "/now", sink);
         List<Frame> frames = worker.sent();
@@ -75,7 +78,7 @@ class DispatcherTest {
             submit(new Object(), path, sink);
         }
         assertEquals(3, dispatcher.snapshot().depth());
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         List<String> order = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             order.add(worker.takeRequestPath());
@@ -86,14 +89,15 @@ class DispatcherTest {
     }
 
     @Test
-    void queueTimeClockStartsAtSubmitAndStopsAtDispatch() throws Exception {
+    void queueTimeClockStartsAtSubmitAndStopsAtDispatch() {
         Exchange ex = submit(new Object(), "/timed", new RecordingSink());
-        Thread.sleep(20);
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        queue.advance(20_000_000L);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        queue.advance(5_000_000L); // after dispatch: not queue time
         worker.takeRequestPath();
         QueuedExchange q = (QueuedExchange) ex;
-        assertTrue(q.dispatchedNanos - q.runnableNanos >= 20_000_000L,
-                "queue time covers the wait for a slot: " + (q.dispatchedNanos - q.runnableNanos) + " ns");
+        assertEquals(20_000_000L, q.dispatchedNanos() - q.runnableNanos,
+                "queue time is exactly the wait for a slot");
     }
 
     @Test
@@ -105,7 +109,7 @@ class DispatcherTest {
         gone.cancel(); // idempotent
         assertEquals(1, dispatcher.snapshot().depth());
         assertEquals(1, dispatcher.snapshot().dropped());
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         assertEquals("/stays", worker.takeRequestPath());
         worker.respond("ok");
         assertNull(worker.takeRequestPath(), "the cancelled request never reaches a worker");
@@ -120,7 +124,7 @@ class DispatcherTest {
         }
         submit(new Object(), "/other", new RecordingSink());
         assertEquals(6, dispatcher.snapshot().depth(), "held requests count in the queue depth");
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         List<String> order = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             order.add(worker.takeRequestPath());
@@ -131,8 +135,8 @@ class DispatcherTest {
 
     @Test
     void oneConnectionMayUseSeveralFreeSlotsAtOnce() {
-        EmbeddedWorker a = new EmbeddedWorker(dispatcher, 100, 0);
-        EmbeddedWorker b = new EmbeddedWorker(dispatcher, 200, 1);
+        EmbeddedWorker a = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker b = new EmbeddedWorker(queue, 200, 1);
         Object connection = new Object();
         submit(connection, "/one", new RecordingSink());
         submit(connection, "/two", new RecordingSink());
@@ -149,7 +153,7 @@ class DispatcherTest {
         submit(connection, "/3", new RecordingSink());
         second.cancel();
         assertEquals(2, dispatcher.snapshot().depth());
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         assertEquals("/1", worker.takeRequestPath());
         worker.respond("ok");
         assertEquals("/3", worker.takeRequestPath());
@@ -157,9 +161,9 @@ class DispatcherTest {
 
     @Test
     void requestsSpreadAcrossWorkerProcessesBeforeSharingOne() {
-        EmbeddedWorker a1 = new EmbeddedWorker(dispatcher, 100, 0);
-        EmbeddedWorker a2 = new EmbeddedWorker(dispatcher, 100, 0);
-        EmbeddedWorker b1 = new EmbeddedWorker(dispatcher, 200, 1);
+        EmbeddedWorker a1 = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker a2 = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker b1 = new EmbeddedWorker(queue, 200, 1);
         submit(new Object(), "/x", new RecordingSink());
         submit(new Object(), "/y", new RecordingSink());
         assertEquals("/x", a1.takeRequestPath());
@@ -169,7 +173,7 @@ class DispatcherTest {
 
     @Test
     void cancelAfterDispatchDiscardsTheResponseAndFreesTheLink() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         Exchange ex = submit(new Object(), "/slow", sink);
         worker.takeRequestPath();
@@ -184,8 +188,8 @@ class DispatcherTest {
 
     @Test
     void linkDeathWhileBusyAnswers502AndLeavesOtherLinksServing() {
-        EmbeddedWorker dying = new EmbeddedWorker(dispatcher, 100, 0);
-        EmbeddedWorker healthy = new EmbeddedWorker(dispatcher, 200, 1);
+        EmbeddedWorker dying = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker healthy = new EmbeddedWorker(queue, 200, 1);
         RecordingSink dyingSink = new RecordingSink();
         RecordingSink healthySink = new RecordingSink();
         submit(new Object(), "/dies", dyingSink);
@@ -202,7 +206,7 @@ class DispatcherTest {
 
     @Test
     void linkDeathAfterTheHeadReportsHeadSent() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         submit(new Object(), "/half", sink);
         worker.takeRequestPath();
@@ -214,7 +218,7 @@ class DispatcherTest {
 
     @Test
     void responseAbortFailsTheExchangeAndReturnsTheLinkToIdle() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         submit(new Object(), "/abort", sink);
         worker.takeRequestPath();
@@ -229,7 +233,7 @@ class DispatcherTest {
 
     @Test
     void responseFrameWhileIdleIsAProtocolErrorThatClosesTheLink() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         worker.channel.writeInbound(Frame.empty(FrameType.RESPONSE_BODY, true));
         List<Frame> sent = worker.sent();
         assertEquals(FrameType.GOAWAY, sent.get(0).type());
@@ -242,9 +246,9 @@ class DispatcherTest {
     @Test
     void bodyStreamedBeforeDispatchIsHeldAndSentInOrderAfterIt() {
         RecordingSink sink = new RecordingSink();
-        Exchange ex = dispatcher.submit(new Object(), get("/upload"), ascii("first,"), false, sink);
+        Exchange ex = queue.admission.submit(new Object(), get("/upload"), ascii("first,"), false, sink);
         assertTrue(ex.writeBody(ascii("second,"), false));
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         List<Frame> frames = worker.sent();
         assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
         assertFalse(frames.get(0).endStream());
@@ -263,11 +267,11 @@ class DispatcherTest {
     @Test
     void heldBodyOverOneMebibytePausesTheClientUntilItIsSent() {
         RecordingSink sink = new RecordingSink();
-        Exchange ex = dispatcher.submit(new Object(), get("/big"), Unpooled.EMPTY_BUFFER, false, sink);
+        Exchange ex = queue.admission.submit(new Object(), get("/big"), Unpooled.EMPTY_BUFFER, false, sink);
         assertTrue(ex.writeBody(Unpooled.wrappedBuffer(new byte[Frame.MAX_PAYLOAD]), false));
         assertFalse(ex.writeBody(Unpooled.wrappedBuffer(new byte[Frame.MAX_PAYLOAD / 2]), false),
                 "more than 1 MiB held asks the protocol to stop reading");
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         List<Frame> frames = worker.sent();
         assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
         frames.forEach(Frame::release);
@@ -283,8 +287,8 @@ class DispatcherTest {
     @Test
     void bodyChunkLargerThanMaxPayloadIsSplitAcrossBodyFrames() {
         byte[] big = new byte[Frame.MAX_PAYLOAD + 10];
-        dispatcher.submit(new Object(), get("/split"), Unpooled.wrappedBuffer(big), true, new RecordingSink());
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        queue.admission.submit(new Object(), get("/split"), Unpooled.wrappedBuffer(big), true, new RecordingSink());
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         List<Frame> frames = worker.sent();
         assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
         assertEquals(Frame.MAX_PAYLOAD, frames.get(1).payload().readableBytes());
@@ -297,8 +301,8 @@ class DispatcherTest {
     @Test
     void earlyResponseEndsTheUnreadRequestBodyAndFreesTheLink() {
         RecordingSink sink = new RecordingSink();
-        Exchange ex = dispatcher.submit(new Object(), get("/413"), ascii("part"), false, sink);
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        Exchange ex = queue.admission.submit(new Object(), get("/413"), ascii("part"), false, sink);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         worker.sent().forEach(Frame::release);
         worker.respond("too large");
         List<Frame> frames = worker.sent();
@@ -313,8 +317,8 @@ class DispatcherTest {
     @Test
     void clientGoneDuringUploadEndsTheRequestBodyEarly() {
         RecordingSink sink = new RecordingSink();
-        Exchange ex = dispatcher.submit(new Object(), get("/upload"), ascii("part"), false, sink);
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        Exchange ex = queue.admission.submit(new Object(), get("/upload"), ascii("part"), false, sink);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         worker.sent().forEach(Frame::release);
         ex.cancel();
         List<Frame> frames = worker.sent();
@@ -328,7 +332,7 @@ class DispatcherTest {
 
     @Test
     void requestIdsAreUniqueAndIncreasing() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         submit(new Object(), "/1", new RecordingSink());
         List<Frame> first = worker.sent();
         worker.respond("ok");
@@ -344,7 +348,7 @@ class DispatcherTest {
 
     @Test
     void workerGoawayWhileBusyLetsTheResponseFinishThenClosesTheLink() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         submit(new Object(), "/last", sink);
         worker.takeRequestPath();
@@ -360,29 +364,25 @@ class DispatcherTest {
 
     @Test
     void drainWaitsForRunningRequestsToFinish() throws Exception {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         submit(new Object(), "/finishing", sink);
         worker.takeRequestPath();
-        Thread responder = new Thread(() -> {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException ignored) {
-                return;
-            }
-            synchronized (worker) {
-                worker.respond("finished");
-            }
-        });
-        responder.start();
-        assertTrue(dispatcher.drain(5_000_000_000L, Runnable::run));
-        responder.join();
+        CompletableFuture<Boolean> drained = new CompletableFuture<>();
+        Thread drainer = new Thread(() -> drained.complete(dispatcher.drain(5_000_000_000L, Runnable::run)));
+        drainer.start();
+        while (drainer.getState() != Thread.State.TIMED_WAITING) { // parked in drain, waiting for the request
+            Thread.onSpinWait();
+        }
+        assertFalse(drained.isDone(), "the drain waits while a request runs");
+        worker.respond("finished");
+        assertTrue(drained.get(5, TimeUnit.SECONDS), "finished within the timeout");
         assertEquals("finished", sink.bodyText());
     }
 
     @Test
     void drainPastTheTimeoutAnswersQueuedAndRunningRequestsWith503() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink running = new RecordingSink();
         RecordingSink queued = new RecordingSink();
         submit(new Object(), "/stuck", running);
@@ -398,13 +398,24 @@ class DispatcherTest {
 
     @Test
     void requestSubmittedAfterTheDrainIsAnswered503AndNeverDispatched() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         assertTrue(dispatcher.drain(0, Runnable::run));
         RecordingSink late = new RecordingSink();
         submit(new Object(), "/late", late);
         assertEquals(List.of("fail 503 headSent=false"), late.events);
         assertNull(worker.takeRequestPath());
         assertEquals(0, dispatcher.snapshot().depth());
+    }
+
+    @Test
+    void idleLinkClosingAfterTheDrainLeavesNoIdleSlotCounted() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        assertFalse(dispatcher.wouldWait(), "an idle link: a request would not wait");
+        assertTrue(dispatcher.drain(0, Runnable::run));
+        assertTrue(dispatcher.wouldWait(), "a draining link takes nothing");
+        worker.channel.close();
+        assertEquals(0, dispatcher.snapshot().live());
+        assertTrue(dispatcher.wouldWait(), "no idle link is counted once it closed");
     }
 
     // ---- response backpressure ----
@@ -426,7 +437,7 @@ class DispatcherTest {
 
     @Test
     void sinkAskingForAPauseStopsReadingTheLinkUntilResumed() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         sink.acceptMore = false;
         Exchange ex = submit(new Object(), "/big", sink);
@@ -445,7 +456,7 @@ class DispatcherTest {
 
     @Test
     void resumeSentFromInsideBodyStillEndsThePauseItAnswers() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         sink.acceptMore = false;
         Exchange ex = submit(new Object(), "/race", sink);
@@ -458,7 +469,7 @@ class DispatcherTest {
 
     @Test
     void responseEndingWhilePausedLeavesTheLinkReadingForTheNextRequest() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         sink.acceptMore = false;
         submit(new Object(), "/paused", sink);
@@ -479,7 +490,7 @@ class DispatcherTest {
 
     @Test
     void resumeFromAFinishedExchangeDoesNotResumeTheNextOneOnItsLink() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink first = new RecordingSink();
         first.acceptMore = false;
         Exchange firstEx = submit(new Object(), "/first", first);
@@ -502,7 +513,7 @@ class DispatcherTest {
 
     @Test
     void cancellingAPausedExchangeResumesReadingSoTheRestDrains() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         sink.acceptMore = false;
         Exchange ex = submit(new Object(), "/gone", sink);

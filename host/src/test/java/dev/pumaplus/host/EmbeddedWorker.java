@@ -27,11 +27,12 @@ final class EmbeddedWorker {
     final EmbeddedChannel channel;
     final WorkerLink link;
 
-    EmbeddedWorker(Dispatcher dispatcher, long pid, long workerIndex) {
+    /** A link of worker process {@code pid} that joins {@code queue}'s dispatcher (its HELLO was read). */
+    EmbeddedWorker(QueueFixture queue, long pid, long workerIndex) {
         channel = new EmbeddedChannel();
-        link = new WorkerLink(++ids, channel, new Hello(Protocol.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, ids), dispatcher);
-        channel.pipeline().addLast(link);
-        dispatcher.linkReady(link);
+        link = new WorkerLink(++ids, channel, new Hello(Protocol.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, ids),
+                queue.dispatcher, queue.reporting, new Hijacks());
+        channel.pipeline().addLast(link); // joins the queue, as after a HELLO
         channel.runPendingTasks();
         CREATED.add(this);
     }

@@ -50,6 +50,7 @@ class LinkServerTest {
 
     private HostTransport transport;
     private LinkServer server;
+    private QueueFixture queue;
     private Dispatcher dispatcher;
     private Path dir;
     private final CompletableFuture<String> config = new CompletableFuture<>();
@@ -61,8 +62,9 @@ class LinkServerTest {
         dir = Files.createTempDirectory("puma-plus-test-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         transport = HostTransport.create(epoll, 2);
-        dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
-        server = new LinkServer(transport, dispatcher, (link, hello, json) -> config.complete(json));
+        queue = new QueueFixture();
+        dispatcher = queue.dispatcher;
+        server = new LinkServer(transport, dispatcher, queue.reporting, (link, hello, json) -> config.complete(json));
         Path socket = dir.resolve("link.sock");
         server.bind(socket);
         return socket;
@@ -157,7 +159,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             RecordingSink sink = new RecordingSink();
-            dispatcher.submit(new Object(), DispatcherTest.get("/hello?x=1"),
+            queue.admission.submit(new Object(), DispatcherTest.get("/hello?x=1"),
                     Unpooled.copiedBuffer("name=alpha1", StandardCharsets.US_ASCII), true, sink);
             Frame request = worker.read();
             assertEquals(FrameType.REQUEST, request.type());
@@ -195,13 +197,15 @@ class LinkServerTest {
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             RecordingSink sink = new RecordingSink();
             sink.acceptMore = false; // pause after the first piece
-            Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/file"), Unpooled.EMPTY_BUFFER, true, sink);
+            Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/file"), Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release(); // REQUEST
             worker.write(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-length", "" + content.length)))
                     .toFrame(ByteBufAllocator.DEFAULT, false));
             worker.write(new ResponseFile(0, content.length, file.toString()).toFrame(ByteBufAllocator.DEFAULT, true));
             await(() -> sink.bodies == 1, "the first piece");
-            Thread.sleep(100);
+            // The file is fed on the link's loop, and only a resume feeds more: once a task queued there
+            // after the first piece has run, whatever the pause let through has arrived.
+            ((QueuedExchange) ex).ticket.link().channel.eventLoop().submit(() -> { }).get(5, TimeUnit.SECONDS);
             assertEquals(1, sink.bodies, "no more pieces while the sink is paused");
             sink.acceptMore = true;
             ex.resumeResponse();
@@ -236,7 +240,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             HijackingSink sink = new HijackingSink();
-            QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/ws"),
+            QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/ws"),
                     Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release(); // REQUEST
             worker.write(Frame.empty(FrameType.HIJACK, false));
@@ -264,7 +268,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             HijackingSink sink = new HijackingSink();
-            QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/partial"),
+            QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/partial"),
                     Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release();
             hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
@@ -289,7 +293,7 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             RecordingSink sink = new RecordingSink();
-            dispatcher.submit(new Object(), DispatcherTest.get("/gone"), Unpooled.EMPTY_BUFFER, true, sink);
+            queue.admission.submit(new Object(), DispatcherTest.get("/gone"), Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release();
             worker.write(new ResponseHead(200, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, false));
             worker.write(new ResponseFile(0, 10, "/nonexistent/puma-plus/file").toFrame(ByteBufAllocator.DEFAULT, true));
@@ -310,7 +314,7 @@ class LinkServerTest {
                     events.add("hints " + headers);
                 }
             };
-            dispatcher.submit(new Object(), DispatcherTest.get("/hints"), Unpooled.EMPTY_BUFFER, true, sink);
+            queue.admission.submit(new Object(), DispatcherTest.get("/hints"), Unpooled.EMPTY_BUFFER, true, sink);
             worker.read().release();
             worker.write(new Frame(FrameType.EARLY_HINTS, 0, PairList.encode(ByteBufAllocator.DEFAULT,
                     List.of(Map.entry("link", "</a.css>; rel=preload")))));
@@ -331,8 +335,8 @@ class LinkServerTest {
             await(() -> dispatcher.snapshot().live() == 2, "two slots");
             RecordingSink first = new RecordingSink();
             RecordingSink second = new RecordingSink();
-            dispatcher.submit(new Object(), DispatcherTest.get("/a"), Unpooled.EMPTY_BUFFER, true, first);
-            dispatcher.submit(new Object(), DispatcherTest.get("/b"), Unpooled.EMPTY_BUFFER, true, second);
+            queue.admission.submit(new Object(), DispatcherTest.get("/a"), Unpooled.EMPTY_BUFFER, true, first);
+            queue.admission.submit(new Object(), DispatcherTest.get("/b"), Unpooled.EMPTY_BUFFER, true, second);
             dying.read().release();
             healthy.read().release();
             dying.close();
@@ -431,10 +435,15 @@ class LinkServerTest {
         return written;
     }
 
-    /** Waits until the sink has paused and nothing more arrives for 300 ms; returns how many chunks came. */
-    private static int awaitStalled(IndexSink sink, CompletableFuture<Void> written) throws Exception {
+    /**
+     * Waits until the sink has paused and nothing more arrives for 300 ms (the time the worker has to fill
+     * the socket buffer and block); returns how many chunks came.
+     */
+    private static int awaitStalled(IndexSink sink, CompletableFuture<Void> written, Exchange ex) throws Exception {
         await(() -> !sink.indices.isEmpty(), "the first body chunk");
-        Thread.sleep(200); // what the host had already read may still arrive after the pause
+        // Frames the host had already read when the sink paused are delivered in the same turn of the link's
+        // loop: once a task queued there after the first chunk has run, they have all arrived.
+        ((QueuedExchange) ex).ticket.link().channel.eventLoop().submit(() -> { }).get(5, TimeUnit.SECONDS);
         int stalled = sink.indices.size();
         Thread.sleep(300);
         assertEquals(stalled, sink.indices.size(), "no frame reaches the sink while it is paused");
@@ -452,11 +461,11 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             IndexSink sink = new IndexSink();
-            Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/large"), Unpooled.EMPTY_BUFFER,
+            Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/large"), Unpooled.EMPTY_BUFFER,
                     true, sink);
             worker.read().release(); // REQUEST
             CompletableFuture<Void> written = respondLarge(worker);
-            awaitStalled(sink, written);
+            awaitStalled(sink, written, ex);
             sink.acceptMore = true;
             ex.resumeResponse();
             written.get(5, TimeUnit.SECONDS);
@@ -481,11 +490,11 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             IndexSink sink = new IndexSink();
-            Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/abandoned"), Unpooled.EMPTY_BUFFER,
+            Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/abandoned"), Unpooled.EMPTY_BUFFER,
                     true, sink);
             worker.read().release();
             CompletableFuture<Void> written = respondLarge(worker);
-            int stalled = awaitStalled(sink, written);
+            int stalled = awaitStalled(sink, written, ex);
             ex.cancel(); // the client went away; nobody resumes the sink
             written.get(5, TimeUnit.SECONDS);
             await(() -> dispatcher.snapshot().busy() == 0 && dispatcher.snapshot().completed() == 1,
@@ -494,7 +503,7 @@ class LinkServerTest {
             assertFalse(sink.done.isDone());
 
             RecordingSink next = new RecordingSink();
-            dispatcher.submit(new Object(), DispatcherTest.get("/next"), Unpooled.EMPTY_BUFFER, true, next);
+            queue.admission.submit(new Object(), DispatcherTest.get("/next"), Unpooled.EMPTY_BUFFER, true, next);
             Frame request = worker.read();
             assertEquals("/next", EmbeddedWorker.env(List.of(request), "PATH_INFO"));
             request.release();

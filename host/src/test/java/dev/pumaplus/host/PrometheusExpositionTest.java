@@ -8,7 +8,6 @@ package dev.pumaplus.host;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.buffer.ByteBufAllocator;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -37,11 +36,12 @@ class PrometheusExpositionTest {
             "puma_plus_total_seconds", "puma_plus_body_wait_seconds", "puma_plus_upstream_seconds");
     private static final Pattern BUCKET = Pattern.compile("^(\\w+)_bucket\\{le=\"([^\"]+)\"} (\\d+)$");
 
-    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+    private final QueueFixture queue = new QueueFixture();
+    private final Dispatcher dispatcher = queue.dispatcher;
 
     @AfterEach
     void releaseBuffers() {
-        EmbeddedWorker.releaseAll(dispatcher);
+        queue.releaseAll();
     }
 
     private String renderWithData() {

@@ -30,11 +30,12 @@ class QueueMetricsTest {
     private static final long MS = 1_000_000L;
     private static final long SECOND = 1_000_000_000L;
 
-    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+    private final QueueFixture queue = new QueueFixture();
+    private final Dispatcher dispatcher = queue.dispatcher;
 
     @AfterEach
     void releaseBuffers() {
-        EmbeddedWorker.releaseAll(dispatcher);
+        queue.releaseAll();
     }
 
     /** Ticks {@code metrics} {@code n} times, one second apart, with no new submits. */
@@ -47,28 +48,26 @@ class QueueMetricsTest {
     }
 
     @Test
-    void queueTimeIsDispatchMinusRunnableExactlyAndTheWorkerIsToldTheSameTimes() throws Exception {
-        Exchange ex = dispatcher.submit(new Object(), DispatcherTest.get("/waits"), Unpooled.EMPTY_BUFFER, true,
+    void queueTimeIsDispatchMinusRunnableExactlyAndTheWorkerIsToldTheSameTimes() {
+        Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/waits"), Unpooled.EMPTY_BUFFER, true,
                 new RecordingSink());
-        Thread.sleep(30);
-        long beforeDispatch = System.nanoTime();
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
-        long afterDispatch = System.nanoTime();
+        queue.advance(30 * MS);
+        long atDispatch = queue.clock.nanoTime();
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         QueuedExchange q = (QueuedExchange) ex;
         List<Frame> frames = worker.sent();
         Request request = Request.decode(frames.get(0).payload());
         frames.forEach(Frame::release);
 
         assertEquals(q.runnableNanos, request.runnableNanos(), "T2b on the wire");
-        assertEquals(q.dispatchedNanos, request.dispatchedNanos(), "T3 on the wire");
+        assertEquals(q.dispatchedNanos(), request.dispatchedNanos(), "T3 on the wire");
         assertEquals(2, request.headersParsedNanos(), "T2 from the RequestHead");
-        assertTrue(q.dispatchedNanos >= beforeDispatch && q.dispatchedNanos <= afterDispatch,
-                "T3 is read when a slot takes the request");
-        long queueNanos = q.dispatchedNanos - q.runnableNanos;
-        assertTrue(queueNanos >= 30 * MS, "queue time covers the 30 ms wait: " + queueNanos);
+        assertEquals(atDispatch, q.dispatchedNanos(), "T3 is read when a slot takes the request");
+        long queueNanos = q.dispatchedNanos() - q.runnableNanos;
+        assertEquals(30 * MS, queueNanos, "queue time is exactly the 30 ms wait for a slot");
 
         QueueMetrics metrics = dispatcher.metrics();
-        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
         QueueMetrics.Percentiles p = metrics.window(1).queue();
         assertEquals(1, p.count());
         assertEquals(queueNanos, p.max(), queueNanos / 100.0, "recorded within the histogram's 1%");
@@ -76,9 +75,9 @@ class QueueMetricsTest {
 
     @Test
     void serviceIsAppTimeLessBodyReadAndTotalIsFirstByteToLastByteSent() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
-        QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/svc"),
+        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/svc"),
                 Unpooled.EMPTY_BUFFER, true, sink);
         worker.discardSent();
         long t4 = 1_000 * MS;
@@ -87,7 +86,7 @@ class QueueMetricsTest {
         worker.channel.runPendingTasks();
         ex.responseSent(1 + 80 * MS); // T1 of DispatcherTest.get is 1
         QueueMetrics metrics = dispatcher.metrics();
-        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
         QueueMetrics.Window w = metrics.window(1);
         assertEquals(30 * MS, w.service().max(), 0.3 * MS, "T5 − T4 − body read");
         assertEquals(80 * MS, w.total().max(), 0.8 * MS, "T6 − T1");
@@ -96,12 +95,12 @@ class QueueMetricsTest {
 
     @Test
     void bodyWaitIsRunnableMinusHeadersParsedPlusTheWorkersBodyRead() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
-        long t2 = System.nanoTime() - 5 * MS;
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        long t2 = queue.clock.nanoTime() - 5 * MS;
         RequestHead head = new RequestHead("POST", "/upload", "HTTP/1.1", "http",
                 new InetSocketAddress("127.0.0.1", 9292), new InetSocketAddress("127.0.0.1", 50000), List.of(),
                 t2 - MS, t2);
-        QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), head, Unpooled.EMPTY_BUFFER, true,
+        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), head, Unpooled.EMPTY_BUFFER, true,
                 new RecordingSink());
         QueueMetrics metrics = dispatcher.metrics();
         assertEquals(0, metrics.bodyWait.cumulative().getTotalCount(), "not before the worker has the body");
@@ -110,7 +109,7 @@ class QueueMetricsTest {
         worker.channel.writeInbound(new ResponseHead(200, t4, t4 + 30 * MS, 20 * MS, List.of())
                 .toFrame(ByteBufAllocator.DEFAULT, true));
         worker.channel.runPendingTasks();
-        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
         long expected = ex.runnableNanos - t2 + 20 * MS;
         assertEquals(1, metrics.bodyWait.cumulative().getTotalCount());
         assertEquals(expected, metrics.bodyWait.cumulative().getMaxValue(), 0.01 * expected,
@@ -119,9 +118,9 @@ class QueueMetricsTest {
 
     @Test
     void failedRequestIsCountedButNotRecordedAsServiceOrTotal() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
-        QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/dies"),
+        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/dies"),
                 Unpooled.EMPTY_BUFFER, true, sink);
         worker.discardSent();
         worker.channel.writeInbound(Frame.of(FrameType.RESPONSE_ABORT, false,
@@ -129,13 +128,13 @@ class QueueMetricsTest {
         worker.channel.runPendingTasks();
         ex.responseSent(System.nanoTime());
         QueueMetrics metrics = dispatcher.metrics();
-        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
         QueueMetrics.Window w = metrics.window(1);
         assertEquals(1, w.queue().count(), "it did wait and was dispatched");
         assertEquals(0, w.service().count());
         assertEquals(0, w.total().count());
         assertEquals(1, metrics.statusCount(5), "the 502 is counted");
-        assertTrue(ex.failed);
+        assertTrue(ex.response.failed());
     }
 
     @Test
@@ -216,31 +215,30 @@ class QueueMetricsTest {
     }
 
     @Test
-    void slotTimeRunsFromDispatchUntilTheLinkIsIdleAgain() throws Exception {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
-        dispatcher.submit(new Object(), DispatcherTest.get("/slot"), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+    void slotTimeRunsFromDispatchUntilTheLinkIsIdleAgain() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        queue.admission.submit(new Object(), DispatcherTest.get("/slot"), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
         worker.discardSent();
-        Thread.sleep(20);
+        queue.advance(20 * MS);
         worker.respond("done");
         QueueMetrics metrics = dispatcher.metrics();
-        metrics.tick(System.nanoTime(), dispatcher.submitted());
-        double mean = metrics.meanSlotNanos();
-        assertTrue(mean >= 19.8 * MS && mean < 2_000 * MS, "slot held ≥ 20 ms: " + mean);
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
+        assertEquals(20 * MS, metrics.meanSlotNanos(), 0.2 * MS, "the slot was held for the 20 ms the app ran");
         assertTrue(metrics.window(1).arrivalsPerSecond() > 0, "the submit was counted as an arrival");
     }
 
     @Test
     void serverTimingHeaderIsAddedOnlyWhenSwitchedOn() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink off = new RecordingSink();
-        dispatcher.submit(new Object(), DispatcherTest.get("/off"), Unpooled.EMPTY_BUFFER, true, off);
+        queue.admission.submit(new Object(), DispatcherTest.get("/off"), Unpooled.EMPTY_BUFFER, true, off);
         worker.discardSent();
         worker.respond("x");
         assertFalse(off.events.get(0).contains("Server-Timing"), off.events.get(0));
 
-        dispatcher.serverTiming(true);
+        queue.reporting.serverTiming(true);
         RecordingSink on = new RecordingSink();
-        dispatcher.submit(new Object(), DispatcherTest.get("/on"), Unpooled.EMPTY_BUFFER, true, on);
+        queue.admission.submit(new Object(), DispatcherTest.get("/on"), Unpooled.EMPTY_BUFFER, true, on);
         worker.discardSent();
         worker.channel.writeInbound(new ResponseHead(200, 10 * MS, 10 * MS + 1_234_567, 0, List.of())
                 .toFrame(ByteBufAllocator.DEFAULT, true));
@@ -258,8 +256,8 @@ class QueueMetricsTest {
 
     @Test
     void requestLogLineHasEveryTimingPointInTheDocumentedShape() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
-        QueuedExchange ex = (QueuedExchange) dispatcher.submit(new Object(), DispatcherTest.get("/log?q=1"),
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/log?q=1"),
                 Unpooled.EMPTY_BUFFER, true, new RecordingSink());
         worker.discardSent();
         worker.channel.writeInbound(new ResponseHead(201, 40, 50, 7, List.of(Map.entry("a", "b")))
@@ -267,6 +265,6 @@ class QueueMetricsTest {
         worker.channel.runPendingTasks();
         String line = RequestLog.line(ex, 99);
         assertEquals("puma-plus: request id=" + ex.requestId + " GET /log 201 t1=1 t2=2 t2b=" + ex.runnableNanos
-                + " t3=" + ex.dispatchedNanos + " t4=40 t5=50 t6=99 body_read=7", line);
+                + " t3=" + ex.dispatchedNanos() + " t4=40 t5=50 t6=99 body_read=7", line);
     }
 }

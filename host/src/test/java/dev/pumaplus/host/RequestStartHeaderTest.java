@@ -7,7 +7,6 @@ package dev.pumaplus.host;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.pumaplus.spi.RequestHead;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -22,11 +21,12 @@ class RequestStartHeaderTest {
     /** 2023-11-14T22:13:20Z, as epoch ns. */
     private static final long NOW = 1_700_000_000_000_000_000L;
 
-    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+    private final QueueFixture queue = new QueueFixture();
+    private final Dispatcher dispatcher = queue.dispatcher;
 
     @AfterEach
     void releaseBuffers() {
-        EmbeddedWorker.releaseAll(dispatcher);
+        queue.releaseAll();
     }
 
     @Test
@@ -63,7 +63,7 @@ class RequestStartHeaderTest {
         submit(t2, "t=" + (wallAtT2 / 1_000_000_000L - 7200)); // two hours: ignored
         submit(t2, Long.toString(wallAtT2 + 60_000_000_000L)); // a minute in the future: ignored
         submit(t2, "soon");
-        metrics.tick(System.nanoTime(), dispatcher.submitted());
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
         assertEquals(1, metrics.upstream.cumulative().getTotalCount());
         assertEquals(250_000_000L, metrics.upstream.cumulative().getMaxValue(), 4_000_000L);
         assertEquals(0, metrics.queue.cumulative().getTotalCount(), "none dispatched: no queue time");
@@ -74,6 +74,6 @@ class RequestStartHeaderTest {
         RequestHead head = new RequestHead("GET", "/", "HTTP/1.1", "http", new InetSocketAddress("127.0.0.1", 80),
                 new InetSocketAddress("127.0.0.1", 5000), List.of(Map.entry("x-request-start", requestStart)),
                 t2 - 1000, t2);
-        dispatcher.submit(new Object(), head, Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+        queue.admission.submit(new Object(), head, Unpooled.EMPTY_BUFFER, true, new RecordingSink());
     }
 }

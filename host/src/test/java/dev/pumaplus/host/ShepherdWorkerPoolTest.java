@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.ExtraSlotActuator;
-import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,27 +19,28 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class ShepherdWorkerPoolTest {
 
-    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+    private final QueueFixture queue = new QueueFixture();
+    private final Dispatcher dispatcher = queue.dispatcher;
     private final List<Integer> workers = new ArrayList<>();
     private final List<Integer> extra = new ArrayList<>();
     private final ShepherdWorkerPool pool = new ShepherdWorkerPool(dispatcher, workers::add, extra::add, 2, 2);
 
     @AfterEach
     void release() {
-        EmbeddedWorker.releaseAll(dispatcher);
+        queue.releaseAll();
     }
 
     @Test
     void extraSlotsAreTheLinksBeyondThreadsSummedOverProcesses() {
-        new EmbeddedWorker(dispatcher, 100, 0);
-        new EmbeddedWorker(dispatcher, 100, 0);
-        new EmbeddedWorker(dispatcher, 100, 0); // one extra in worker 0
-        new EmbeddedWorker(dispatcher, 200, 1); // worker 1 still dialling in: not ready, no extra
+        new EmbeddedWorker(queue, 100, 0);
+        new EmbeddedWorker(queue, 100, 0);
+        new EmbeddedWorker(queue, 100, 0); // one extra in worker 0
+        new EmbeddedWorker(queue, 200, 1); // worker 1 still dialling in: not ready, no extra
         assertEquals(1, pool.readyExtraSlots());
         assertEquals(List.of(100L), pool.readyWorkerPids(), "a process with an extra slot is still ready");
-        new EmbeddedWorker(dispatcher, 200, 1);
-        new EmbeddedWorker(dispatcher, 200, 1);
-        new EmbeddedWorker(dispatcher, 200, 1);
+        new EmbeddedWorker(queue, 200, 1);
+        new EmbeddedWorker(queue, 200, 1);
+        new EmbeddedWorker(queue, 200, 1);
         assertEquals(3, pool.readyExtraSlots());
     }
 
@@ -56,13 +56,13 @@ class ShepherdWorkerPoolTest {
     @Test
     void theRactorActuatorMeasuresItsDeadTimeWhenTheSlotsDialInNotAtTheNextTick() throws Exception {
         ExtraSlotActuator ractor = ExtraSlotActuator.ractors(pool);
-        new EmbeddedWorker(dispatcher, 100, 0);
-        new EmbeddedWorker(dispatcher, 100, 0);
+        new EmbeddedWorker(queue, 100, 0);
+        new EmbeddedWorker(queue, 100, 0);
         long asked = System.nanoTime();
         ractor.add(1);
         assertEquals(List.of(1), extra);
         Thread.sleep(20);
-        new EmbeddedWorker(dispatcher, 100, 0); // the Ractor's link dials in
+        new EmbeddedWorker(queue, 100, 0); // the Ractor's link dials in
         long dialled = System.nanoTime() - asked;
         while (ractor.deadTimeNanos() == ExtraSlotActuator.DEFAULT_DEAD_TIME_MS * 1_000_000) {
             Thread.sleep(1);

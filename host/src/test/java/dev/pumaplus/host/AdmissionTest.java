@@ -1,7 +1,7 @@
 /*
- * Claims about the queue step's admission rules (docs/CONTROL.md, "Shedding", "Health checks"): a request
- * predicted to wait past the limit is answered 503 with Retry-After at submit, never queued; health checks
- * are never shed and never wait behind app requests. Real WorkerLinks over embedded channels.
+ * Claims about the admission step in front of the queue (docs/CONTROL.md, "Shedding", "Health checks"): a
+ * request predicted to wait past the limit is answered 503 with Retry-After at submit, never queued; health
+ * checks are never shed and never wait behind app requests. Real WorkerLinks over embedded channels.
  */
 package dev.pumaplus.host;
 
@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.wire.Frame;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,33 +17,34 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(10)
-class DispatcherSheddingTest {
+class AdmissionTest {
 
     private static final long MS = 1_000_000;
-    private final Dispatcher dispatcher = new Dispatcher(ByteBufAllocator.DEFAULT);
+    private final QueueFixture queue = new QueueFixture();
+    private final Dispatcher dispatcher = queue.dispatcher;
 
     @AfterEach
     void releaseBuffers() {
-        EmbeddedWorker.releaseAll(dispatcher);
+        queue.releaseAll();
     }
 
     /** Makes S (the mean slot time the prediction uses) {@code ms}, as a second of traffic would. */
     private void slotTime(long ms) {
         dispatcher.metrics().slot.record(ms * MS);
-        dispatcher.metrics().tick(System.nanoTime(), dispatcher.submitted());
+        dispatcher.metrics().tick(System.nanoTime(), queue.admission.submitted());
     }
 
     private RecordingSink submit(String target) {
         RecordingSink sink = new RecordingSink();
-        dispatcher.submit(new Object(), DispatcherTest.get(target), Unpooled.EMPTY_BUFFER, true, sink);
+        queue.admission.submit(new Object(), DispatcherTest.get(target), Unpooled.EMPTY_BUFFER, true, sink);
         return sink;
     }
 
     @Test
     void requestPredictedToWaitPastTheLimitIsAnswered503WithRetryAfterAndNeverQueued() {
-        new EmbeddedWorker(dispatcher, 100, 0).discardSent();
+        new EmbeddedWorker(queue, 100, 0).discardSent();
         slotTime(500);
-        dispatcher.shedding(1100.0 * MS);
+        queue.admission.shedding(1100.0 * MS);
         submit("/running");                       // takes the one slot
         RecordingSink waits = submit("/a");       // W_pred = 1 · 500 / 1 = 500 ms
         RecordingSink underLimit = submit("/b");     // 2 · 500 = 1000 ms: under the limit
@@ -55,37 +55,48 @@ class DispatcherSheddingTest {
         assertTrue(shed.events.get(0).contains("Retry-After=2"), shed.events.toString());
         assertTrue(shed.bodyText().matches("(?s)server busy: predicted wait 150\\d ms exceeds 1100 ms\\n"), shed.bodyText());
         Dispatcher.Snapshot s = dispatcher.snapshot();
-        assertEquals(1, s.shed());
+        assertEquals(1, queue.metrics.shed());
         assertEquals(2, s.depth());
         assertEquals(1, dispatcher.metrics().statusCount(5));
     }
 
     @Test
+    void requestAfterTheDrainIsRefusedAsShuttingDownNotShed() {
+        new EmbeddedWorker(queue, 100, 0).discardSent();
+        slotTime(500);
+        queue.admission.shedding(100.0 * MS);
+        assertTrue(dispatcher.drain(0, Runnable::run));
+        RecordingSink late = submit("/late");     // would wait 500 ms > 100 ms, but the host is stopping
+        assertEquals(List.of("fail 503 headSent=false"), late.events);
+        assertEquals(0, queue.metrics.shed());
+    }
+
+    @Test
     void nothingIsShedWhileNoSlotIsLiveOrTheSlotTimeIsUnknown() {
-        dispatcher.shedding(1.0);
+        queue.admission.shedding(1.0);
         RecordingSink beforeAnyWorker = submit("/boot");
         assertEquals(0, beforeAnyWorker.status, "queued: the workers are still dialling in");
-        new EmbeddedWorker(dispatcher, 100, 0).discardSent();
+        new EmbeddedWorker(queue, 100, 0).discardSent();
         RecordingSink unknownS = submit("/a");
         assertEquals(0, unknownS.status, "S unknown: no prediction, no shedding");
-        assertEquals(0, dispatcher.snapshot().shed());
+        assertEquals(0, queue.metrics.shed());
     }
 
     @Test
     void healthCheckJumpsTheQueueAndIsNeverShed() {
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         worker.discardSent();
         slotTime(500);
-        dispatcher.shedding(400.0 * MS);
-        dispatcher.healthCheck("/up", false);
+        queue.admission.shedding(400.0 * MS);
+        queue.admission.healthCheck("/up", false);
         submit("/running");
         RecordingSink queued = submit("/a");      // 500 ms > 400 ms: shed
         assertEquals(503, queued.status);
-        dispatcher.shedding(Double.POSITIVE_INFINITY);
+        queue.admission.shedding(Double.POSITIVE_INFINITY);
         submit("/b");
         submit("/c");
         RecordingSink health = submit("/up?full=1");
-        dispatcher.shedding(1.0);
+        queue.admission.shedding(1.0);
         RecordingSink health2 = submit("/up");
         assertEquals(0, health.status, "queued, not shed");
         assertEquals(0, health2.status, "queued, not shed");
@@ -98,11 +109,11 @@ class DispatcherSheddingTest {
 
     @Test
     void hostAnsweredHealthCheckReportsLiveSlotsWithoutAWorker() {
-        dispatcher.healthCheck("/health", true);
+        queue.admission.healthCheck("/health", true);
         RecordingSink none = submit("/health");
         assertEquals(503, none.status);
         assertTrue(none.bodyText().contains("\"status\":\"no live slot\""), none.bodyText());
-        EmbeddedWorker worker = new EmbeddedWorker(dispatcher, 100, 0);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         worker.discardSent();
         submit("/busy");
         List<Frame> sent = new ArrayList<>(worker.sent());
