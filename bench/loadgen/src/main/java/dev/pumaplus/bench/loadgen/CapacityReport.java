@@ -22,11 +22,11 @@ final class CapacityReport {
     for (String role : r.roleTicks().keySet()) {
       roles.append(String.format(Locale.ROOT, ", %s %s", role, us(r.cpuPerRequestUs(role))));
     }
-    return String.format(Locale.ROOT, "%,.0f rps (%d requests in %.2f s, %d errors, p50 %s p99 %s), %.3f new connections/request, "
-            + "CPU/request %s%s; PSS idle %s, loaded %s; %d processes",
+    return String.format(Locale.ROOT, "%,.0f rps (%d requests in %.2f s, %d errors, p50 %s p99 %s, client CPU %.0f%%), "
+            + "%.3f new connections/request, CPU/request %s%s; PSS idle %s, loaded %s; %d processes",
         r.wrk().rps(), r.wrk().requests(), r.wrk().durationUs() / 1e6, r.wrk().errors(), Format.ms(r.wrk().p50Us() / 1e3),
-        Format.ms(r.wrk().p99Us() / 1e3), r.opensPerRequest(), us(r.cpuPerRequestUs()), roles, mb(r.pssIdleKb()), mb(r.pssLoadedKb()),
-        r.processes());
+        Format.ms(r.wrk().p99Us() / 1e3), r.clientCpuPercent(), r.opensPerRequest(), us(r.cpuPerRequestUs()), roles, mb(r.pssIdleKb()),
+        mb(r.pssLoadedKb()), r.processes());
   }
 
   static void write(CapacityScenario scenario, List<CapacityRunner.Run> runs, Path out, String generatorCpus) throws IOException {
@@ -47,19 +47,22 @@ final class CapacityReport {
         + "requests wrk completed in it; PSS: /proc/PID/smaps_rollup summed over the tree, idle = after /health answered and the "
         + "process count held for 1 s, before any load; loaded = as the measured run ended\n");
     md.append("- new conns/request: TCP connections opened on the whole machine (/proc/net/snmp ActiveOpens) during the window, "
-        + "per request: ~1 proves a new connection per request, ~0 keep-alive\n");
+        + "per request: ~1 proves a new connection per request, ~0 keep-alive (puma 5.6 closes a keep-alive connection after 10 "
+        + "requests when all its threads are busy and another connection waits: ~0.1); client CPU: wrk's utime + stime over its "
+        + "run, percent of its core (near 100%: the client, not the server, set the rate)\n");
     md.append("- load average (1/5/15 min) before/after each run: ");
     md.append(String.join("; ", runs.stream().map(r -> r.server().name() + " " + r.mode().word + " #" + r.rep() + " " + r.loadBefore()
         + " / " + r.loadAfter()).toList())).append("\n\n");
 
-    md.append("| server | connection | rps | errors | new conns / request | CPU / request | by role | PSS idle | PSS loaded |\n");
-    md.append("| --- | --- | --: | --: | --: | --: | --- | --: | --: |\n");
+    md.append("| server | connection | rps | errors | client CPU | new conns / request | CPU / request | by role | PSS idle | PSS loaded |\n");
+    md.append("| --- | --- | --: | --: | --: | --: | --: | --- | --: | --: |\n");
     for (List<CapacityRunner.Run> g : groups.values()) {
       CapacityRunner.Run first = g.get(0);
       List<String> roles = new ArrayList<>();
       for (String role : first.roleTicks().keySet()) roles.add(role + " " + us(median(g, r -> r.cpuPerRequestUs(role))));
-      md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %.0f | %.3f | %s | %s | %s | %s |%n", first.server().name(), first.mode().word,
-          median(g, r -> r.wrk().rps()), median(g, r -> r.wrk().errors()), median(g, CapacityRunner.Run::opensPerRequest),
+      md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %.0f | %.0f%% | %.3f | %s | %s | %s | %s |%n", first.server().name(),
+          first.mode().word, median(g, r -> r.wrk().rps()), median(g, r -> r.wrk().errors()), median(g, CapacityRunner.Run::clientCpuPercent),
+          median(g, CapacityRunner.Run::opensPerRequest),
           us(median(g, CapacityRunner.Run::cpuPerRequestUs)), String.join(", ", roles), mb(median(g, CapacityRunner.Run::pssIdleKb)),
           mb(median(g, CapacityRunner.Run::pssLoadedKb))));
     }
@@ -92,7 +95,8 @@ final class CapacityReport {
     if (!ceiling.isEmpty()) {
       md.append("\nThe client's ceiling, wrk against the null server (a Netty server that does nothing): ")
           .append(String.join(", ", ceiling))
-          .append(". A server whose rps comes near it is held back by the client, not measured.\n");
+          .append(". The null server has one core too: where its client CPU is below 100%, the null server, not wrk, set that rate, "
+              + "and a server's rps above it is no sign of the client's limit.\n");
     }
 
     md.append("\nEvery run:\n\n```\n");

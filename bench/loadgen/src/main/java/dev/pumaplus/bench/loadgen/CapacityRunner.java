@@ -25,11 +25,12 @@ final class CapacityRunner {
    * used by the session's processes over the measured window (a process that exited inside the window takes
    * its ticks with it), by role in {@link #roles} order; PSS in kB: {@code idle} after the server answered
    * /health and its process count settled, before any load; {@code loaded} as the measured run ended.
-   * {@code tcpOpens}: TCP connections opened on the machine during the measured window.
+   * {@code tcpOpens}: TCP connections opened on the machine during the measured window; {@code clientTicks}:
+   * the CPU wrk used in it.
    */
   record Run(Scenario.ServerSpec server, CapacityScenario.Connection mode, int rep, Wrk.Result wrk, long treeTicks,
       Map<String, Long> roleTicks, long pssIdleKb, long pssLoadedKb, Map<String, Long> rolePssLoadedKb, int processes,
-      long tcpOpens, String loadBefore, String loadAfter) {
+      long tcpOpens, long clientTicks, String loadBefore, String loadAfter) {
 
     /** Tree CPU per completed request, µs. */
     double cpuPerRequestUs() {
@@ -39,6 +40,11 @@ final class CapacityRunner {
     /** One role's CPU per completed request, µs. */
     double cpuPerRequestUs(String role) {
       return perRequestUs(roleTicks.getOrDefault(role, 0L));
+    }
+
+    /** wrk's CPU over its measured run, percent of its one core: near 100, the client is the limit. */
+    double clientCpuPercent() {
+      return wrk.durationUs() == 0 ? Double.NaN : 100.0 * clientTicks / ProcessTree.TICKS_PER_SECOND / (wrk.durationUs() / 1e6);
     }
 
     double opensPerRequest() {
@@ -155,7 +161,9 @@ final class CapacityRunner {
         String loadBefore = ScenarioRunner.loadAverage();
         List<ProcessTree.Proc> before = ProcessTree.processes(server.pid());
         long opensBefore = TcpOpens.now();
+        long clientBefore = ProcessTree.reapedChildrenCpuTicks();
         Wrk.Result result = wrk.run(url, scenario.measureNs(), close, out.resolve(name + ".wrk.txt"));
+        long clientTicks = ProcessTree.reapedChildrenCpuTicks() - clientBefore;
         long opens = TcpOpens.now() - opensBefore;
         List<ProcessTree.Proc> after = ProcessTree.processes(server.pid());
         String loadAfter = ScenarioRunner.loadAverage();
@@ -163,7 +171,7 @@ final class CapacityRunner {
         long treeTicks = roleTicks.values().stream().mapToLong(Long::longValue).sum();
         long loadedKb = after.stream().mapToLong(ProcessTree.Proc::pssKb).sum();
         Run run = new Run(spec, mode, rep, result, treeTicks, roleTicks, idleKb, loadedKb, rolePssKb(spec.kind(), server.pid(), after),
-            after.size(), opens, loadBefore, loadAfter);
+            after.size(), opens, clientTicks, loadBefore, loadAfter);
         runs.add(run);
         System.out.printf("  %s run %d, %s: %s%n", spec.name(), rep, mode.word, CapacityReport.line(run));
       }

@@ -23,8 +23,11 @@ final class ProcessTree {
   /** One process of the session at one moment: its parent, CPU used so far (ticks) and PSS (kB). */
   record Proc(long pid, long ppid, long cpuTicks, long pssKb) {}
 
-  /** The fields of /proc/PID/stat this class reads. */
-  record Stat(char state, long ppid, long session, long cpuTicks) {}
+  /**
+   * The fields of /proc/PID/stat this class reads. {@code childrenCpuTicks}: what the process's children
+   * that it has waited for used (cutime + cstime), so a child's CPU is known once it has been reaped.
+   */
+  record Stat(char state, long ppid, long session, long cpuTicks, long childrenCpuTicks) {}
 
   /** USER_HZ: the unit of utime and stime in /proc/PID/stat, 100 on every Linux this runs on. */
   static final int TICKS_PER_SECOND = 100;
@@ -78,12 +81,17 @@ final class ProcessTree {
   /**
    * Parses /proc/PID/stat. The command name (field 2) is in parentheses and may itself hold spaces and
    * parentheses, so the fields are counted from the LAST ')': state ppid pgrp session ... utime stime
-   * (fields 3, 4, 6, 14 and 15 of proc(5)).
+   * cutime cstime (fields 3, 4, 6 and 14 to 17 of proc(5)).
    */
   static Stat parseStat(String stat) {
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
     return new Stat(fields[0].charAt(0), Long.parseLong(fields[1]), Long.parseLong(fields[3]),
-        Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+        Long.parseLong(fields[11]) + Long.parseLong(fields[12]), Long.parseLong(fields[13]) + Long.parseLong(fields[14]));
+  }
+
+  /** CPU ticks used so far by the children this JVM has reaped (a finished wrk run among them). */
+  static long reapedChildrenCpuTicks() throws IOException {
+    return parseStat(Files.readString(Path.of("/proc/self/stat"))).childrenCpuTicks();
   }
 
   /** The {@code Pss:} line of /proc/PID/smaps_rollup in kB, or -1 when there is none. */

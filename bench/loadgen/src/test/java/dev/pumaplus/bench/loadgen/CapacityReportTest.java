@@ -43,8 +43,8 @@ class CapacityReportTest {
     }
     CapacityReport.write(scenario, runs, out, "1");
     String md = Files.readString(out.resolve("summary.md"));
-    assertTrue(md.contains("| puma-plus:w1 | keep-alive | 10,000 | 0 | 0.000 | 100.0 µs | host 60.0 µs, shepherd 0.0 µs, workers 40.0 µs | 244 MB | 264 MB |"), md);
-    assertTrue(md.contains("| puma:w1 | keep-alive | 20,000 | 0 | 0.000 | 50.0 µs | master 0.0 µs, workers 50.0 µs | 49 MB | 53 MB |"), md);
+    assertTrue(md.contains("| puma-plus:w1 | keep-alive | 10,000 | 0 | 50% | 0.000 | 100.0 µs | host 60.0 µs, shepherd 0.0 µs, workers 40.0 µs | 244 MB | 264 MB |"), md);
+    assertTrue(md.contains("| puma:w1 | keep-alive | 20,000 | 0 | 50% | 0.000 | 50.0 µs | master 0.0 µs, workers 50.0 µs | 49 MB | 53 MB |"), md);
     assertTrue(md.contains("| w1 | keep-alive | 0.50× | 2.00× | 5.00× | 5.00× | 60% |"), md);
     assertTrue(md.contains("wrk against the null server (a Netty server that does nothing): 40,000 rps keep-alive"), md);
   }
@@ -55,6 +55,6 @@ class CapacityReportTest {
     long tree = ordered.values().stream().mapToLong(Long::longValue).sum();
     Wrk.Result wrk = new Wrk.Result(requests, 15_000_000, requests * 100, 0, 0, 0, 0, 0, 1_000, 5_000);
     return new CapacityRunner.Run(server, CapacityScenario.Connection.KEEP_ALIVE, rep, wrk, tree, ordered, idleKb, loadedKb, Map.of(), 3,
-        16, "1 1 1", "1 1 1");
+        16, 750, "1 1 1", "1 1 1");
   }
 }

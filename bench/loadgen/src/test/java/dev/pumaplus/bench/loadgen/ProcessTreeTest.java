@@ -3,6 +3,7 @@
 package dev.pumaplus.bench.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,15 @@ class ProcessTreeTest {
     assertEquals(4200, parsed.ppid());
     assertEquals(4100, parsed.session());
     assertEquals(250 + 37, parsed.cpuTicks(), "utime + stime, without the children's cutime/cstime");
+    assertEquals(5 + 6, parsed.childrenCpuTicks(), "cutime + cstime: the reaped children's");
+  }
+
+  @Test
+  void aReapedChildsCpuIsCountedInThisJvmsChildrenTicks() throws Exception {
+    long before = ProcessTree.reapedChildrenCpuTicks();
+    Process burn = new ProcessBuilder("sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done").start();
+    assertEquals(0, burn.waitFor());
+    assertTrue(ProcessTree.reapedChildrenCpuTicks() > before, "a child that ran a busy loop for a while used some ticks");
   }
 
   @Test
