@@ -23,10 +23,10 @@ final class CapacityReport {
       roles.append(String.format(Locale.ROOT, ", %s %s", role, us(r.cpuPerRequestUs(role))));
     }
     return String.format(Locale.ROOT, "%,.0f rps (%d requests in %.2f s, %d errors, p50 %s p99 %s, client CPU %.0f%%), "
-            + "%.3f new connections/request, CPU/request %s%s; PSS idle %s, loaded %s; %d processes",
+            + "%.3f new connections/request, CPU/request %s%s; PSS idle %s, loaded %s (%s); %d processes",
         r.wrk().rps(), r.wrk().requests(), r.wrk().durationUs() / 1e6, r.wrk().errors(), Format.ms(r.wrk().p50Us() / 1e3),
         Format.ms(r.wrk().p99Us() / 1e3), r.clientCpuPercent(), r.opensPerRequest(), us(r.cpuPerRequestUs()), roles, mb(r.pssIdleKb()),
-        mb(r.pssLoadedKb()), r.processes());
+        mb(r.pssLoadedKb()), rolePss(r), r.processes());
   }
 
   static void write(CapacityScenario scenario, List<CapacityRunner.Run> runs, Path out, String generatorCpus) throws IOException {
@@ -67,6 +67,16 @@ final class CapacityReport {
           mb(median(g, CapacityRunner.Run::pssLoadedKb))));
     }
 
+    md.append("\nPSS by role, idle → loaded (medians):\n\n| server | connection | PSS by role |\n| --- | --- | --- |\n");
+    for (List<CapacityRunner.Run> g : groups.values()) {
+      List<String> roles = new ArrayList<>();
+      for (String role : g.get(0).rolePssLoadedKb().keySet()) {
+        roles.add(String.format(Locale.ROOT, "%s %.0f → %s", role, median(g, r -> r.rolePssIdleKb().getOrDefault(role, 0L)) / 1024,
+            mb(median(g, r -> r.rolePssLoadedKb().get(role)))));
+      }
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s |%n", g.get(0).server().name(), g.get(0).mode().word, String.join(", ", roles)));
+    }
+
     List<String[]> ratios = new ArrayList<>();
     for (List<CapacityRunner.Run> plus : groups.values()) {
       Scenario.ServerSpec s = plus.get(0).server();
@@ -104,6 +114,12 @@ final class CapacityReport {
         .append(line(r)).append('\n');
     md.append("```\n\nwrk's own output of every run: <server>-r<N>-<connection>.wrk.txt (warm-up: .warmup.wrk.txt); server logs: *.server.log.\n");
     Files.writeString(out.resolve("summary.md"), md.toString());
+  }
+
+  private static String rolePss(CapacityRunner.Run r) {
+    List<String> parts = new ArrayList<>();
+    for (Map.Entry<String, Long> e : r.rolePssLoadedKb().entrySet()) parts.add(e.getKey() + " " + mb(e.getValue()));
+    return String.join(", ", parts);
   }
 
   private static String ratio(List<CapacityRunner.Run> plus, List<CapacityRunner.Run> puma, ToDoubleFunction<CapacityRunner.Run> metric) {

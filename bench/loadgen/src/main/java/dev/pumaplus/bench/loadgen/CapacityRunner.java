@@ -23,13 +23,15 @@ final class CapacityRunner {
   /**
    * One measured run of one server in one connection mode. CPU in ticks of {@link ProcessTree#TICKS_PER_SECOND}
    * used by the session's processes over the measured window (a process that exited inside the window takes
-   * its ticks with it), by role in {@link #roles} order; PSS in kB: {@code idle} after the server answered
-   * /health and its process count settled, before any load; {@code loaded} as the measured run ended.
+   * its ticks with it), by role in {@link #roles} order; PSS in kB, of the tree and by role: {@code idle} after
+   * the server answered /health and its process count settled, before any load; {@code loaded} as the
+   * measured run ended.
    * {@code tcpOpens}: TCP connections opened on the machine during the measured window; {@code clientTicks}:
    * the CPU wrk used in it.
    */
   record Run(Scenario.ServerSpec server, CapacityScenario.Connection mode, int rep, Wrk.Result wrk, long treeTicks,
-      Map<String, Long> roleTicks, long pssIdleKb, long pssLoadedKb, Map<String, Long> rolePssLoadedKb, int processes,
+      Map<String, Long> roleTicks, long pssIdleKb, long pssLoadedKb, Map<String, Long> rolePssIdleKb, Map<String, Long> rolePssLoadedKb,
+      int processes,
       long tcpOpens, long clientTicks, String loadBefore, String loadAfter) {
 
     /** Tree CPU per completed request, µs. */
@@ -153,7 +155,9 @@ final class CapacityRunner {
     List<Run> runs = new ArrayList<>();
     try (ServerProcess server = ServerProcess.start(command, scenario.serverCpu(), root.resolve("bench/app"), out.resolve(base + ".server.log"), port);
          ScenarioRunner.ShutdownGuard guard = new ScenarioRunner.ShutdownGuard(server)) {
-      long idleKb = settledPssKb(server.pid());
+      List<ProcessTree.Proc> idle = settled(server.pid());
+      long idleKb = idle.stream().mapToLong(ProcessTree.Proc::pssKb).sum();
+      Map<String, Long> roleIdleKb = rolePssKb(spec.kind(), server.pid(), idle);
       for (CapacityScenario.Connection mode : scenario.modes()) {
         boolean close = mode == CapacityScenario.Connection.CLOSE;
         String name = base + "-" + mode.word;
@@ -170,7 +174,7 @@ final class CapacityRunner {
         Map<String, Long> roleTicks = roleTicks(spec.kind(), server.pid(), before, after);
         long treeTicks = roleTicks.values().stream().mapToLong(Long::longValue).sum();
         long loadedKb = after.stream().mapToLong(ProcessTree.Proc::pssKb).sum();
-        Run run = new Run(spec, mode, rep, result, treeTicks, roleTicks, idleKb, loadedKb, rolePssKb(spec.kind(), server.pid(), after),
+        Run run = new Run(spec, mode, rep, result, treeTicks, roleTicks, idleKb, loadedKb, roleIdleKb, rolePssKb(spec.kind(), server.pid(), after),
             after.size(), opens, clientTicks, loadBefore, loadAfter);
         runs.add(run);
         System.out.printf("  %s run %d, %s: %s%n", spec.name(), rep, mode.word, CapacityReport.line(run));
@@ -180,10 +184,10 @@ final class CapacityRunner {
   }
 
   /**
-   * The session's PSS (kB) once its process count has held still for {@code SETTLE_NS}: /health can answer
+   * The session's processes once their count has held still for {@code SETTLE_NS}: /health can answer
    * before a forking server has started every worker. After {@code SETTLE_LIMIT_NS}, whatever is there.
    */
-  private static long settledPssKb(long sid) throws InterruptedException {
+  private static List<ProcessTree.Proc> settled(long sid) throws InterruptedException {
     long deadline = System.nanoTime() + SETTLE_LIMIT_NS;
     int count = ProcessTree.session(sid).size();
     long stableSince = System.nanoTime();
@@ -195,6 +199,6 @@ final class CapacityRunner {
         stableSince = System.nanoTime();
       }
     }
-    return ProcessTree.sample(sid).pssKb();
+    return ProcessTree.processes(sid);
   }
 }

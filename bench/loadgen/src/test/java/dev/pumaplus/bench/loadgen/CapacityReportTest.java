@@ -46,6 +46,7 @@ class CapacityReportTest {
     assertTrue(md.contains("| puma-plus:w1 | keep-alive | 10,000 | 0 | 50% | 0.000 | 100.0 µs | host 60.0 µs, shepherd 0.0 µs, workers 40.0 µs | 244 MB | 264 MB |"), md);
     assertTrue(md.contains("| puma:w1 | keep-alive | 20,000 | 0 | 50% | 0.000 | 50.0 µs | master 0.0 µs, workers 50.0 µs | 49 MB | 53 MB |"), md);
     assertTrue(md.contains("| w1 | keep-alive | 0.50× | 2.00× | 5.00× | 5.00× | 60% |"), md);
+    assertTrue(md.contains("| puma-plus:w1 | keep-alive | host 234 → 254 MB, shepherd 0 → 0 MB, workers 10 → 10 MB |"), md);
     assertTrue(md.contains("wrk against the null server (a Netty server that does nothing): 40,000 rps keep-alive"), md);
   }
 
@@ -54,7 +55,16 @@ class CapacityReportTest {
     for (String role : CapacityRunner.roles(server.kind())) ordered.put(role, ticks.get(role));
     long tree = ordered.values().stream().mapToLong(Long::longValue).sum();
     Wrk.Result wrk = new Wrk.Result(requests, 15_000_000, requests * 100, 0, 0, 0, 0, 0, 1_000, 5_000);
-    return new CapacityRunner.Run(server, CapacityScenario.Connection.KEEP_ALIVE, rep, wrk, tree, ordered, idleKb, loadedKb, Map.of(), 3,
-        16, 750, "1 1 1", "1 1 1");
+    Map<String, Long> idleByRole = new LinkedHashMap<>();
+    Map<String, Long> loadedByRole = new LinkedHashMap<>();
+    List<String> roles = CapacityRunner.roles(server.kind());
+    for (String role : roles) {
+      // the root holds all but 10 MB of the tree, the last role (the workers) the 10 MB
+      boolean root = role.equals(roles.get(0));
+      idleByRole.put(role, root ? idleKb - 10_240 : role.equals(roles.get(roles.size() - 1)) ? 10_240 : 0);
+      loadedByRole.put(role, root ? loadedKb - 10_240 : role.equals(roles.get(roles.size() - 1)) ? 10_240 : 0);
+    }
+    return new CapacityRunner.Run(server, CapacityScenario.Connection.KEEP_ALIVE, rep, wrk, tree, ordered, idleKb, loadedKb, idleByRole,
+        loadedByRole, 3, 16, 750, "1 1 1", "1 1 1");
   }
 }
