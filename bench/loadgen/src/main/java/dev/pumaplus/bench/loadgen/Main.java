@@ -1,5 +1,5 @@
-// The harness's command line (bench/run calls it): run a scenario file against its servers, drive one
-// ad-hoc load at a running server, or serve the null server.
+// The harness's command line (bench/run calls it): run a scenario file (open-loop, or closed-loop under wrk)
+// against its servers, drive one ad-hoc load at a running server, or serve the null server.
 package dev.pumaplus.bench.loadgen;
 
 import java.net.InetSocketAddress;
@@ -11,9 +11,10 @@ import java.util.List;
 public final class Main {
   private static final String USAGE = """
       usage:
-        loadgen run SCENARIO_FILE [--out DIR] [--reps N] [--only NAME,NAME]
+        loadgen run SCENARIO_FILE [--out DIR] [--reps N] [--only NAME,NAME] [--warmup 5s --measure 15s]
             runs every server of the scenario, one after another, and writes the report to DIR
-            (default bench/results/<scenario>-<time>)
+            (default bench/results/<scenario>-<time>); --warmup and --measure: a closed-loop (capacity)
+            scenario's durations, instead of the file's
         loadgen load URL --rate RPS --duration 10s [--connection 'new'|'pool N'|'h2 N'] [--timeout 10s] [--seed N]
                          [--warmup 3s]
             one open-loop run against a server that is already running, after a warm-up at the same rate
@@ -45,16 +46,28 @@ public final class Main {
     Path file = null;
     Path out = null;
     Integer reps = null;
+    Long warmup = null;
+    Long measure = null;
     List<String> only = new ArrayList<>();
     for (int i = 1; i < args.length; i++) {
       switch (args[i]) {
         case "--out" -> out = Path.of(args[++i]);
         case "--reps" -> reps = Integer.parseInt(args[++i]);
         case "--only" -> only.addAll(List.of(args[++i].split(",")));
+        case "--warmup" -> warmup = Format.parseDuration(args[++i]);
+        case "--measure" -> measure = Format.parseDuration(args[++i]);
         default -> file = Path.of(args[i]);
       }
     }
     if (file == null) throw new IllegalArgumentException("run: no scenario file\n" + USAGE);
+    if (CapacityScenario.describes(file)) {
+      CapacityScenario capacity = CapacityScenario.parse(file).with(reps, warmup, measure);
+      if (!only.isEmpty()) capacity = capacity.onlyServers(only);
+      return new CapacityRunner(capacity, out).run();
+    }
+    if (warmup != null || measure != null) {
+      throw new IllegalArgumentException("run: --warmup and --measure are for closed-loop scenarios; " + file + " sets its own steps");
+    }
     Scenario scenario = Scenario.parse(file);
     if (reps != null) scenario = scenario.withRepeat(reps);
     if (!only.isEmpty()) scenario = scenario.onlyServers(only);

@@ -62,14 +62,7 @@ final class ScenarioRunner {
   private Run runOne(ClientLoop loop, Scenario.ServerSpec spec, int rep) throws Exception {
     int port = freePort();
     int control = freePort();
-    String command = spec.command()
-        .replace("{port}", Integer.toString(port))
-        .replace("{control}", Integer.toString(control))
-        .replace("{root}", root.toString())
-        .replace("{app}", root.resolve("bench/app/config.ru").toString())
-        .replace("{puma_plus}", root.resolve("gem/exe/puma-plus").toString())
-        .replace("{java}", ProcessHandle.current().info().command().orElse("java"))
-        .replace("{jar}", jarPath());
+    String command = command(spec, port, control, root);
     Path log = out.resolve(spec.name() + "-r" + rep + ".server.log");
     InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
     System.out.printf("  %s run %d: starting on CPU %d: %s%n", spec.name(), rep, scenario.serverCpu(), command);
@@ -110,8 +103,20 @@ final class ScenarioRunner {
     }
   }
 
+  /** A server line's command with its placeholders filled in (Scenario's Javadoc lists them). */
+  static String command(Scenario.ServerSpec spec, int port, int control, Path root) {
+    return spec.command()
+        .replace("{port}", Integer.toString(port))
+        .replace("{control}", Integer.toString(control))
+        .replace("{root}", root.toString())
+        .replace("{app}", root.resolve("bench/app/config.ru").toString())
+        .replace("{puma_plus}", root.resolve("gem/exe/puma-plus").toString())
+        .replace("{java}", ProcessHandle.current().info().command().orElse("java"))
+        .replace("{jar}", jarPath());
+  }
+
   /** Stops the server if the harness itself is stopped (TERM, Ctrl-C) mid-run: it is in another session. */
-  private static final class ShutdownGuard implements AutoCloseable {
+  static final class ShutdownGuard implements AutoCloseable {
     private final Thread hook;
 
     ShutdownGuard(ServerProcess server) {
@@ -135,7 +140,7 @@ final class ScenarioRunner {
     }
   }
 
-  private static int freePort() throws IOException {
+  static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
@@ -150,7 +155,7 @@ final class ScenarioRunner {
   }
 
   /** The repository root: $PUMA_PLUS_ROOT, else the nearest parent of the working directory with bench/app. */
-  private static Path repositoryRoot() {
+  static Path repositoryRoot() {
     String env = System.getenv("PUMA_PLUS_ROOT");
     if (env != null) return Path.of(env).toAbsolutePath();
     for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {

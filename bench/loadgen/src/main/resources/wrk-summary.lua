@@ -1,0 +1,10 @@
+-- wrk's done() hook for `bench/run capacity` (Wrk.java): prints one machine-readable line after wrk's own
+-- report, so the harness reads counters wrk computed rather than its human-formatted text.
+-- Counters are integers; duration and latencies in microseconds.
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    "wrk-summary requests=%d duration_us=%d bytes=%d connect=%d read=%d write=%d status=%d timeout=%d p50_us=%d p99_us=%d\n",
+    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(99)))
+end
