@@ -4,7 +4,9 @@
  */
 package dev.pumaplus.host;
 
+import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 
@@ -34,30 +36,31 @@ final class PrometheusExposition {
     private static final String[] BUCKET_LABELS = {"0.0001", "0.00025", "0.0005", "0.001", "0.0025", "0.005",
         "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "30"};
 
+    /** A timing histogram family: its name, HELP text, and the QueueMetrics timing it exposes. */
+    private record Family(String name, String help, Function<QueueMetrics, TimingHistogram> timing) {
+    }
+
+    private static final List<Family> HISTOGRAMS = List.of(
+            new Family("puma_plus_queue_seconds",
+                    "Queue time: from runnable (T2b, body buffered) to dispatched to a worker slot (T3).", m -> m.queue),
+            new Family("puma_plus_service_seconds", "Service time: app.call entered (T4) to returned (T5), less the"
+                    + " time the worker read the body.", m -> m.service),
+            new Family("puma_plus_total_seconds",
+                    "Total time: first request byte (T1) to last response byte sent (T6).", m -> m.total),
+            new Family("puma_plus_body_wait_seconds", "Body wait: request headers parsed (T2) to runnable (T2b),"
+                    + " plus the worker's read of a body streamed past 1 MiB.", m -> m.bodyWait),
+            new Family("puma_plus_upstream_seconds", "Upstream queue time: X-Request-Start of a load balancer to"
+                    + " headers parsed (T2), wall clock.", m -> m.upstream));
+
     private PrometheusExposition() {
     }
 
     /** The whole /metrics page. */
     static String render(QueueMetrics metrics, Dispatcher.Snapshot slots) {
         StringBuilder out = new StringBuilder(8192);
-        metrics.readCumulative(() -> {
-            histogram(out, "puma_plus_queue_seconds",
-                    "Queue time: from runnable (T2b, body buffered) to dispatched to a worker slot (T3).",
-                    metrics.queue.cumulative());
-            histogram(out, "puma_plus_service_seconds",
-                    "Service time: app.call entered (T4) to returned (T5), less the time the worker read the body.",
-                    metrics.service.cumulative());
-            histogram(out, "puma_plus_total_seconds",
-                    "Total time: first request byte (T1) to last response byte sent (T6).",
-                    metrics.total.cumulative());
-            histogram(out, "puma_plus_body_wait_seconds",
-                    "Body wait: request headers parsed (T2) to runnable (T2b), plus the worker's read of a body streamed past 1 MiB.",
-                    metrics.bodyWait.cumulative());
-            histogram(out, "puma_plus_upstream_seconds",
-                    "Upstream queue time: X-Request-Start of a load balancer to headers parsed (T2), wall clock.",
-                    metrics.upstream.cumulative());
-            return null;
-        });
+        for (Family family : HISTOGRAMS) {
+            family.timing().apply(metrics).readCumulative(h -> histogram(out, family.name(), family.help(), h));
+        }
         double slotMean = metrics.meanSlotNanos();
         double arrivals = metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS).arrivalsPerSecond();
         gauge(out, "puma_plus_queue_depth", "Requests waiting for a worker slot (L).", slots.depth());
@@ -84,7 +87,7 @@ final class PrometheusExposition {
         return out.toString();
     }
 
-    private static void histogram(StringBuilder out, String name, String help, Histogram h) {
+    private static StringBuilder histogram(StringBuilder out, String name, String help, Histogram h) {
         long[] counts = new long[BUCKETS.length];
         double sumNanos = 0;
         for (HistogramIterationValue v : h.recordedValues()) {
@@ -111,7 +114,7 @@ final class PrometheusExposition {
         long total = h.getTotalCount();
         out.append(name).append("_bucket{le=\"+Inf\"} ").append(total).append('\n');
         out.append(name).append("_sum ").append(number(sumNanos / 1e9)).append('\n');
-        out.append(name).append("_count ").append(total).append('\n');
+        return out.append(name).append("_count ").append(total).append('\n');
     }
 
     private static void gauge(StringBuilder out, String name, String help, double value) {

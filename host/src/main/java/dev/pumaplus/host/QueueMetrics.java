@@ -208,8 +208,7 @@ final class QueueMetrics {
             mean = window(SLOTS).slotMeanNanos();
         }
         if (Double.isNaN(mean)) {
-            Histogram all = slot.cumulative();
-            mean = all.getTotalCount() == 0 ? Double.NaN : all.getMean();
+            mean = slot.readCumulative(all -> all.getTotalCount() == 0 ? Double.NaN : all.getMean());
         }
         return mean;
     }
@@ -249,14 +248,6 @@ final class QueueMetrics {
             return 0;
         }
         return arrivalsPerSecond * meanSlotNanos / 1e9 / live;
-    }
-
-    /**
-     * Runs {@code reader} on the cumulative histograms under the monitor (the ticker adds to them), for
-     * /metrics.
-     */
-    synchronized <T> T readCumulative(java.util.function.Supplier<T> reader) {
-        return reader.get();
     }
 
     /**

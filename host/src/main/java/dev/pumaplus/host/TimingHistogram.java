@@ -5,6 +5,7 @@
  */
 package dev.pumaplus.host;
 
+import java.util.function.Function;
 import org.HdrHistogram.AbstractHistogram;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.IntCountsHistogram;
@@ -19,7 +20,8 @@ import org.HdrHistogram.Recorder;
  * millisecond percentile needs.
  *
  * <p>Threading: {@link #record} is wait-free and allocation-free, callable from any thread at any time.
- * Every other method is called by {@link QueueMetrics} under its monitor (the ticker and the readers).
+ * Rolling and reading the slots and the cumulative histogram take this object's monitor: the ticker rolls
+ * once a second, /stats and /metrics read.
  */
 final class TimingHistogram {
 
@@ -52,7 +54,7 @@ final class TimingHistogram {
     }
 
     /** Moves everything recorded since the last roll into slot {@code index} and the cumulative histogram. */
-    void roll(int index) {
+    synchronized void roll(int index) {
         Histogram interval = recorder.getIntervalHistogram(spare);
         IntCountsHistogram slot = slots[index];
         slot.reset();
@@ -65,16 +67,19 @@ final class TimingHistogram {
      * Fills {@code into} (reset first) with the slots {@code newest}, {@code newest − 1}, ... ({@code count}
      * of them, wrapping around the ring).
      */
-    void window(int newest, int count, AbstractHistogram into) {
+    synchronized void window(int newest, int count, AbstractHistogram into) {
         into.reset();
         for (int i = 0; i < count; i++) {
             into.add(slots[Math.floorMod(newest - i, slots.length)]);
         }
     }
 
-    /** Everything rolled since start. Read under the QueueMetrics monitor; do not keep it. */
-    Histogram cumulative() {
-        return cumulative;
+    /**
+     * Runs {@code reader} on everything rolled since start, under this object's monitor (the ticker adds to
+     * it); the histogram must not escape the call.
+     */
+    synchronized <T> T readCumulative(Function<Histogram, T> reader) {
+        return reader.apply(cumulative);
     }
 
     /** A histogram of the same shape, for windows. */

@@ -4,6 +4,7 @@
  */
 package dev.pumaplus.host;
 
+import org.HdrHistogram.Histogram;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.pumaplus.spi.RequestHead;
@@ -64,10 +65,10 @@ class RequestStartHeaderTest {
         submit(t2, Long.toString(wallAtT2 + 60_000_000_000L)); // a minute in the future: ignored
         submit(t2, "soon");
         metrics.tick(System.nanoTime(), queue.admission.submitted());
-        assertEquals(1, metrics.upstream.cumulative().getTotalCount());
-        assertEquals(250_000_000L, metrics.upstream.cumulative().getMaxValue(), 4_000_000L);
-        assertEquals(0, metrics.queue.cumulative().getTotalCount(), "none dispatched: no queue time");
-        assertEquals(0, metrics.bodyWait.cumulative().getTotalCount(), "body wait ends in the worker: none yet");
+        assertEquals(1, (long) metrics.upstream.readCumulative(Histogram::getTotalCount));
+        assertEquals(250_000_000L, (long) metrics.upstream.readCumulative(Histogram::getMaxValue), 4_000_000L);
+        assertEquals(0, (long) metrics.queue.readCumulative(Histogram::getTotalCount), "none dispatched: no queue time");
+        assertEquals(0, (long) metrics.bodyWait.readCumulative(Histogram::getTotalCount), "body wait ends in the worker: none yet");
     }
 
     private void submit(long t2, String requestStart) {
