@@ -1,9 +1,14 @@
 /*
  * The settings the host itself acts on, typed, from one shepherd generation's CONFIG frame (docs/CONFIG.md,
  * "The CONFIG frame"): how many slots to wait for, timeouts of stop and restart, the process files, the log,
- * admission. Protocol bundles read their own keys through the HostSettings service instead.
+ * admission. Protocol bundles read their own keys through the HostSettings service instead (their connection
+ * settings as ConnectionSettings, whose named defaults this record shares).
  */
 package dev.pumaplus.host;
+
+import static dev.pumaplus.spi.ConnectionSettings.DEFAULT_FIRST_DATA_TIMEOUT;
+import static dev.pumaplus.spi.ConnectionSettings.DEFAULT_PERSISTENT_TIMEOUT;
+import static dev.pumaplus.spi.ConnectionSettings.DEFAULT_WRITE_TIMEOUT;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
@@ -56,9 +61,6 @@ record HostConfig(
     static final int DEFAULT_WORKERS = 1;
     static final int DEFAULT_THREADS = 5;
     static final String DEFAULT_ENVIRONMENT = "development";
-    static final Duration DEFAULT_PERSISTENT_TIMEOUT = Duration.ofSeconds(20);
-    static final Duration DEFAULT_FIRST_DATA_TIMEOUT = Duration.ofSeconds(30);
-    static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(10);
     static final Duration DEFAULT_WORKER_BOOT_TIMEOUT = Duration.ofSeconds(60);
     static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);
     static final Duration DEFAULT_WORKER_SHUTDOWN_TIMEOUT = Duration.ofSeconds(30);

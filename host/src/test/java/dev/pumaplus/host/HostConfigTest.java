@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pumaplus.spi.ConnectionSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,6 +90,18 @@ class HostConfigTest {
             return List.of(JSON.createArrayNode());
         }
         return List.of(JSON.valueToTree(7), JSON.valueToTree("/x"));
+    }
+
+    @Test
+    void protocolBundlesReadTheDocumentedConnectionSettingsWhereTheConfigIsSilent() throws Exception {
+        ShepherdConfig empty = ShepherdConfig.parse("{}", url -> { });
+        ShepherdConfig documented = ShepherdConfig.parse(JSON.writeValueAsString(documentedConfig()), url -> { });
+        ConnectionSettings defaults = ConnectionSettings.from(empty);
+        assertEquals(defaults, ConnectionSettings.from(documented));
+        assertEquals(ConnectionSettings.NO_LIMIT, defaults.contentLengthLimit());
+        assertEquals(HostConfig.DEFAULTS.persistentTimeout(), defaults.persistentTimeout());
+        assertEquals(HostConfig.DEFAULTS.firstDataTimeout(), defaults.firstDataTimeout());
+        assertEquals(HostConfig.DEFAULTS.writeTimeout(), defaults.writeTimeout());
     }
 
     @Test

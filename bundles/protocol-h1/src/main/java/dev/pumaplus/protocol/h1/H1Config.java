@@ -4,6 +4,7 @@
  */
 package dev.pumaplus.protocol.h1;
 
+import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.HostSettings;
 
 /**
@@ -19,12 +20,10 @@ import dev.pumaplus.spi.HostSettings;
 record H1Config(long contentLengthLimit, long firstDataTimeoutSecs, long persistentTimeoutSecs,
         long writeTimeoutSecs) {
 
-    /** Defaults of docs/CONFIG.md for keys the host does not have. */
+    /** The connection settings of {@code settings}, each missing one at its named default. */
     static H1Config from(HostSettings settings) {
-        return new H1Config(
-                settings.number("http_content_length_limit", -1),
-                settings.number("first_data_timeout", 30),
-                settings.number("persistent_timeout", 20),
-                settings.number("write_timeout", 10));
+        ConnectionSettings c = ConnectionSettings.from(settings);
+        return new H1Config(c.contentLengthLimit(), c.firstDataTimeout().toSeconds(),
+                c.persistentTimeout().toSeconds(), c.writeTimeout().toSeconds());
     }
 }

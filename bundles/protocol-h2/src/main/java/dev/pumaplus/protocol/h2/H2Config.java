@@ -4,6 +4,7 @@
  */
 package dev.pumaplus.protocol.h2;
 
+import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.HostSettings;
 
 /**
@@ -27,6 +28,6 @@ record H2Config(int maxConcurrentStreams, long maxHeaderListBytes, int maxRstFra
                 112 * 1024, // as HTTP/1.1's header section limit
                 200,
                 30,
-                settings.number("http_content_length_limit", -1));
+                ConnectionSettings.from(settings).contentLengthLimit());
     }
 }

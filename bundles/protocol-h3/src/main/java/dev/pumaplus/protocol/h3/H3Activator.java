@@ -5,6 +5,7 @@
  */
 package dev.pumaplus.protocol.h3;
 
+import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
@@ -21,7 +22,7 @@ public final class H3Activator extends ProtocolActivator {
 
     @Override
     protected Endpoint open(HostSettings settings, RequestQueue queue) {
-        H3Endpoints endpoints = new H3Endpoints(queue, settings.number("http_content_length_limit", -1));
+        H3Endpoints endpoints = new H3Endpoints(queue, ConnectionSettings.from(settings).contentLengthLimit());
         return new Endpoint(endpoints, List.of(Http3Endpoints.class, Listener.class), endpoints::close);
     }
 }

@@ -1,0 +1,43 @@
+/*
+ * The settings every protocol bundle applies to its client connections (accept → parse → respond), typed and
+ * with their defaults named once: the host's own configuration record takes the same defaults from here.
+ */
+package dev.pumaplus.spi;
+
+import java.time.Duration;
+
+/**
+ * Client-connection settings from the host's resolved configuration (docs/CONFIG.md, "The CONFIG frame").
+ * A key the configuration lacks (or sends as null) takes the default named here, which is what the gem sends
+ * when nothing is configured; the host's HostConfigTest and the gem's ConfigurationDocTest hold both to the
+ * documented default column. Immutable.
+ *
+ * @param contentLengthLimit largest request body in bytes ({@code http_content_length_limit}); {@link #NO_LIMIT}
+ *                           when there is none
+ * @param firstDataTimeout   how long a new connection may take to send its first bytes ({@code first_data_timeout})
+ * @param persistentTimeout  how long an idle keep-alive connection is kept open ({@code persistent_timeout})
+ * @param writeTimeout       how long response bytes may wait without any of them reaching the client's socket
+ *                           ({@code write_timeout})
+ */
+public record ConnectionSettings(long contentLengthLimit, Duration firstDataTimeout, Duration persistentTimeout,
+                                 Duration writeTimeout) {
+
+    /** {@link #contentLengthLimit()} when request bodies are unlimited (the default). */
+    public static final long NO_LIMIT = -1;
+    public static final Duration DEFAULT_FIRST_DATA_TIMEOUT = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_PERSISTENT_TIMEOUT = Duration.ofSeconds(20);
+    public static final Duration DEFAULT_WRITE_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The settings {@code settings} holds, each missing one at its default. */
+    public static ConnectionSettings from(HostSettings settings) {
+        return new ConnectionSettings(
+                settings.number("http_content_length_limit", NO_LIMIT),
+                seconds(settings, "first_data_timeout", DEFAULT_FIRST_DATA_TIMEOUT),
+                seconds(settings, "persistent_timeout", DEFAULT_PERSISTENT_TIMEOUT),
+                seconds(settings, "write_timeout", DEFAULT_WRITE_TIMEOUT));
+    }
+
+    private static Duration seconds(HostSettings settings, String key, Duration fallback) {
+        return Duration.ofSeconds(settings.number(key, fallback.toSeconds()));
+    }
+}
