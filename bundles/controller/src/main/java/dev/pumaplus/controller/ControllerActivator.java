@@ -11,7 +11,6 @@ import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.LoadSignals;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -26,7 +25,7 @@ import org.osgi.util.tracker.ServiceTracker;
  * parameter of that policy by name ({@code targetUtilization=0.6}). The operator's {@code autoscale min:,
  * max:, target_queue_p95:} (HostSettings {@code autoscale_min}, {@code autoscale_max},
  * {@code autoscale_target_queue_p95_ms}) override the file's. The primary actuator is the Actuator service
- * whose kind is HostSettings {@code autoscale_actuator} (default {@code fork}); the bridge, the one whose
+ * whose kind is HostSettings {@code autoscale_actuator} ({@link AutoscaleSettings}); the bridge, the one whose
  * kind is {@code autoscale_bridge} ({@code ractor}, {@code thread}; absent or null for none). Without
  * {@code autoscale} in the configuration the bundle does nothing.
  */
@@ -38,9 +37,10 @@ public final class ControllerActivator implements BundleActivator {
 
     @Override
     public void start(BundleContext context) throws IOException {
-        HostSettings settings = service(context, HostSettings.class);
+        HostSettings host = service(context, HostSettings.class);
         LoadSignals signals = service(context, LoadSignals.class);
-        if (settings == null || signals == null || !"true".equals(settings.string("autoscale", "false"))) {
+        AutoscaleSettings settings = host == null ? null : AutoscaleSettings.from(host);
+        if (settings == null || signals == null || !settings.enabled()) {
             return;
         }
         Properties file = new Properties();
@@ -56,21 +56,14 @@ public final class ControllerActivator implements BundleActivator {
                 params.put(name, Double.parseDouble(file.getProperty(name).trim()));
             }
         }
-        params.put("minUnits", settings.number("autoscale_min", 1));
-        params.put("maxUnits", settings.number("autoscale_max", 8));
-        String target = settings.string("autoscale_target_queue_p95_ms", null);
-        if (target != null) {
-            params.put("targetP95Ms", Double.parseDouble(target));
-        }
+        params.put("minUnits", settings.minUnits());
+        params.put("maxUnits", settings.maxUnits());
+        params.put("targetP95Ms", settings.targetP95Ms());
         Policy policy = Policies.create(id, params);
         actuators = new ServiceTracker<>(context, Actuator.class, null);
         actuators.open();
-        String log = settings.string("decision_log", null);
-        String primary = settings.string("autoscale_actuator", "fork");
-        String bridge = settings.string("autoscale_bridge", null);
-        driver = new ControllerDriver(policy, signals, this::actuatorOfKind, primary,
-                bridge == null || bridge.isEmpty() ? null : bridge,
-                log == null ? null : Path.of(log), Observation.DEFAULT_TICK_MS);
+        driver = new ControllerDriver(policy, signals, this::actuatorOfKind, settings.actuator(), settings.bridge(),
+                settings.decisionLog(), Observation.DEFAULT_TICK_MS);
         driver.start();
         registration = context.registerService(Autoscaler.class, driver, null);
     }
