@@ -104,6 +104,11 @@ final class Dispatcher implements WorkerLink.Listener {
         this.clock = clock;
     }
 
+    /** Called (outside the lock, on a link's event loop) with the new live-link count after each change. */
+    void onLiveLinksChanged(IntConsumer listener) {
+        this.liveLinksChanged = listener;
+    }
+
     /** The clock T3 is read from; admission reads T2b from it too. */
     NanoClock clock() {
         return clock;
@@ -112,11 +117,6 @@ final class Dispatcher implements WorkerLink.Listener {
     /** The request timing aggregate: queue and slot time are recorded here, everything else beside it. */
     QueueMetrics metrics() {
         return metrics;
-    }
-
-    /** Called (outside the lock, on a link's event loop) with the new live-link count after each change. */
-    void onLiveLinksChanged(IntConsumer listener) {
-        this.liveLinksChanged = listener;
     }
 
     // --- lock-free reads for admission --------------------------------------------------------------------

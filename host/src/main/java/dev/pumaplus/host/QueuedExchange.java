@@ -45,14 +45,14 @@ final class QueuedExchange implements Exchange {
     QueuedExchange(Dispatcher dispatcher, RequestReporting reporting, Object connection, long requestId,
                    RequestHead head, long runnableNanos, ByteBuf env, ByteBuf body, boolean bodyComplete,
                    ResponseSink sink) {
-        this.dispatcher = dispatcher;
-        this.reporting = reporting;
-        this.connection = connection;
         this.requestId = requestId;
         this.head = head;
         this.runnableNanos = runnableNanos;
         this.body = new PendingBody(env, body, bodyComplete);
         this.response = new ResponseRecord(sink, reporting.metrics());
+        this.connection = connection;
+        this.dispatcher = dispatcher;
+        this.reporting = reporting;
         this.ticket = new Dispatcher.Ticket(this); // published to the queue only after construction
     }
 
