@@ -43,6 +43,7 @@ class LauncherTest {
     private Process host;
     private final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
     private final StringBuffer stderr = new StringBuffer();
+    private Thread stderrPump;
 
     private void launch(String mode) throws IOException {
         List<String> command = new ArrayList<>(List.of(
@@ -53,10 +54,16 @@ class LauncherTest {
                 "dev.pumaplus.host.Launcher", "--ruby", "ruby", "--gem", FAKE_GEM.toString(), "--", mode));
         host = new ProcessBuilder(command).start();
         pump(host.getInputStream(), line -> stdout.add(line));
-        pump(host.getErrorStream(), line -> stderr.append(line).append('\n'));
+        stderrPump = pump(host.getErrorStream(), line -> stderr.append(line).append('\n'));
     }
 
-    private static void pump(java.io.InputStream in, java.util.function.Consumer<String> sink) {
+    /** Everything the host wrote to stderr, once it has exited: the pump has read to the end of the pipe. */
+    private String stderrAfterExit() throws InterruptedException {
+        stderrPump.join(10_000);
+        return stderr.toString();
+    }
+
+    private static Thread pump(java.io.InputStream in, java.util.function.Consumer<String> sink) {
         Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 for (String line; (line = r.readLine()) != null; ) {
@@ -68,6 +75,7 @@ class LauncherTest {
         });
         t.setDaemon(true);
         t.start();
+        return t;
     }
 
     private String awaitLine(String prefix) throws InterruptedException {
@@ -123,9 +131,8 @@ class LauncherTest {
         launch("die-early");
         assertTrue(host.waitFor(30, TimeUnit.SECONDS));
         assertEquals(3, host.exitValue());
-        Thread.sleep(100);
-        assertTrue(stderr.toString().contains("puma-plus: shepherd exited (status 3) before sending its configuration"),
-                stderr.toString());
+        String err = stderrAfterExit();
+        assertTrue(err.contains("puma-plus: shepherd exited (status 3) before sending its configuration"), err);
     }
 
     @Test
@@ -133,8 +140,8 @@ class LauncherTest {
         launch("missing-bundle");
         assertTrue(host.waitFor(30, TimeUnit.SECONDS));
         assertEquals(1, host.exitValue());
-        Thread.sleep(100);
-        assertTrue(stderr.toString().contains("puma-plus: bundle no-such-bundle failed to start: "), stderr.toString());
+        String err = stderrAfterExit();
+        assertTrue(err.contains("puma-plus: bundle no-such-bundle failed to start: "), err);
     }
 
     @Test
@@ -143,7 +150,7 @@ class LauncherTest {
         awaitLine("puma-plus: ready");
         assertTrue(host.waitFor(30, TimeUnit.SECONDS));
         assertEquals(1, host.exitValue());
-        Thread.sleep(100);
-        assertTrue(stderr.toString().contains("puma-plus: shepherd exited unexpectedly (status 5)"), stderr.toString());
+        String err = stderrAfterExit();
+        assertTrue(err.contains("puma-plus: shepherd exited unexpectedly (status 5)"), err);
     }
 }
