@@ -84,6 +84,11 @@ final class Hijacks {
         return offers.containsKey(requestId);
     }
 
+    /** Whether a hijack connection naming {@code requestId} has arrived and waits for its announcement. */
+    synchronized boolean waiting(long requestId) {
+        return arrived.containsKey(requestId);
+    }
+
     /**
      * The worker's hijack connection for request {@code requestId} arrived (its HELLO read, no WELCOME sent,
      * auto-read off). Event loop of {@code channel}.

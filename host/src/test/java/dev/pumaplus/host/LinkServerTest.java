@@ -273,7 +273,7 @@ class LinkServerTest {
             worker.read().release();
             hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
                     ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
-            Thread.sleep(50); // the hijack connection waits for the announcement
+            await(() -> server.hijacks().waiting(ex.requestId), "the hijack connection to wait for the announcement");
             assertTrue(sink.events.isEmpty());
             worker.write(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-type", "text/plain")))
                     .toFrame(ByteBufAllocator.DEFAULT, FrameType.HIJACK_HEAD, false));
