@@ -76,11 +76,12 @@ class PumaPlus::DSLTest < PumaPlus::TestCase
   end
 
   def test_puma_directive_without_equivalent_is_reported_with_file_and_line_not_an_error
-    dsl = evaluate("workers 2\nplugin :tmp_restart\n\nmax_fast_inline 10\n")
+    dsl = evaluate("workers 2\nfork_worker 1000\n\nmax_fast_inline 10\n")
     assert_equal 2, dsl.settings[:workers]
-    assert_equal [["plugin", @path, 2], ["max_fast_inline", @path, 4]],
+    assert_equal [["fork_worker", @path, 2], ["max_fast_inline", @path, 4]],
                  dsl.unsupported.map { |u| [u.directive, u.file, u.line] }
-    assert_equal "#{@path}:2: plugin is a puma directive with no equivalent in puma-plus; ignored", dsl.unsupported.first.to_s
+    assert_equal "#{@path}:2: fork_worker is a puma directive with no equivalent in puma-plus " \
+                 "(workers fork from the shepherd, never from worker 0); ignored", dsl.unsupported.first.to_s
   end
 
   def test_a_name_that_is_no_puma_directive_is_an_error_with_file_and_line
