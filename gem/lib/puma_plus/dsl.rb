@@ -58,7 +58,9 @@
 #   after_booted { }                  # block, run in the shepherd once every worker has booted
 #   after_stopped { }                 # block, run in the shepherd after its workers stopped (not on a hot restart)
 #   before_restart { }                # block, run in the shepherd the host retires for a hot restart
-#   after_worker_shutdown { |index| } # block, run in the shepherd after a worker process exited
+#   after_worker_shutdown { |worker| }  # block, run in the shepherd after a worker process exited
+#   before_thread_start { }           # block, run in each slot thread of a worker as it starts
+#   before_thread_exit { }            # block, run in each slot thread of a worker before it ends
 #
 # Puma's other names (ALIASES: puma 7's before_worker_boot, on_booted, ...) are the same directives. A
 # puma directive with no equivalent here (UNSUPPORTED, with its reason) is recorded in #unsupported with
@@ -101,7 +103,7 @@ module PumaPlus
       early_hints: "103 Early Hints are always passed through when the app sends them",
       set_remote_address: "REMOTE_ADDR is the peer the host saw",
       clean_thread_locals: "slot threads serve one link each; their locals are not cleared",
-      fiber_per_request: "slot threads serve one link each; their locals are not cleared",
+      fiber_per_request: "each request runs on its slot's thread, never in a fiber of its own",
       log_formatter: "the log format is log_format (text or json)", custom_logger: "the log is the host's (log_format)",
       debug: "no low-level debugging output", shutdown_debug: "no thread dump at shutdown",
       drain_on_shutdown: "the host always drains its queue on a graceful stop",
@@ -122,10 +124,6 @@ module PumaPlus
       supported_http_methods: "the host passes every method to the app",
       max_keep_alive: "the host does not cap requests per keep-alive connection; persistent_timeout bounds idle ones",
       enable_keep_alives: "the host always keeps connections alive (persistent_timeout bounds idle ones)",
-      before_thread_start: "slot threads are links to the host, not a thread pool; no per-thread hooks",
-      on_thread_start: "slot threads are links to the host, not a thread pool; no per-thread hooks",
-      before_thread_exit: "slot threads are links to the host, not a thread pool; no per-thread hooks",
-      on_thread_exit: "slot threads are links to the host, not a thread pool; no per-thread hooks",
       single: "single and cluster blocks are not evaluated; write their directives at the top level",
       cluster: "single and cluster blocks are not evaluated; write their directives at the top level"
     }.freeze
@@ -135,7 +133,8 @@ module PumaPlus
     ALIASES = {
       before_worker_boot: :on_worker_boot, before_worker_shutdown: :on_worker_shutdown,
       before_worker_fork: :on_worker_fork, after_worker_boot: :after_worker_fork, on_booted: :after_booted,
-      on_stopped: :after_stopped, on_restart: :before_restart
+      on_stopped: :after_stopped, on_restart: :before_restart, on_thread_start: :before_thread_start,
+      on_thread_exit: :before_thread_exit
     }.freeze
 
     # One reported puma directive: { directive:, file:, line:, reason: }.
@@ -197,7 +196,8 @@ module PumaPlus
                  quiet: :quiet, ractors: :ractors }.freeze
     # Hook directives: each takes a block, kept in the order given (docs/CONFIG.md, "Hooks").
     HOOK_DIRECTIVES = %i[before_fork on_worker_boot on_worker_shutdown on_worker_fork after_worker_fork after_booted
-                         after_stopped before_restart after_worker_shutdown].freeze
+                         after_stopped before_restart after_worker_shutdown before_thread_start
+                         before_thread_exit].freeze
 
     # Defined from source, not define_method, so a call with the wrong arguments names the directive.
     ONE_VALUE.each do |name, check|

@@ -93,6 +93,9 @@ module PumaPlus
                "pid #{Process.pid}#{", preloading the app" if @config.preload_app?}", @log)
       Process.setproctitle("puma-plus: shepherd#{" [#{@config.tag}]" if @config.tag} (generation #{@generation})")
       @config.unsupported.each { |unsupported| Log.line(unsupported.to_s, @log) }
+      if @config.ractors? && %i[before_thread_start before_thread_exit].any? { |hook| @config.hooks_for(hook).any? }
+        Log.line("before_thread_start/before_thread_exit hooks do not run under ractors (a block cannot enter a Ractor)", @log)
+      end
       @link.write(Wire::Config.new(json: @config.to_json).encode)
       @env["RACK_ENV"] = @config.environment
       install_signal_handlers
@@ -238,7 +241,9 @@ module PumaPlus
                          lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
                          checkin_interval: [@config.worker_timeout / 4.0, 5.0].min,
                          extra_slots: extra_reader, ractors: @config.ractors?,
-                         multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?)
+                         multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?,
+                         on_thread_start: @config.hooks_for(:before_thread_start),
+                         on_thread_exit: @config.hooks_for(:before_thread_exit))
       run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", worker.index)
       pid = fork { run_worker(child, boot_reader, extra_writer) }
       boot_writer.close
