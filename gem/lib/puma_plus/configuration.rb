@@ -89,6 +89,10 @@ module PumaPlus
       # Messages name each file as the user wrote it; it is read relative to +cwd+. A later file's setting
       # beats an earlier one's (binds as a whole); hooks, plugins and reported directives add up.
       dsls = files.map { |path| DSL.evaluate(cwd == Dir.pwd ? path : File.expand_path(path, cwd)) }
+      # puma 8's single/cluster blocks run after every file, by the worker count the layers give.
+      workers = flags.settings[:workers] || dsls.map(&:settings).reduce({}, :merge)[:workers] || env_settings[:workers] || 0
+      mode = workers.zero? ? :single : :cluster
+      dsls += dsls.flat_map { |dsl| dsl.mode_blocks[mode].map { |block| DSL.evaluate_block(dsl.__path, block) } }
       flags.plugins.each { |name| PluginLauncher.load(name) }
 
       settings = flags.settings.dup

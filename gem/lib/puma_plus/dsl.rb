@@ -61,6 +61,7 @@
 #   after_worker_shutdown { |worker| }  # block, run in the shepherd after a worker process exited
 #   before_thread_start { }           # block, run in each slot thread of a worker as it starts
 #   before_thread_exit { }            # block, run in each slot thread of a worker before it ends
+#   cluster { preload_app! }          # puma 8: evaluated after every file when workers > 0 (single: when 0)
 #
 # Puma's other names (ALIASES: puma 7's before_worker_boot, on_booted, ...) are the same directives. A
 # puma directive with no equivalent here (UNSUPPORTED, with its reason) is recorded in #unsupported with
@@ -82,6 +83,14 @@ module PumaPlus
       end
       dsl = new(path)
       dsl.__evaluate(source)
+      dsl
+    end
+
+    # Evaluates puma 8's `single { }` or `cluster { }` +block+ (recorded by the DSL of +path+, the file it
+    # is written in) as puma does, after every config file. Returns the DSL. Raises ConfigError.
+    def self.evaluate_block(path, block)
+      dsl = new(path)
+      dsl.__evaluate(nil, &block)
       dsl
     end
 
@@ -124,8 +133,6 @@ module PumaPlus
       supported_http_methods: "the host passes every method to the app",
       max_keep_alive: "the host does not cap requests per keep-alive connection; persistent_timeout bounds idle ones",
       enable_keep_alives: "the host always keeps connections alive (persistent_timeout bounds idle ones)",
-      single: "single and cluster blocks are not evaluated; write their directives at the top level",
-      cluster: "single and cluster blocks are not evaluated; write their directives at the top level"
     }.freeze
 
     # Puma's other names for directives here, puma's name => ours (puma 7 renamed the hooks; puma's
@@ -150,6 +157,9 @@ module PumaPlus
     attr_reader :settings, :hooks, :unsupported
     # Plugins named by `plugin` (loaded as the directive runs, as puma does), in order.
     attr_reader :plugin_names
+    # puma 8's `single { }` and `cluster { }` blocks: { single: [...], cluster: [...] } (Configuration
+    # evaluates one kind after every file, by the resolved worker count).
+    attr_reader :mode_blocks
     # Options plugins' own directives record (puma's @options; a plugin reads them as launcher.options).
     attr_reader :options
     # Where each setting was set: { workers: "config/puma.rb:3", ... } (the last directive that set it).
@@ -161,12 +171,18 @@ module PumaPlus
       @sources = {}
       @unsupported = []
       @plugin_names = []
+      @mode_blocks = { single: [], cluster: [] }
       @options = {}
       @hooks = (HOOK_DIRECTIVES + [:lowlevel_error_handler]).to_h { |name| [name, []] }
     end
 
-    def __evaluate(source)
-      instance_eval(source, @path, 1)
+    # The file this DSL evaluated (double underscores, like #__evaluate: no config file calls it).
+    def __path
+      @path
+    end
+
+    def __evaluate(source, &block)
+      block ? instance_exec(&block) : instance_eval(source, @path, 1)
     rescue ConfigError
       raise
     rescue SyntaxError => e
@@ -227,6 +243,16 @@ module PumaPlus
     # puma's `workers :auto` (7.2): as many workers as processors.
     def workers(count)
       directive(:workers) { @settings[:workers] = Setting.workers("workers", count) }
+    end
+
+    # puma 8: directives for single mode (workers 0) or cluster mode (workers > 0), evaluated after every
+    # config file once the worker count is known (flags included).
+    def single(&block)
+      directive(:single) { @mode_blocks[:single] << hook("single", block) }
+    end
+
+    def cluster(&block)
+      directive(:cluster) { @mode_blocks[:cluster] << hook("cluster", block) }
     end
 
     # Loads puma plugin +name+ now, as puma does (so a directive it adds can follow), from

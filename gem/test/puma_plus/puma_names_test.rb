@@ -86,6 +86,15 @@ class PumaPlus::PumaNamesTest < PumaPlus::TestCase
     assert_equal Etc.nprocessors, PumaPlus::Configuration.resolve([], env: { "WEB_CONCURRENCY" => "auto" }, cwd: @dir).workers
   end
 
+  def test_puma_8_single_and_cluster_blocks_run_after_every_file_by_the_worker_count
+    File.write(File.join(@dir, "config", "puma.rb"), "threads 2, 2\nsingle { threads 1, 1 }\ncluster do\n  preload_app!\n  fork_worker\nend\n")
+    single = PumaPlus::Configuration.resolve([], env: {}, cwd: @dir)
+    assert_equal [1, false, []], [single.threads, single.preload_app, single.unsupported.map(&:to_s)]
+    cluster = PumaPlus::Configuration.resolve(%w[-w 2], env: {}, cwd: @dir)
+    assert_equal [2, true], [cluster.threads, cluster.preload_app]
+    assert_equal ["#{@dir}/config/puma.rb:5: fork_worker"], cluster.unsupported.map { |u| "#{u.file}:#{u.line}: #{u.directive}" }
+  end
+
   def test_names_that_are_not_pumas_stay_errors
     File.write(File.join(@dir, "config", "puma-plus.rb"), "workers 1\nbefore_worker_boots { }\n")
     status, _out, err = dry_run(["config.ru"])

@@ -92,9 +92,9 @@ module PumaNames
     ["max_keep_alive", "7.0", "max_keep_alive 100"],
     ["after_worker_shutdown", "7.1", "after_worker_shutdown { |worker| }"],
     ["workers", "7.2", "workers :auto"],
-    ["cluster", "8.0", "cluster { prune_bundler }"],
+    ["cluster", "8.0", "cluster { preload_app! }"],
     ["max_io_threads", "8.0", "max_io_threads 2"],
-    ["single", "8.0", "single { silence_fork_callback_warning }"]
+    ["single", "8.0", "single { threads 1, 1 }"]
   ].freeze
 
   # [argv, first puma release with the flag]; the rackup file (config.ru) follows each.
