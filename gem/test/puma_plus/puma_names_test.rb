@@ -74,6 +74,11 @@ class PumaPlus::PumaNamesTest < PumaPlus::TestCase
     end
   end
 
+  def test_dir_changes_to_the_directory_before_anything_resolves
+    out = IO.popen([RbConfig.ruby, EXE, "--dir", @dir, "--dry-run"], chdir: "/", err: %i[child out], &:read)
+    assert_match(/^  rackup +"#{Regexp.escape(File.realpath(@dir))}\/config\.ru" +default$/, out)
+  end
+
   def test_puma_meanings_of_v_dev_null_workers_auto_and_no_token
     assert_equal true, PumaPlus::Configuration.resolve(%w[-v], env: {}, cwd: @dir).log_requests
     File.write(File.join(@dir, "config", "puma-plus.rb"), "workers 9\n")
