@@ -93,15 +93,16 @@ module PumaPlus
       workers = flags.settings[:workers] || dsls.map(&:settings).reduce({}, :merge)[:workers] || env_settings[:workers] || 0
       mode = workers.zero? ? :single : :cluster
       dsls += dsls.flat_map { |dsl| dsl.mode_blocks[mode].map { |block| DSL.evaluate_block(dsl.__path, block) } }
-      flags.plugins.each { |name| PluginLauncher.load(name) }
+      missing_plugins = flags.plugins.to_h { |name| [name, PluginLauncher.load(name)] }.compact
 
       settings = flags.settings.dup
       settings[:rackup] = flags.rackup if flags.rackup
       hooks = HOOKS.to_h { |name| [name, dsls.flat_map { |dsl| dsl.hooks[name] }] }
       new(flags: settings, file: dsls.map(&:settings).reduce({}, :merge), env: env_settings, hooks: hooks,
           config_files: files, cwd: cwd, env_vars: env,
-          unsupported: flags.unsupported + dsls.flat_map(&:unsupported),
-          plugins: (dsls.flat_map(&:plugin_names) + flags.plugins).uniq,
+          unsupported: flags.unsupported + missing_plugins.map { |name, why| "flag --plugin #{name}: #{why}; ignored" } +
+                       dsls.flat_map(&:unsupported),
+          plugins: (dsls.flat_map(&:plugin_names) + flags.plugins - missing_plugins.keys).uniq,
           plugin_options: dsls.map(&:options).reduce({}, :merge),
           sources: env_sources.merge(*dsls.map(&:sources)).merge(flags.sources))
     end

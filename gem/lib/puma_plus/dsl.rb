@@ -144,9 +144,12 @@ module PumaPlus
       on_thread_exit: :before_thread_exit
     }.freeze
 
-    # One reported puma directive: { directive:, file:, line:, reason: }.
-    Unsupported = Struct.new(:directive, :file, :line, :reason, keyword_init: true) do
+    # One reported puma directive: { directive:, file:, line:, reason: }; +missing+ when the directive
+    # exists here but what it names does not (a plugin that is not installed).
+    Unsupported = Struct.new(:directive, :file, :line, :reason, :missing, keyword_init: true) do
       def to_s
+        return "#{file}:#{line}: #{directive}: #{reason}; ignored" if missing
+
         "#{file}:#{line}: #{directive} is a puma directive with no equivalent in puma-plus (#{reason}); ignored"
       end
     end
@@ -257,12 +260,15 @@ module PumaPlus
 
     # Loads puma plugin +name+ now, as puma does (so a directive it adds can follow), from
     # puma/plugin/NAME on the load path; the shepherd starts it at boot (PumaPlus::PluginLauncher).
+    # A plugin that is not installed is reported and ignored (PluginLauncher.load).
     def plugin(name)
+      missing = nil
       directive(:plugin) do
         name = Setting.string("plugin", name)
-        PluginLauncher.load(name)
-        @plugin_names << name unless @plugin_names.include?(name)
+        missing = PluginLauncher.load(name)
+        @plugin_names << name unless missing || @plugin_names.include?(name)
       end
+      report(:plugin, "#{name}: #{missing}", missing: true) if missing
     end
 
     def bind(uri)
@@ -398,8 +404,8 @@ module PumaPlus
 
     private
 
-    def report(name, reason)
-      @unsupported << Unsupported.new(directive: name.to_s, file: @path, line: caller_line, reason: reason)
+    def report(name, reason, missing: false)
+      @unsupported << Unsupported.new(directive: name.to_s, file: @path, line: caller_line, reason: reason, missing: missing)
       nil
     end
 

@@ -15,13 +15,19 @@ module PumaPlus
     # named, so that `require "puma/plugin"` in a plugin finds it even where the puma gem is installed.
     API_DIR = File.expand_path("puma_api", __dir__)
 
-    # Requires puma/plugin/NAME (a plugin registers itself with Puma::Plugin.create). Raises ConfigError.
+    # Requires puma/plugin/NAME (a plugin registers itself with Puma::Plugin.create). Returns nil, or why the
+    # plugin is not there when no puma/plugin/NAME is on the load path (an app that swapped the puma gem
+    # for puma-plus keeps Rails' `plugin :tmp_restart`: reported, not fatal). Raises ConfigError when the
+    # plugin is there but fails to load.
     def self.load(name)
       $LOAD_PATH.unshift(API_DIR) unless $LOAD_PATH.include?(API_DIR)
       require "puma/plugin"
       require "puma/plugin/#{name}"
+      nil
     rescue LoadError => e
-      raise ConfigError, "plugin: cannot load puma/plugin/#{name} (#{e.message})"
+      return "no puma/plugin/#{name}.rb on the load path (is the gem that ships it installed?)" if e.path == "puma/plugin/#{name}"
+
+      raise ConfigError, "plugin #{name}: #{e.message}"
     end
 
     # The launcher's `events`: puma's hook registrations (both its 5/6 and its 7/8 names), each adding the

@@ -84,6 +84,21 @@ class PumaPlus::DSLTest < PumaPlus::TestCase
                  "(workers fork from the shepherd, never from worker 0); ignored", dsl.unsupported.first.to_s
   end
 
+  def test_a_plugin_that_is_not_installed_is_reported_and_one_that_fails_to_load_is_an_error
+    dsl = evaluate("workers 1\nplugin :not_installed_here\n")
+    assert_equal [], dsl.plugin_names
+    assert_equal "#{@path}:2: plugin: not_installed_here: no puma/plugin/not_installed_here.rb on the load path " \
+                 "(is the gem that ships it installed?); ignored", dsl.unsupported.first.to_s
+    lib = File.join(@dir, "lib", "puma", "plugin")
+    FileUtils.mkdir_p(lib)
+    File.write(File.join(lib, "broken_here.rb"), "require 'a_gem_that_is_not_there'\n")
+    $LOAD_PATH.unshift(File.join(@dir, "lib"))
+    assert_match(/\A#{Regexp.escape(@path)}:1: plugin broken_here: cannot load such file -- a_gem_that_is_not_there/,
+                 error_for("plugin :broken_here\n"))
+  ensure
+    $LOAD_PATH.delete(File.join(@dir, "lib"))
+  end
+
   def test_a_name_that_is_no_puma_directive_is_an_error_with_file_and_line
     assert_equal "#{@path}:1: unknown directive \"plugins\"", error_for("plugins :tmp_restart\n")
   end
