@@ -23,4 +23,8 @@ Gem::Specification.new do |spec|
   spec.require_paths = ["lib"]
 
   spec.add_dependency "rack", ">= 2.2", "< 4"
+  # Every library lib/ requires that is not a default gem of every Ruby from 3.1 on: logger leaves the
+  # default gems in Ruby 3.5 (a bundled gem then, unloadable under Bundler unless declared). The others it
+  # requires (json, optparse, socket, uri, yaml, openssl, net/http, securerandom, etc ...) stay default gems.
+  spec.add_dependency "logger", ">= 1.5"
 end

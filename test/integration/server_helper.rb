@@ -73,7 +73,7 @@ class PumaPlusServer
     raise BootError, "no ready line within #{BOOT_TIMEOUT}s from: #{@command.join(' ')}\n#{output_tail}" unless ready
 
     @slots = Integer(ready[1])
-    listening = wait_for_line(%r{\Apuma-plus: listening on http://127\.0\.0\.1:(\d+)\z}, 0)
+    listening = wait_for_line(%r{\Apuma-plus: listening on http://(?:127\.0\.0\.1|0\.0\.0\.0):(\d+)\z}, 0)
     control = wait_for_line(%r{\Apuma-plus: control app on http://127\.0\.0\.1:(\d+)\z}, 0)
     raise BootError, "ready, but no 'listening on' line:\n#{output_tail}" unless listening
     raise BootError, "ready, but no 'control app on' line:\n#{output_tail}" unless control || @custom_command

@@ -1,6 +1,6 @@
 # A typical Rails 6.1 config/puma.rb (the generator's, with workers and preload turned on as production
-# apps do), kept as Rails writes it: puma-plus runs it unchanged and reports the line it has no use for
-# (plugin :tmp_restart). `../../gem/exe/puma-plus -C config/puma.rb`.
+# apps do), kept as Rails writes it: puma-plus runs it unchanged, puma's tmp_restart plugin included.
+# `../../gem/exe/puma-plus -C config/puma.rb`, or plain `../../gem/exe/puma-plus` (config/puma.rb is read).
 max_threads_count = ENV.fetch("RAILS_MAX_THREADS") { 5 }
 min_threads_count = ENV.fetch("RAILS_MIN_THREADS") { max_threads_count }
 threads min_threads_count, max_threads_count

@@ -19,13 +19,18 @@ module PumaPlus
           -p, --port PORT              shorthand for --bind tcp://0.0.0.0:PORT
           -w, --workers N              forked worker processes (default 0: one worker, puma's single mode)
           -t, --threads MIN:MAX        threads per worker, each one slot; MAX is used (default 0:5)
-          -C, --config PATH            config file (default config/puma-plus.rb if it exists)
+          -C, --config PATH            config file, repeatable; -C /dev/null or -C - for none (default:
+                                       config/puma/ENV.rb or config/puma.rb, then config/puma-plus.rb)
+              --no-config              read no config file
+              --dir DIR                change to DIR before starting
+          -I, --include PATH           put PATH first on Ruby's $LOAD_PATH (repeatable)
+              --plugin NAME            load puma plugin NAME, as the plugin directive (repeatable)
           -e, --environment ENV        RACK_ENV (default development)
               --preload                load the app in the shepherd before forking
               --ractors                every slot is a Ractor, not a thread (experimental; docs/RACK.md)
               --control-url URI        control app listener, tcp://HOST:PORT (port 0 allowed)
               --control-token TOKEN    token the control app requires (?token=)
-              --log-requests           log one line per request with its timing points
+          -v, --log-requests           log one line per request with its timing points
               --tls-cert PATH          PEM certificate chain for ssl:// binds that name none
               --tls-key PATH           PEM private key (RSA or EC) for ssl:// binds that name none
               --bundles NAMES          protocol bundles to load, comma-separated: h1,h2,h3 (default h1,h2)
@@ -36,10 +41,14 @@ module PumaPlus
               --tag NAME               shown in process titles
               --redirect-stdout PATH   stdout of host, shepherd and workers goes to PATH
               --redirect-stderr PATH   stderr of host, shepherd and workers goes to PATH
-              --redirect-append        append to the redirect files instead of truncating them
+              --[no-]redirect-append   append to the redirect files instead of truncating them
               --dry-run                print each resolved setting and where it came from, then exit
           -h, --help                   show this help
-          -v, --version                show the version
+          -V, --version                show the version
+
+      Puma's other flags (-f/--fork-worker, --idle-timeout, --bind-to-activated-sockets, --debug,
+      --prune-bundler, --extra-runtime-dependencies, -R/--restart-cmd, -s/--silent, --early-hints) are
+      accepted, reported at boot with the reason, and ignored (docs/CONFIG.md, "Puma names").
 
       puma-plus ctl [-C PATH | -S PATH | --control-url URI [--control-token TOKEN]] COMMAND
           COMMAND: stats, status, restart, phased-restart, reload-config, stop, halt
@@ -55,8 +64,34 @@ module PumaPlus
 
     # Settings the flags set (keys as in Configuration::DEFAULTS), e.g. { workers: 2, binds: [...] }.
     attr_reader :settings
-    # The -C path as given, or nil.
-    attr_reader :config_path
+    # The -C paths as given ([] when none; --no-config, -C - and -C /dev/null mean no file: see #no_config?).
+    attr_reader :config_paths
+    # -I paths, in order.
+    attr_reader :load_paths
+    # --plugin names, in order.
+    attr_reader :plugins
+    # --dir, or nil.
+    attr_reader :directory
+    # Puma flags with no equivalent here: ["flag --fork-worker: REASON; ignored", ...].
+    attr_reader :unsupported
+
+    # Puma's flags with no equivalent in puma-plus, each with whether it takes a value and the reason.
+    UNSUPPORTED = {
+      ["-f", "--fork-worker=[REQUESTS]", OptionParser::DecimalInteger] => "workers fork from the shepherd, never from worker 0",
+      ["--idle-timeout SECONDS"] => "the host has no idle shutdown (only it sees requests, and it offers no such stop yet)",
+      ["--bind-to-activated-sockets [only]"] => "systemd socket activation is not supported yet",
+      ["--debug"] => "no low-level debugging output",
+      ["--prune-bundler"] => "the shepherd is not re-exec'd",
+      ["--extra-runtime-dependencies GEMS"] => "there is no prune_bundler",
+      ["-R", "--restart-cmd CMD"] => "a hot restart spawns a new shepherd; there is no exec",
+      ["-s", "--silent"] => "the boot lines are the log; use --redirect-stdout",
+      ["--early-hints"] => "103 Early Hints are always passed through when the app sends them"
+    }.freeze
+
+    # True when --no-config, -C - or -C /dev/null asked for no config file.
+    def no_config?
+      @no_config == true
+    end
     # The positional rackup path as given, or nil.
     attr_reader :rackup
     # The flag that set each setting: { workers: "flag --workers", ... }.
@@ -66,7 +101,11 @@ module PumaPlus
     def initialize(argv)
       @settings = {}
       @sources = {}
-      @config_path = nil
+      @config_paths = []
+      @load_paths = []
+      @plugins = []
+      @directory = nil
+      @unsupported = []
       @rackup = nil
       binds = []
       rest = parser(binds).parse(argv.dup)
@@ -96,7 +135,7 @@ module PumaPlus
       end
 
       def on(*spec, &handler)
-        flag = spec.find { |s| s.start_with?("--") }.split(" ").first
+        flag = spec.find { |s| s.is_a?(String) && s.start_with?("--") }.split(" ").first
         super(*spec) { |value| @command_line.send(:tracked, flag) { handler.call(value) } }
       end
     end
@@ -112,13 +151,21 @@ module PumaPlus
           min, max = "0", min if max.nil? # "-t 8" means up to 8 threads
           @settings[:min_threads], @settings[:threads] = Setting.threads("--threads", min, max)
         end
-        o.on("-C", "--config PATH") { |v| @config_path = v }
+        o.on("-C", "--config PATH") do |v|
+          if ["-", File::NULL].include?(v) then @no_config = true
+          else @config_paths << v
+          end
+        end
+        o.on("--no-config") { @no_config = true }
+        o.on("--dir DIR") { |v| @directory = Setting.string("--dir", v) }
+        o.on("-I", "--include PATH") { |v| @load_paths.concat(v.split(File::PATH_SEPARATOR)) }
+        o.on("--plugin NAME") { |v| @plugins << Setting.string("--plugin", v) }
         o.on("-e", "--environment ENV") { |v| @settings[:environment] = Setting.string("--environment", v) }
         o.on("--preload") { @settings[:preload_app] = true }
         o.on("--ractors") { @settings[:ractors] = true }
         o.on("--control-url URI") { |v| @settings[:control_url] = Setting.bind("--control-url", v) }
         o.on("--control-token TOKEN") { |v| @settings[:control_token] = Setting.string("--control-token", v) }
-        o.on("--log-requests") { @settings[:log_requests] = true }
+        o.on("-v", "--log-requests") { @settings[:log_requests] = true }
         o.on("--tls-cert PATH") { |v| @settings[:tls_cert] = Setting.string("--tls-cert", v) }
         o.on("--tls-key PATH") { |v| @settings[:tls_key] = Setting.string("--tls-key", v) }
         o.on("--bundles NAMES") { |v| @settings[:bundles] = Setting.bundles("--bundles", v.split(",").map(&:strip)) }
@@ -129,11 +176,15 @@ module PumaPlus
         o.on("--tag NAME") { |v| @settings[:tag] = Setting.string("--tag", v) }
         o.on("--redirect-stdout PATH") { |v| @settings[:stdout_path] = Setting.string("--redirect-stdout", v) }
         o.on("--redirect-stderr PATH") { |v| @settings[:stderr_path] = Setting.string("--redirect-stderr", v) }
-        o.on("--redirect-append") { @settings[:redirect_append] = true }
+        o.on("--[no-]redirect-append") { |v| @settings[:redirect_append] = v }
+        UNSUPPORTED.each do |spec, reason|
+          flag = spec.grep(/\A--/).first[/\A--[a-z-]+/]
+          o.on(*spec) { @unsupported << "flag #{flag}: #{reason}; ignored" }
+        end
         o.on("--dry-run") { @dry_run = true }
         # Handled by the puma-plus executable; refuse them here rather than let OptionParser print and exit.
         o.on("-h", "--help") { raise ConfigError, "--help is handled by the puma-plus executable" }
-        o.on("-v", "--version") { raise ConfigError, "--version is handled by the puma-plus executable" }
+        o.on("-V", "--version") { raise ConfigError, "--version is handled by the puma-plus executable" }
       end
     end
   end

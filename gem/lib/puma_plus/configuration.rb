@@ -16,6 +16,10 @@ require_relative "log"
 module PumaPlus
   class Configuration
     DEFAULT_CONFIG_FILE = "config/puma-plus.rb"
+    # With no -C, the first of these that exists is read before DEFAULT_CONFIG_FILE (puma's own lookup;
+    # ENV is the environment the flags or RACK_ENV/RAILS_ENV give), so puma-plus's file wins where both set
+    # something.
+    PUMA_CONFIG_FILES = ["config/puma/%<env>s.rb", "config/puma.rb"].freeze
     DEFAULTS = {
       binds: ["tcp://0.0.0.0:9292"].freeze,
       workers: 0,
@@ -62,7 +66,7 @@ module PumaPlus
     }.freeze
     # Settings that are paths, made absolute against the working directory at resolution.
     PATHS = %i[pidfile state_path stdout_path stderr_path decision_log].freeze
-    HOOKS = %i[before_fork on_worker_boot on_worker_shutdown on_worker_fork after_worker_fork lowlevel_error_handler].freeze
+    HOOKS = (DSL::HOOK_DIRECTIVES + [:lowlevel_error_handler]).freeze
     # The host starts bundles in this order: protocol-h1 last, since it owns the TCP listeners and hands
     # connections to the others (h2 by ALPN or h2c, h3 on the UDP port of each ssl:// bind).
     BUNDLE_START_ORDER = { "h2" => "protocol-h2", "h3" => "protocol-h3", "h1" => "protocol-h1" }.freeze
@@ -74,24 +78,49 @@ module PumaPlus
     BRIDGE_BUNDLES = { "ractor" => "actuator-ractor", "thread" => "actuator-thread" }.freeze
 
     # Resolves the configuration from +argv+ (the user's flags), the environment +env+ and the config
-    # file (-C, or config/puma-plus.rb under +cwd+ if it exists). Raises ConfigError.
+    # files (#config_paths). Raises ConfigError.
     def self.resolve(argv, env: ENV, cwd: Dir.pwd)
       flags = CommandLine.new(argv)
-      file_path = flags.config_path
-      if file_path
-        raise ConfigError, "config file not found: #{file_path}" unless File.file?(File.expand_path(file_path, cwd))
-      elsif File.file?(File.join(cwd, DEFAULT_CONFIG_FILE))
-        file_path = DEFAULT_CONFIG_FILE
-      end
-      # Messages name the file as the user wrote it; it is read relative to +cwd+.
-      dsl = DSL.evaluate(cwd == Dir.pwd ? file_path : File.expand_path(file_path, cwd)) if file_path
+      $LOAD_PATH.unshift(*flags.load_paths.map { |path| File.expand_path(path, cwd) }) # puma's -I
+      env_sources = {}
+      env_settings = from_environment(env, env_sources)
+      environment = flags.settings[:environment] || env_settings[:environment] || DEFAULTS[:environment]
+      files = config_paths(flags, environment, cwd)
+      # Messages name each file as the user wrote it; it is read relative to +cwd+. A later file's setting
+      # beats an earlier one's (binds as a whole); hooks, plugins and reported directives add up.
+      dsls = files.map { |path| DSL.evaluate(cwd == Dir.pwd ? path : File.expand_path(path, cwd)) }
+      # puma 8's single/cluster blocks run after every file, by the worker count the layers give.
+      workers = flags.settings[:workers] || dsls.map(&:settings).reduce({}, :merge)[:workers] || env_settings[:workers] || 0
+      mode = workers.zero? ? :single : :cluster
+      dsls += dsls.flat_map { |dsl| dsl.mode_blocks[mode].map { |block| DSL.evaluate_block(dsl.__path, block) } }
+      missing_plugins = flags.plugins.to_h { |name| [name, PluginLauncher.load(name)] }.compact
 
       settings = flags.settings.dup
       settings[:rackup] = flags.rackup if flags.rackup
-      env_sources = {}
-      new(flags: settings, file: dsl&.settings || {}, env: from_environment(env, env_sources), hooks: dsl&.hooks,
-          config_file: file_path, cwd: cwd, env_vars: env, unsupported: dsl&.unsupported || [],
-          sources: env_sources.merge(dsl&.sources || {}).merge(flags.sources))
+      hooks = HOOKS.to_h { |name| [name, dsls.flat_map { |dsl| dsl.hooks[name] }] }
+      new(flags: settings, file: dsls.map(&:settings).reduce({}, :merge), env: env_settings, hooks: hooks,
+          config_files: files, cwd: cwd, env_vars: env,
+          unsupported: flags.unsupported + missing_plugins.map { |name, why| "flag --plugin #{name}: #{why}; ignored" } +
+                       dsls.flat_map(&:unsupported),
+          plugins: (dsls.flat_map(&:plugin_names) + flags.plugins - missing_plugins.keys).uniq,
+          plugin_options: dsls.map(&:options).reduce({}, :merge),
+          sources: env_sources.merge(*dsls.map(&:sources)).merge(flags.sources))
+    end
+
+    # The config files to read, in order: the -C paths; none for --no-config, -C - or -C /dev/null; else the
+    # first of PUMA_CONFIG_FILES that exists, then DEFAULT_CONFIG_FILE if it exists.
+    def self.config_paths(flags, environment, cwd)
+      return [] if flags.no_config?
+
+      unless flags.config_paths.empty?
+        flags.config_paths.each do |path|
+          raise ConfigError, "config file not found: #{path}" unless File.file?(File.expand_path(path, cwd))
+        end
+        return flags.config_paths
+      end
+      puma = PUMA_CONFIG_FILES.map { |pattern| format(pattern, env: environment) }
+                              .find { |path| File.file?(File.join(cwd, path)) }
+      [puma, DEFAULT_CONFIG_FILE].compact.select { |path| File.file?(File.join(cwd, path)) }
     end
 
     # The settings the environment variables of docs/CONFIG.md set. Empty values count as unset.
@@ -100,7 +129,7 @@ module PumaPlus
       value = ->(name) { env[name].nil? || env[name].strip.empty? ? nil : env[name] }
       settings = {}
       settings[:binds] = [Setting.bind_for_port("PORT", value["PORT"])] if value["PORT"]
-      settings[:workers] = Setting.integer("WEB_CONCURRENCY", value["WEB_CONCURRENCY"]) if value["WEB_CONCURRENCY"]
+      settings[:workers] = Setting.workers("WEB_CONCURRENCY", value["WEB_CONCURRENCY"]) if value["WEB_CONCURRENCY"]
       threads_var = %w[PUMA_MAX_THREADS RAILS_MAX_THREADS].find { |name| value[name] }
       settings[:threads] = Setting.integer(threads_var, value[threads_var], min: 1) if threads_var
       environment_var = %w[RACK_ENV RAILS_ENV].find { |name| value[name] }
@@ -112,14 +141,19 @@ module PumaPlus
       settings
     end
 
-    attr_reader :config_file, :hooks
-    # Puma directives the config file used that have no equivalent here (DSL::Unsupported, with file:line).
+    # The config files read, in order (paths as given).
+    attr_reader :config_files
+    attr_reader :hooks
+    # Puma directives the config files used and puma flags given that have no equivalent here, each
+    # reported at boot (DSL::Unsupported with file:line, or "flag --NAME: REASON; ignored").
     attr_reader :unsupported
+    # Puma plugins to start in the shepherd (PluginLauncher), and the options their directives recorded.
+    attr_reader :plugins, :plugin_options
 
     # +flags+, +file+, +env+: settings each layer set (keys of DEFAULTS). +hooks+: { before_fork: [...],
     # on_worker_boot: [...], ... } from the file. +sources+: where each non-default setting came from.
-    def initialize(flags: {}, file: {}, env: {}, hooks: nil, config_file: nil, cwd: Dir.pwd, env_vars: ENV,
-                   unsupported: [], sources: {})
+    def initialize(flags: {}, file: {}, env: {}, hooks: nil, config_files: [], cwd: Dir.pwd, env_vars: ENV,
+                   unsupported: [], sources: {}, plugins: [], plugin_options: {})
       @values = DEFAULTS.merge(env).merge(file).merge(flags)
       min, max = @values.values_at(:min_threads, :threads)
       raise ConfigError, "threads: min #{min} is greater than max #{max}" if min > max
@@ -127,7 +161,9 @@ module PumaPlus
       @values[:rackup] = File.expand_path(@values[:rackup], cwd)
       PATHS.each { |key| @values[key] = File.expand_path(@values[key], cwd) if @values[key] }
       @hooks = HOOKS.to_h { |name| [name, []] }.merge(hooks || {})
-      @config_file = config_file
+      @config_files = config_files
+      @plugins = plugins
+      @plugin_options = plugin_options
       if autoscale && autoscale_min > autoscale_max
         raise ConfigError, "autoscale: min #{autoscale_min} is greater than max #{autoscale_max}"
       end
@@ -172,6 +208,16 @@ module PumaPlus
     # Worker processes actually forked: at least one, since the app never runs in the shepherd.
     def worker_processes
       [workers, 1].max
+    end
+
+    # The callables registered for +hook+ (a HOOKS name), in order: the config files', then plugins'.
+    def hooks_for(hook)
+      @hooks.fetch(hook)
+    end
+
+    # A plugin's registration (launcher.events.after_booted { }) of +callable+ for +hook+.
+    def add_hook(hook, callable)
+      @hooks.fetch(hook) << callable
     end
 
     def before_fork_hooks

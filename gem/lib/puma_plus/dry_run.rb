@@ -17,13 +17,14 @@ module PumaPlus
                  bundled_jdk: Launcher::BUNDLED_JDK)
       config = Configuration.resolve(argv, env: env, cwd: cwd)
       out.puts "puma-plus #{VERSION}: dry run, nothing started"
-      out.puts "config file: #{config.config_file || "none (#{Configuration::DEFAULT_CONFIG_FILE} does not exist)"}"
+      out.puts "config files: #{config.config_files.empty? ? 'none' : config.config_files.join(', ')}"
       width = Configuration::DEFAULTS.keys.map(&:length).max
       config.explain.each do |key, value, source|
         out.puts format("  %-#{width}s  %-34s  %s", key, value.inspect, source)
       end
       hooks = Configuration::HOOKS.map { |name| [name, config.hooks[name].size] }.reject { |_, n| n.zero? }
       out.puts "hooks: #{hooks.empty? ? 'none' : hooks.map { |name, n| "#{name} (#{n})" }.join(', ')}"
+      out.puts "plugins: #{config.plugins.empty? ? 'none' : config.plugins.join(', ')}"
       config.unsupported.each { |u| out.puts "unsupported: #{u}" }
       config.check_rackup!
       java = Launcher.new(gem_dir: gem_dir, env: env, bundled_jdk: bundled_jdk).find_java_with_version

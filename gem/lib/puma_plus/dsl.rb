@@ -9,7 +9,7 @@
 #   bind "ssl://0.0.0.0:9443?cert=cert.pem&key=key.pem"  # TLS (h2 and http/1.1 by ALPN; h3 if loaded)
 #   ssl_bind "0.0.0.0", 9443, { cert: "cert.pem", key: "key.pem" }  # puma's form of the same
 #   port 3000, "127.0.0.1"            # integer, optional host   (env PORT)
-#   workers 2                         # integer                  (default 0; env WEB_CONCURRENCY)
+#   workers 2                         # integer or :auto (processors) (default 0; env WEB_CONCURRENCY)
 #   threads 5, 5                      # min, max; max is used    (default 0, 5; env PUMA_MAX_THREADS,
 #                                     #                           RAILS_MAX_THREADS)
 #   environment "production"          # string                   (default development; env RACK_ENV, RAILS_ENV)
@@ -54,11 +54,22 @@
 #   health_check_path "/up", answer: :host   # never shed, never queued behind app requests
 #                                     #   (default "/health", answer: :app; false = none)
 #
-# A puma directive with no equivalent here (UNSUPPORTED, e.g. plugin) is recorded in #unsupported with its
-# file and line, and the shepherd reports it; any other unknown name is an error.
+#   plugin :tmp_restart               # a puma plugin, run unchanged (PumaPlus::PluginLauncher)
+#   after_booted { }                  # block, run in the shepherd once every worker has booted
+#   after_stopped { }                 # block, run in the shepherd after its workers stopped (not on a hot restart)
+#   before_restart { }                # block, run in the shepherd the host retires for a hot restart
+#   after_worker_shutdown { |worker| }  # block, run in the shepherd after a worker process exited
+#   before_thread_start { }           # block, run in each slot thread of a worker as it starts
+#   before_thread_exit { }            # block, run in each slot thread of a worker before it ends
+#   cluster { preload_app! }          # puma 8: evaluated after every file when workers > 0 (single: when 0)
+#
+# Puma's other names (ALIASES: puma 7's before_worker_boot, on_booted, ...) are the same directives. A
+# puma directive with no equivalent here (UNSUPPORTED, with its reason) is recorded in #unsupported with
+# its file and line, and the shepherd reports it; any other unknown name is an error.
 
 require_relative "setting"
 require_relative "config_error"
+require_relative "plugin_launcher"
 
 module PumaPlus
   class DSL
@@ -75,21 +86,71 @@ module PumaPlus
       dsl
     end
 
-    # Puma 5.6 directives with no equivalent in puma-plus: accepted, ignored, and reported with file and
-    # line (a Rails config/puma.rb must run unchanged). Any other unknown name is an error.
-    UNSUPPORTED = %i[
-      plugin max_fast_inline nakayoshi_fork fork_worker wait_for_less_busy_worker extra_runtime_dependencies
-      queue_requests out_of_band prune_bundler raise_exception_on_sigterm silence_single_worker_warning
-      early_hints set_remote_address clean_thread_locals log_formatter debug drain_on_shutdown
-      force_shutdown_after restart_command worker_check_interval worker_culling_strategy state_permission
-      mutate_stdout_and_stderr_to_sync_on_write io_selector_backend on_restart on_refork
-      bind_to_activated_sockets directory load app rack_url_scheme shutdown_debug clear_binds!
-    ].freeze
+    # Evaluates puma 8's `single { }` or `cluster { }` +block+ (recorded by the DSL of +path+, the file it
+    # is written in) as puma does, after every config file. Returns the DSL. Raises ConfigError.
+    def self.evaluate_block(path, block)
+      dsl = new(path)
+      dsl.__evaluate(nil, &block)
+      dsl
+    end
 
-    # One reported puma directive: { directive:, file:, line: }.
-    Unsupported = Struct.new(:directive, :file, :line, keyword_init: true) do
+    # Puma directives (5.6 through 8) with no equivalent in puma-plus, each with the reason: accepted with
+    # any arguments, ignored, and reported at boot with file and line (a Rails config/puma.rb must run
+    # unchanged). Any other unknown name is an error. docs/CONFIG.md, "Puma names", says the same in a table.
+    UNSUPPORTED = {
+      max_fast_inline: "the host parses every request; no Ruby thread reads a socket",
+      nakayoshi_fork: "workers fork from the shepherd; it runs no GC compaction before forking",
+      fork_worker: "workers fork from the shepherd, never from worker 0",
+      on_refork: "there is no fork_worker, so no refork", before_refork: "there is no fork_worker, so no refork",
+      after_refork: "there is no fork_worker, so no refork",
+      wait_for_less_busy_worker: "there is no accept race: the host hands each request to an idle slot",
+      extra_runtime_dependencies: "there is no prune_bundler", prune_bundler: "the shepherd is not re-exec'd",
+      queue_requests: "the host always queues requests (one queue, docs/ARCHITECTURE.md)",
+      out_of_band: "a slot is busy only while it runs a request; nothing runs between requests",
+      raise_exception_on_sigterm: "the shepherd stops workers with TERM and their links drain; no exception",
+      silence_single_worker_warning: "there is no such warning", silence_fork_callback_warning: "there is no such warning",
+      early_hints: "103 Early Hints are always passed through when the app sends them",
+      set_remote_address: "REMOTE_ADDR is the peer the host saw",
+      clean_thread_locals: "slot threads serve one link each; their locals are not cleared",
+      fiber_per_request: "each request runs on its slot's thread, never in a fiber of its own",
+      log_formatter: "the log format is log_format (text or json)", custom_logger: "the log is the host's (log_format)",
+      debug: "no low-level debugging output", shutdown_debug: "no thread dump at shutdown",
+      drain_on_shutdown: "the host always drains its queue on a graceful stop",
+      force_shutdown_after: "a stop waits shutdown_timeout, then answers 503",
+      restart_command: "a hot restart spawns a new shepherd; there is no exec",
+      worker_check_interval: "workers check in every min(worker_timeout / 4, 5) s",
+      worker_culling_strategy: "TTOU retires the highest worker index",
+      state_permission: "the state file has the umask's permissions",
+      mutate_stdout_and_stderr_to_sync_on_write: "log lines are written whole",
+      io_selector_backend: "the host's Netty event loops own the sockets", max_io_threads: "the host's Netty event loops own the sockets",
+      bind_to_activated_sockets: "systemd socket activation is not supported yet",
+      directory: "start puma-plus in the app's directory (or use --dir)",
+      load: "config files are -C, config/puma-plus.rb and config/puma.rb",
+      app: "workers load the rackup file (config.ru); an app object from the config file is not used",
+      rack_url_scheme: "rack.url_scheme is the listener's scheme", clear_binds!: "binds of a later file replace an earlier file's",
+      set_default_host: "the default bind is tcp://0.0.0.0:9292",
+      idle_timeout: "the host has no idle shutdown (only it sees requests, and it offers no such stop yet)",
+      supported_http_methods: "the host passes every method to the app",
+      max_keep_alive: "the host does not cap requests per keep-alive connection; persistent_timeout bounds idle ones",
+      enable_keep_alives: "the host always keeps connections alive (persistent_timeout bounds idle ones)",
+    }.freeze
+
+    # Puma's other names for directives here, puma's name => ours (puma 7 renamed the hooks; puma's
+    # after_worker_boot has always meant after_worker_fork).
+    ALIASES = {
+      before_worker_boot: :on_worker_boot, before_worker_shutdown: :on_worker_shutdown,
+      before_worker_fork: :on_worker_fork, after_worker_boot: :after_worker_fork, on_booted: :after_booted,
+      on_stopped: :after_stopped, on_restart: :before_restart, on_thread_start: :before_thread_start,
+      on_thread_exit: :before_thread_exit
+    }.freeze
+
+    # One reported puma directive: { directive:, file:, line:, reason: }; +missing+ when the directive
+    # exists here but what it names does not (a plugin that is not installed).
+    Unsupported = Struct.new(:directive, :file, :line, :reason, :missing, keyword_init: true) do
       def to_s
-        "#{file}:#{line}: #{directive} is a puma directive with no equivalent in puma-plus; ignored"
+        return "#{file}:#{line}: #{directive}: #{reason}; ignored" if missing
+
+        "#{file}:#{line}: #{directive} is a puma directive with no equivalent in puma-plus (#{reason}); ignored"
       end
     end
 
@@ -97,6 +158,13 @@ module PumaPlus
     BRIDGES = %w[ractor thread].freeze
 
     attr_reader :settings, :hooks, :unsupported
+    # Plugins named by `plugin` (loaded as the directive runs, as puma does), in order.
+    attr_reader :plugin_names
+    # puma 8's `single { }` and `cluster { }` blocks: { single: [...], cluster: [...] } (Configuration
+    # evaluates one kind after every file, by the resolved worker count).
+    attr_reader :mode_blocks
+    # Options plugins' own directives record (puma's @options; a plugin reads them as launcher.options).
+    attr_reader :options
     # Where each setting was set: { workers: "config/puma.rb:3", ... } (the last directive that set it).
     attr_reader :sources
 
@@ -105,12 +173,19 @@ module PumaPlus
       @settings = {}
       @sources = {}
       @unsupported = []
-      @hooks = { before_fork: [], on_worker_boot: [], on_worker_shutdown: [], on_worker_fork: [],
-                 after_worker_fork: [], lowlevel_error_handler: [] }
+      @plugin_names = []
+      @mode_blocks = { single: [], cluster: [] }
+      @options = {}
+      @hooks = (HOOK_DIRECTIVES + [:lowlevel_error_handler]).to_h { |name| [name, []] }
     end
 
-    def __evaluate(source)
-      instance_eval(source, @path, 1)
+    # The file this DSL evaluated (double underscores, like #__evaluate: no config file calls it).
+    def __path
+      @path
+    end
+
+    def __evaluate(source, &block)
+      block ? instance_exec(&block) : instance_eval(source, @path, 1)
     rescue ConfigError
       raise
     rescue SyntaxError => e
@@ -129,7 +204,7 @@ module PumaPlus
     # Directives that set the setting of their name from their one argument, checked by the Setting method
     # named here (each raises ConfigError naming the directive).
     ONE_VALUE = {
-      workers: :integer, environment: :string, rackup: :string, persistent_timeout: :seconds,
+      environment: :string, rackup: :string, persistent_timeout: :seconds,
       first_data_timeout: :seconds, write_timeout: :seconds, worker_boot_timeout: :seconds,
       shutdown_timeout: :seconds, worker_timeout: :seconds, worker_shutdown_timeout: :seconds, pidfile: :string,
       state_path: :string, tag: :string, log_format: :log_format, decision_log: :string, client_timeout: :duration
@@ -139,7 +214,9 @@ module PumaPlus
     SWITCHES = { preload_app!: :preload_app, log_requests: :log_requests, server_timing: :server_timing,
                  quiet: :quiet, ractors: :ractors }.freeze
     # Hook directives: each takes a block, kept in the order given (docs/CONFIG.md, "Hooks").
-    HOOK_DIRECTIVES = %i[before_fork on_worker_boot on_worker_shutdown on_worker_fork after_worker_fork].freeze
+    HOOK_DIRECTIVES = %i[before_fork on_worker_boot on_worker_shutdown on_worker_fork after_worker_fork after_booted
+                         after_stopped before_restart after_worker_shutdown before_thread_start
+                         before_thread_exit].freeze
 
     # Defined from source, not define_method, so a call with the wrong arguments names the directive.
     ONE_VALUE.each do |name, check|
@@ -162,6 +239,36 @@ module PumaPlus
           directive(:#{name}) { @hooks[:#{name}] << hook("#{name}", block) }
         end
       RUBY
+    end
+
+    ALIASES.each { |puma_name, ours| alias_method puma_name, ours }
+
+    # puma's `workers :auto` (7.2): as many workers as processors.
+    def workers(count)
+      directive(:workers) { @settings[:workers] = Setting.workers("workers", count) }
+    end
+
+    # puma 8: directives for single mode (workers 0) or cluster mode (workers > 0), evaluated after every
+    # config file once the worker count is known (flags included).
+    def single(&block)
+      directive(:single) { @mode_blocks[:single] << hook("single", block) }
+    end
+
+    def cluster(&block)
+      directive(:cluster) { @mode_blocks[:cluster] << hook("cluster", block) }
+    end
+
+    # Loads puma plugin +name+ now, as puma does (so a directive it adds can follow), from
+    # puma/plugin/NAME on the load path; the shepherd starts it at boot (PumaPlus::PluginLauncher).
+    # A plugin that is not installed is reported and ignored (PluginLauncher.load).
+    def plugin(name)
+      missing = nil
+      directive(:plugin) do
+        name = Setting.string("plugin", name)
+        missing = PluginLauncher.load(name)
+        @plugin_names << name unless missing || @plugin_names.include?(name)
+      end
+      report(:plugin, "#{name}: #{missing}", missing: true) if missing
     end
 
     def bind(uri)
@@ -239,10 +346,16 @@ module PumaPlus
       end
     end
 
-    def activate_control_app(url, auth_token: nil)
+    # puma's form, including `no_token: true` (no token) and `umask:` (for unix:// URLs, which are reported).
+    def activate_control_app(url = "auto", auth_token: nil, no_token: false, umask: nil)
+      unless url.is_a?(String) && url.start_with?("tcp://")
+        return report(:activate_control_app, "the control app listens on tcp://HOST:PORT only, not #{url.inspect}")
+      end
+
       directive(:activate_control_app) do
         @settings[:control_url] = Setting.bind("activate_control_app", url)
         @settings[:control_token] = Setting.string("activate_control_app auth_token", auth_token) unless auth_token.nil?
+        @settings[:control_token] = nil if Setting.boolean("activate_control_app no_token", no_token)
       end
     end
 
@@ -275,12 +388,14 @@ module PumaPlus
     # Any other name in the config file is a mistake (a typo), unless it is a puma directive we do not have:
     # that one is recorded and reported, never silently ignored.
     def method_missing(name, *_args, &_block)
-      if UNSUPPORTED.include?(name)
-        @unsupported << Unsupported.new(directive: name.to_s, file: @path, line: caller_line)
-        return nil
-      end
+      return report(name, UNSUPPORTED[name]) if UNSUPPORTED.include?(name)
 
       raise ConfigError, "#{@path}:#{caller_line}: unknown directive #{name.to_s.inspect}"
+    end
+
+    # puma's `load` (another config file); Kernel#load would otherwise answer it.
+    def load(*_paths)
+      report(:load, UNSUPPORTED[:load])
     end
 
     def respond_to_missing?(name, _include_private = false)
@@ -288,6 +403,11 @@ module PumaPlus
     end
 
     private
+
+    def report(name, reason, missing: false)
+      @unsupported << Unsupported.new(directive: name.to_s, file: @path, line: caller_line, reason: reason, missing: missing)
+      nil
+    end
 
     # Runs a directive's body, prefixing any ConfigError with file:line. Directive errors already name
     # the directive; ArgumentError (wrong arity) is reported the same way.

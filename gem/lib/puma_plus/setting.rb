@@ -5,6 +5,7 @@
 # returns the normalised value or raises ConfigError with "<what>: <problem>"; callers add file:line.
 
 require "uri"
+require "etc"
 require_relative "config_error"
 
 module PumaPlus
@@ -26,6 +27,13 @@ module PumaPlus
       raise ConfigError, "#{what}: expected an integer >= #{min}, got #{value.inspect}" if number.nil? || number < min
 
       number
+    end
+
+    # A worker count: an integer as #integer, or puma's :auto / "auto" (7.2), the number of processors.
+    def workers(what, value)
+      return Etc.nprocessors if [:auto, "auto"].include?(value)
+
+      integer(what, value)
     end
 
     # A positive number of seconds (Integer or Float, or a numeric String), as whole seconds: a fraction

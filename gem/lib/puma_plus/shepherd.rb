@@ -16,6 +16,12 @@
 # to 30 s, so an app that raises at load cannot fork-bomb the machine. GOAWAY(0) or EOF on the host link
 # (or SIGTERM) stops the workers: TERM, then KILL after worker_shutdown_timeout seconds; then the shepherd exits.
 # SIGINT is ignored: a terminal's Ctrl-C reaches the whole process group, and the host decides.
+#
+# Puma's plugins run here, where puma runs them in its master (PluginLauncher), and so do the lifecycle hooks
+# (docs/CONFIG.md, "Hooks"): after_booted once every worker has booted for the first time, before_restart
+# when the host retires this generation for a hot restart, after_stopped once its workers have exited on any
+# other stop, after_worker_shutdown after each worker process exits. Only the shepherd's own workers are
+# reaped: a plugin may fork processes of its own and wait for them itself.
 
 require "socket"
 require "rack"
@@ -25,6 +31,7 @@ require_relative "configuration"
 require_relative "rackup"
 require_relative "worker"
 require_relative "shareable_app"
+require_relative "plugin_launcher"
 
 module PumaPlus
   class Shepherd
@@ -65,6 +72,9 @@ module PumaPlus
       @exit_status = 0
       # EXTRA_SLOTS: the slots beyond threads the host wants across all worker processes.
       @extra_slots = 0
+      # Whether after_booted has run, and whether the host retired this generation for a hot restart.
+      @booted_once = false
+      @restarting = false
     end
 
     # The resolved configuration (after #run has resolved it).
@@ -83,9 +93,13 @@ module PumaPlus
                "pid #{Process.pid}#{", preloading the app" if @config.preload_app?}", @log)
       Process.setproctitle("puma-plus: shepherd#{" [#{@config.tag}]" if @config.tag} (generation #{@generation})")
       @config.unsupported.each { |unsupported| Log.line(unsupported.to_s, @log) }
+      if @config.ractors? && %i[before_thread_start before_thread_exit].any? { |hook| @config.hooks_for(hook).any? }
+        Log.line("before_thread_start/before_thread_exit hooks do not run under ractors (a block cannot enter a Ractor)", @log)
+      end
       @link.write(Wire::Config.new(json: @config.to_json).encode)
       @env["RACK_ENV"] = @config.environment
       install_signal_handlers
+      return 1 unless start_plugins
       return 1 unless preload
 
       run_hooks(@config.before_fork_hooks, "before_fork") or return 1
@@ -93,6 +107,7 @@ module PumaPlus
       @lifeline_reader, @lifeline_writer = IO.pipe
       @config.worker_processes.times { |index| start_worker(new_worker_handle(index)) }
       supervise
+      run_hooks(@config.hooks_for(:after_stopped), "after_stopped") unless @restarting
       @exit_status
     ensure
       @link&.close unless @link&.closed?
@@ -183,6 +198,15 @@ module PumaPlus
       false
     end
 
+    # Starts the puma plugins the configuration names, with the shepherd as puma's launcher (PluginLauncher).
+    def start_plugins
+      PluginLauncher.new(config: @config, host_pid: Process.ppid, log: @log).start
+      true
+    rescue StandardError, ScriptError => e
+      Log.exception("a puma plugin failed to start", e, @log)
+      false
+    end
+
     def run_hooks(hooks, name, *args)
       hooks.each { |hook| hook.call(*args) }
       true
@@ -217,7 +241,9 @@ module PumaPlus
                          lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
                          checkin_interval: [@config.worker_timeout / 4.0, 5.0].min,
                          extra_slots: extra_reader, ractors: @config.ractors?,
-                         multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?)
+                         multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?,
+                         on_thread_start: @config.hooks_for(:before_thread_start),
+                         on_thread_exit: @config.hooks_for(:before_thread_exit))
       run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", worker.index)
       pid = fork { run_worker(child, boot_reader, extra_writer) }
       boot_writer.close
@@ -312,6 +338,10 @@ module PumaPlus
           Log.line("the host sent GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)
           @exit_status = 1
         end
+        if goaway.hot_restart? && !@stopping
+          @restarting = true
+          run_hooks(@config.hooks_for(:before_restart), "before_restart")
+        end
         begin_stop(nil)
       else
         raise Wire::ProtocolError, "unexpected #{frame.type_name} on the shepherd link"
@@ -335,6 +365,10 @@ module PumaPlus
         if booting # as puma logs it; tests wait for this line before they count on the worker being booted
           Log.line("worker #{worker.index} (pid #{worker.pid}) booted in #{format('%.2f', now - worker.started_at)} s", @log)
           spread_extra_slots
+          if !@booted_once && @workers.values.all?(&:booted)
+            @booted_once = true
+            run_hooks(@config.hooks_for(:after_booted), "after_booted")
+          end
         end
         return
       end
@@ -342,18 +376,28 @@ module PumaPlus
       worker.boot_pipe = nil
     end
 
+    # Waits for the shepherd's own worker processes only (by pid), never for any child: a plugin's.
     def reap
-      loop do
-        pid, status = Process.wait2(-1, Process::WNOHANG)
-        break unless pid
+      @workers.values.select(&:pid).each do |worker|
+        pid, status = wait_for(worker.pid)
+        next unless pid
 
-        worker = @workers.values.find { |w| w.pid == pid }
-        if worker
-          worker_exited(worker, status)
-        elsif (retired = @retiring.delete(pid))
-          Log.line("worker #{retired.index} (pid #{pid}) retired, #{describe(status)}", @log)
-        end
+        run_hooks(@config.hooks_for(:after_worker_shutdown), "after_worker_shutdown", worker)
+        worker_exited(worker, status)
       end
+      @retiring.keys.each do |pid|
+        _, status = wait_for(pid)
+        next unless status
+
+        retired = @retiring.delete(pid)
+        Log.line("worker #{retired.index} (pid #{pid}) retired, #{describe(status)}", @log)
+        run_hooks(@config.hooks_for(:after_worker_shutdown), "after_worker_shutdown", retired)
+      end
+    end
+
+    # [pid, status] once +pid+ has exited, else nil.
+    def wait_for(pid)
+      Process.wait2(pid, Process::WNOHANG)
     rescue Errno::ECHILD
       nil
     end

@@ -38,14 +38,17 @@ module PumaPlus
     # write end only the shepherd holds; its EOF means the shepherd died, and the worker then stops as
     # on TERM rather than live on as an orphan.
     # +on_worker_shutdown+: callables run with the index after the last link ended, before the process
-    # exits. +lowlevel_error_handler+: see Link. +tag+: shown in the process title.
+    # exits. +on_thread_start+, +on_thread_exit+: callables each thread slot runs when it starts and before
+    # it ends (not Ractor slots: a block cannot cross into a Ractor). +lowlevel_error_handler+: see Link. +tag+: shown in the process title.
     # +extra_slots+: the read end of the shepherd's pipe carrying this worker's share of extra slots, or
     # nil. +ractors+: every slot is a Ractor. +multithread+: rack.multithread (default threads > 1; the
     # shepherd says true when extra slots may run).
     def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
                    booted: nil, lifeline: nil, generation: 1, log: $stderr, on_worker_shutdown: [],
                    lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0, extra_slots: nil,
-                   ractors: false, multithread: threads > 1)
+                   ractors: false, multithread: threads > 1, on_thread_start: [], on_thread_exit: [])
+      @on_thread_start = on_thread_start
+      @on_thread_exit = on_thread_exit
       @extra_slots_io = extra_slots
       @ractors = ractors
       @multithread = multithread
@@ -183,7 +186,8 @@ module PumaPlus
       slot = if @ractors
                RactorSlot.new(multithread: @multithread, multiprocess: @workers > 1, exits: @ractor_exits, **options)
              else
-               Slot.new(prototype: @prototype, log: @log, **options)
+               Slot.new(prototype: @prototype, log: @log, on_thread_start: @on_thread_start,
+                        on_thread_exit: @on_thread_exit, **options)
              end
       slot.start
       slot.stop if @stopping

@@ -16,14 +16,14 @@ class PumaPlus::CommandLineTest < PumaPlus::TestCase
     assert_equal({ binds: ["tcp://127.0.0.1:1", "tcp://0.0.0.0:2"], workers: 3, min_threads: 1, threads: 6,
                    environment: "production", preload_app: true, control_url: "tcp://127.0.0.1:0",
                    control_token: "tok" }, cli.settings)
-    assert_equal ["c.rb", "app.ru"], [cli.config_path, cli.rackup]
+    assert_equal ["c.rb", "app.ru"], [cli.config_paths.first, cli.rackup]
   end
 
   def test_long_forms_work
     cli = parse("--bind", "tcp://h:1", "--port", "2", "--workers", "3", "--threads", "4", "--config", "c.rb",
                 "--environment", "e")
     assert_equal [["tcp://h:1", "tcp://0.0.0.0:2"], 3, 4, "c.rb", "e"],
-                 [cli.settings[:binds], cli.settings[:workers], cli.settings[:threads], cli.config_path,
+                 [cli.settings[:binds], cli.settings[:workers], cli.settings[:threads], cli.config_paths.first,
                   cli.settings[:environment]]
   end
 

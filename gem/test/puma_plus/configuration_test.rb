@@ -123,8 +123,8 @@ server_timing false
   end
 
   def test_default_config_file_is_used_only_when_it_exists
-    assert_nil resolve.config_file
-    assert_equal "config/puma-plus.rb", resolve(file: "workers 3\n").config_file
+    assert_equal [], resolve.config_files
+    assert_equal ["config/puma-plus.rb"], resolve(file: "workers 3\n").config_files
   end
 
   def test_explicit_config_file_that_does_not_exist_is_an_error
@@ -189,8 +189,9 @@ server_timing false
   end
 
   def test_unsupported_puma_directives_reach_the_configuration
-    config = resolve(file: "plugin :tmp_restart\n")
-    assert_equal ["#{@dir}/config/puma-plus.rb:1: plugin is a puma directive with no equivalent in puma-plus; ignored"],
+    config = resolve(file: "nakayoshi_fork\n")
+    assert_equal ["#{@dir}/config/puma-plus.rb:1: nakayoshi_fork is a puma directive with no equivalent in puma-plus " \
+                  "(workers fork from the shepherd; it runs no GC compaction before forking); ignored"],
                  config.unsupported.map(&:to_s)
   end
 

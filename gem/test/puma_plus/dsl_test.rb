@@ -76,11 +76,27 @@ class PumaPlus::DSLTest < PumaPlus::TestCase
   end
 
   def test_puma_directive_without_equivalent_is_reported_with_file_and_line_not_an_error
-    dsl = evaluate("workers 2\nplugin :tmp_restart\n\nmax_fast_inline 10\n")
+    dsl = evaluate("workers 2\nfork_worker 1000\n\nmax_fast_inline 10\n")
     assert_equal 2, dsl.settings[:workers]
-    assert_equal [["plugin", @path, 2], ["max_fast_inline", @path, 4]],
+    assert_equal [["fork_worker", @path, 2], ["max_fast_inline", @path, 4]],
                  dsl.unsupported.map { |u| [u.directive, u.file, u.line] }
-    assert_equal "#{@path}:2: plugin is a puma directive with no equivalent in puma-plus; ignored", dsl.unsupported.first.to_s
+    assert_equal "#{@path}:2: fork_worker is a puma directive with no equivalent in puma-plus " \
+                 "(workers fork from the shepherd, never from worker 0); ignored", dsl.unsupported.first.to_s
+  end
+
+  def test_a_plugin_that_is_not_installed_is_reported_and_one_that_fails_to_load_is_an_error
+    dsl = evaluate("workers 1\nplugin :not_installed_here\n")
+    assert_equal [], dsl.plugin_names
+    assert_equal "#{@path}:2: plugin: not_installed_here: no puma/plugin/not_installed_here.rb on the load path " \
+                 "(is the gem that ships it installed?); ignored", dsl.unsupported.first.to_s
+    lib = File.join(@dir, "lib", "puma", "plugin")
+    FileUtils.mkdir_p(lib)
+    File.write(File.join(lib, "broken_here.rb"), "require 'a_gem_that_is_not_there'\n")
+    $LOAD_PATH.unshift(File.join(@dir, "lib"))
+    assert_match(/\A#{Regexp.escape(@path)}:1: plugin broken_here: cannot load such file -- a_gem_that_is_not_there/,
+                 error_for("plugin :broken_here\n"))
+  ensure
+    $LOAD_PATH.delete(File.join(@dir, "lib"))
   end
 
   def test_a_name_that_is_no_puma_directive_is_an_error_with_file_and_line

@@ -14,6 +14,9 @@ module PumaPlus
       PROTOCOL_ERROR = 1
       UNSUPPORTED_VERSION = 2
       INTERNAL_ERROR = 3
+      # The reason the host gives the generation it retires after a hot restart (Generations.java); the
+      # shepherd runs before_restart rather than after_stopped on it.
+      HOT_RESTART = "hot restart"
 
       # Parses a GOAWAY payload; raises ProtocolError when it lacks the 2-byte code. The reason is
       # returned as binary bytes (decode it as UTF-8 to show it).
@@ -24,6 +27,11 @@ module PumaPlus
 
       def payload
         [code, reason || ""].pack("na*")
+      end
+
+      # Whether this is the host retiring a generation for a hot restart.
+      def hot_restart?
+        code == NORMAL && reason_text == HOT_RESTART
       end
 
       # The reason as a UTF-8 String, for messages.

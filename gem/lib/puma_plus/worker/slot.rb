@@ -19,11 +19,15 @@ module PumaPlus
       REDIAL_DELAY = 0.1
       REDIAL_MAX = 5.0
 
-      # +thread_index+: the slot's index in HELLO (≥ threads for an extra slot). +link_options+: the
-      # keywords of Link.new other than thread_index (app:, prototype:, worker_index:, path:, ...).
-      def initialize(thread_index:, log: $stderr, **link_options)
+      # +thread_index+: the slot's index in HELLO (≥ threads for an extra slot). +on_thread_start+,
+      # +on_thread_exit+: callables run in the slot's thread when it starts and before it ends (puma's
+      # before_thread_start, before_thread_exit). +link_options+: the keywords of Link.new other than
+      # thread_index (app:, prototype:, worker_index:, path:, ...).
+      def initialize(thread_index:, log: $stderr, on_thread_start: [], on_thread_exit: [], **link_options)
         @thread_index = thread_index
         @log = log
+        @on_thread_start = on_thread_start
+        @on_thread_exit = on_thread_exit
         @link_options = link_options.merge(thread_index: thread_index, log: log)
         @context = "worker #{link_options[:worker_index]} thread #{thread_index}"
         @lock = Mutex.new
@@ -37,7 +41,10 @@ module PumaPlus
       def start
         @thread = Thread.new do
           Thread.current.name = "puma-plus link #{@thread_index}"
+          run_hooks(@on_thread_start, "before_thread_start")
           run
+        ensure
+          run_hooks(@on_thread_exit, "before_thread_exit")
         end
         self
       end
@@ -83,6 +90,15 @@ module PumaPlus
       # Closes the current link now if it is idle, else right after its response (the end of a drain).
       def close_if_idle
         @lock.synchronize { @link }&.close_if_idle
+      end
+
+      private
+
+      # A hook that raises is logged; the slot serves on (puma's thread pool does the same).
+      def run_hooks(hooks, name)
+        hooks.each { |hook| hook.call }
+      rescue StandardError, ScriptError => e
+        Log.exception("#{@context}: #{name} hook raised", e, @log)
       end
     end
   end
