@@ -77,7 +77,7 @@ public final class HorizontalScaler {
         int recommended = calculate(current, reported, booting);
         recommendations.addLast(new double[] {t, recommended});
         double keep = Math.max(params.scaleUpWindowS(), params.scaleDownWindowS());
-        while (recommendations.peekFirst()[0] <= t - keep) {
+        while (recommendations.peekFirst()[0] < t - keep) { // the one just added always stays
             recommendations.pollFirst();
         }
         int up = recommended;

@@ -133,6 +133,13 @@ class ReplicaSimulatorTest {
         assertEquals(1, hpa.sync(345, 12, filled(12, 0.01), 0));
     }
 
+    @Test
+    void withBothWindowsZeroEachSyncFollowsItsOwnRecommendation() {
+        HorizontalScaler hpa = new HorizontalScaler(new HorizontalScaler.Params(1, 50, 0.7, 0.1, 15, 0, 0));
+        assertEquals(4, hpa.sync(15, 2, filled(2, 1.4), 0));
+        assertEquals(2, hpa.sync(30, 4, filled(4, 0.35), 0));
+    }
+
     private static double[] filled(int n, double value) {
         double[] v = new double[n];
         java.util.Arrays.fill(v, value);
