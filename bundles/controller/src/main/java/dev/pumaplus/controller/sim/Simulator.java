@@ -3,7 +3,8 @@
  * sampled slot times, units that become live a dead time after the policy adds them, optional shedding.
  * Runs any Policy exactly as the live driver does (one decide() per simulated tick), on a virtual clock
  * with one seeded RNG, so every run is reproducible. With a bridge, its one-slot units go live the bridge's
- * own dead time after they are asked for.
+ * own dead time after they are asked for. A fed run takes its arrivals from a caller instead: one replica
+ * behind ReplicaSimulator's load balancer.
  */
 package dev.pumaplus.controller.sim;
 
@@ -43,6 +44,8 @@ public final class Simulator {
      * is the host's one-second window at the default tick.
      */
     private static final double TICK_S = Observation.DEFAULT_TICK_MS / 1000.0;
+    /** The host's main window (QueueMetrics.MAIN_WINDOW_SECONDS) in ticks: ρ's λ is counted over it. */
+    private static final int UTILIZATION_WINDOW_TICKS = 10;
 
     private final Scenario scenario;
     private final Policy policy;
@@ -63,6 +66,8 @@ public final class Simulator {
     private int bridgeReady;
     private int cancelBridgeBoots;
     private int arrivalsThisTick;
+    /** Arrivals of each of the last {@link #UTILIZATION_WINDOW_TICKS} ticks, oldest first: λ of ρ. */
+    private final ArrayDeque<Integer> recentArrivals = new ArrayDeque<>();
     private final List<Double> waitsThisTick = new ArrayList<>();
     private final ArrayDeque<double[]> completions = new ArrayDeque<>(); // {time, slot seconds}
     private State state = State.initial();
@@ -90,10 +95,7 @@ public final class Simulator {
 
     /** Runs the scenario to its end, then lets the queue drain (no more arrivals, no more decisions). */
     public SimResult run() {
-        units = scenario.initialUnits();
-        readyUnits = units;
-        live = units * scenario.slotsPerUnit();
-        maxUnits = units;
+        begin();
         scheduleArrival();
         schedule(TICK_S, TICK, 0);
         double end = scenario.seconds();
@@ -102,24 +104,87 @@ public final class Simulator {
             if (e.time > end + 120) {
                 break;
             }
-            now = e.time;
-            switch (e.kind) {
-                case ARRIVAL -> arrive();
-                case RATE_CHANGE -> scheduleArrival();
-                case COMPLETE -> complete(e.data);
-                case UNIT_READY -> unitReady();
-                case BRIDGE_READY -> bridgeReady();
-                case TICK -> {
-                    if (now <= end + 1e-9) {
-                        tick((long) Math.round(now / TICK_S));
-                    }
-                }
-                default -> throw new IllegalStateException();
-            }
+            handle(e);
         }
+        return result();
+    }
+
+    /**
+     * Starts a fed run: the scenario's own arrivals are not drawn (its phases give only the length during
+     * which the policy ticks); the caller offers each arrival ({@link #offer}) and moves the clock
+     * ({@link #advanceTo}). This is one replica behind a balancer that owns the arrival process
+     * ({@link ReplicaSimulator}). Call once, instead of {@link #run()}.
+     */
+    public void start() {
+        begin();
+        schedule(TICK_S, TICK, 0);
+    }
+
+    /** Fed run: handles every event up to and including {@code t} (s, this replica's clock), then stands at t. */
+    public void advanceTo(double t) {
+        while (!events.isEmpty() && events.peek().time <= t) {
+            handle(events.poll());
+        }
+        now = Math.max(now, t);
+    }
+
+    /** Fed run: one request arrives at {@code t} (s, this replica's clock, not before the last call's time). */
+    public void offer(double t) {
+        advanceTo(t);
+        admit();
+    }
+
+    /**
+     * ρ as the host's /metrics reports it ({@code puma_plus_utilization}): λ over the last 10 completed ticks
+     * (shed arrivals included) × the mean slot time of the last 10 s ÷ live slots now. NaN with no live
+     * slot; 0 before a request has finished.
+     */
+    public double utilization() {
+        if (live <= 0) {
+            return Double.NaN;
+        }
+        double slotMs = meanSlotMs();
+        if (Double.isNaN(slotMs) || recentArrivals.isEmpty()) {
+            return 0;
+        }
+        double arrivals = recentArrivals.stream().mapToInt(Integer::intValue).sum();
+        return arrivals / (recentArrivals.size() * TICK_S) * slotMs / 1000 / live;
+    }
+
+    /** W_pred now, s, as /metrics reports it ({@code puma_plus_predicted_wait_seconds}). */
+    public double predictedWaitSeconds() {
+        return predictedWaitMs() / 1000;
+    }
+
+    /** What the run measured so far (a fed run: call after the last {@link #advanceTo}). */
+    public SimResult result() {
         return new SimResult(scenario, policy.id(), Arrays.copyOf(arrivalAt, requests),
-                Arrays.copyOf(waited, requests), shed, adds, maxUnits, unitSeconds / end,
+                Arrays.copyOf(waited, requests), shed, adds, maxUnits, unitSeconds / scenario.seconds(),
                 List.copyOf(unitsBySecond));
+    }
+
+    private void begin() {
+        units = scenario.initialUnits();
+        readyUnits = units;
+        live = units * scenario.slotsPerUnit();
+        maxUnits = units;
+    }
+
+    private void handle(Event e) {
+        now = e.time;
+        switch (e.kind) {
+            case ARRIVAL -> arrive();
+            case RATE_CHANGE -> scheduleArrival();
+            case COMPLETE -> complete(e.data);
+            case UNIT_READY -> unitReady();
+            case BRIDGE_READY -> bridgeReady();
+            case TICK -> {
+                if (now <= scenario.seconds() + 1e-9) {
+                    tick((long) Math.round(now / TICK_S));
+                }
+            }
+            default -> throw new IllegalStateException();
+        }
     }
 
     private void schedule(double at, int kind, double data) {
@@ -146,6 +211,10 @@ public final class Simulator {
 
     private void arrive() {
         scheduleArrival();
+        admit();
+    }
+
+    private void admit() {
         arrivalsThisTick++;
         int index = record(now);
         if (scenario.shedLimitMs() > 0 && predictedWaitMs() > scenario.shedLimitMs()) {
@@ -280,6 +349,10 @@ public final class Simulator {
         applyBridge(d.bridgeDelta());
         unitSeconds += units * TICK_S;
         unitsBySecond.add(units);
+        recentArrivals.addLast(arrivalsThisTick);
+        if (recentArrivals.size() > UTILIZATION_WINDOW_TICKS) {
+            recentArrivals.removeFirst();
+        }
         arrivalsThisTick = 0;
         waitsThisTick.clear();
         schedule(now + TICK_S, TICK, 0);
