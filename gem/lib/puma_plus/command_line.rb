@@ -14,7 +14,7 @@ module PumaPlus
     USAGE = <<~TEXT
       Usage: puma-plus [options] [rackup file]      (rackup file defaults to ./config.ru)
 
-          -b, --bind URI               listen on tcp://HOST:PORT or ssl://HOST:PORT[?cert=PATH&key=PATH];
+          -b, --bind URI               listen on tcp://HOST:PORT, ssl://HOST:PORT[?cert=PATH&key=PATH] or unix://PATH;
                                        repeatable (default tcp://0.0.0.0:9292)
           -p, --port PORT              shorthand for --bind tcp://0.0.0.0:PORT
           -w, --workers N              forked worker processes (default 0: one worker, puma's single mode)

@@ -110,6 +110,11 @@ server_timing false
     assert_equal ["tcp://127.0.0.1:3000", "tcp://0.0.0.0:3001", "tcp://[::1]:3002"], config.binds
   end
 
+  def test_unix_binds_keep_pumas_parameters_and_a_relative_socket_file_becomes_the_start_directorys
+    config = resolve(%w[-b unix:///run/app.sock?umask=0111 -b unix://tmp/app%20b.sock?mode=0660&backlog=64])
+    assert_equal ["unix:///run/app.sock?umask=0111", "unix://#{@dir}/tmp/app b.sock?mode=0660&backlog=64"], config.binds
+  end
+
   def test_control_app_from_file_and_token_from_flag
     config = resolve(%w[--control-token flagtoken],
                      file: %(activate_control_app "tcp://127.0.0.1:0", auth_token: "filetoken"\n))
