@@ -22,6 +22,7 @@ module PumaPlus
     PUMA_CONFIG_FILES = ["config/puma/%<env>s.rb", "config/puma.rb"].freeze
     DEFAULTS = {
       binds: ["tcp://0.0.0.0:9292"].freeze,
+      bind_to_activated_sockets: false,
       workers: 0,
       min_threads: 0,
       threads: 5,
@@ -257,6 +258,7 @@ module PumaPlus
     def to_h
       {
         "binds" => binds,
+        "bind_to_activated_sockets" => bind_to_activated_sockets,
         "workers" => worker_processes,
         "threads" => threads,
         "rackup" => rackup,

@@ -108,6 +108,14 @@ module PumaPlus
       value
     end
 
+    # puma's bind_to_activated_sockets value: true, false or "only" (:only too).
+    def activated_sockets(what, value)
+      return value if [true, false].include?(value)
+      return "only" if value.to_s == "only"
+
+      raise ConfigError, "#{what}: expected true, false or \"only\", got #{value.inspect}"
+    end
+
     # The query parameters of an ssl:// bind as a Hash of Strings.
     def ssl_params(_what, value)
       query = SSL_BIND.match(value)&.[](:query)

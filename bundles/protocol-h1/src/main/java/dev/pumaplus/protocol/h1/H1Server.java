@@ -84,7 +84,22 @@ final class H1Server implements Listener {
      * @throws IllegalStateException naming the address when a bind fails (everything opened is closed)
      */
     void start() {
-        List<String> binds = settings.strings("binds");
+        ActivatedSockets activated;
+        try {
+            activated = ActivatedSockets.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
+        } catch (IOException e) {
+            throw new IllegalStateException("protocol-h1: cannot read systemd's activated sockets (LISTEN_FDS): " + e, e);
+        }
+        start(activated);
+    }
+
+    /**
+     * As {@link #start()}, adopting the sockets of {@code activated} (systemd's LISTEN_FDS) where a bind
+     * matches one, with the {@code bind_to_activated_sockets} setting ({@code false}, {@code true} or
+     * {@code only}, puma's) deciding which binds there are; an activated socket no bind took is closed.
+     */
+    void start(ActivatedSockets activated) {
+        List<String> binds = activated.binds(settings.strings("binds"), settings.string("bind_to_activated_sockets", "false"));
         if (binds.isEmpty()) {
             throw new IllegalStateException("protocol-h1: the 'binds' setting is empty: nothing to listen on");
         }
@@ -124,7 +139,11 @@ final class H1Server implements Listener {
                 }
                 initializer = new H1ChannelInitializer(queue, config, h2, material);
                 listeners.add(initializer);
-                if (address.isUnix()) {
+                int fd = activated.take(address);
+                if (fd >= 0) {
+                    channel = adopt(initializer, fd, address.isUnix());
+                    LOG.log(System.Logger.Level.INFO, "puma-plus: " + address + " is systemd's activated socket (fd " + fd + ")");
+                } else if (address.isUnix()) {
                     channel = bindSocketFile(domainBootstrap.childHandler(initializer), address);
                 } else {
                     channel = bootstrap.childHandler(initializer).bind(address.socketAddress()).syncUninterruptibly().channel();
@@ -157,6 +176,30 @@ final class H1Server implements Listener {
                         + material.keyAlgorithm() + " key)");
             }
         }
+        try {
+            for (String unused : activated.closeUnused()) {
+                LOG.log(System.Logger.Level.INFO, "puma-plus: closing unused activated socket " + unused);
+            }
+        } catch (IOException e) {
+            close();
+            throw new UncheckedIOException("protocol-h1: cannot close the unused activated sockets", e);
+        }
+    }
+
+    /**
+     * Wraps systemd's already bound and listening socket {@code fd} in an epoll server channel and starts
+     * accepting on it (registering an active channel begins the accept loop).
+     */
+    private Channel adopt(H1ChannelInitializer initializer, int fd, boolean unix) {
+        io.netty.channel.ChannelFactory<ServerChannel> factory = () -> unix
+                ? new io.netty.channel.epoll.EpollServerDomainSocketChannel(fd)
+                : new io.netty.channel.epoll.EpollServerSocketChannel(fd);
+        ServerBootstrap bootstrap = new ServerBootstrap().group(acceptGroup, ioGroup).channelFactory(factory)
+                .childHandler(initializer);
+        if (!unix) {
+            bootstrap.childOption(ChannelOption.TCP_NODELAY, true);
+        }
+        return bootstrap.register().syncUninterruptibly().channel();
     }
 
     /**
@@ -201,7 +244,7 @@ final class H1Server implements Listener {
                 .filter(InetSocketAddress.class::isInstance).map(InetSocketAddress.class::cast).toList();
     }
 
-    private static boolean epollAvailable() {
+    static boolean epollAvailable() {
         try {
             return io.netty.channel.epoll.Epoll.isAvailable();
         } catch (LinkageError e) {

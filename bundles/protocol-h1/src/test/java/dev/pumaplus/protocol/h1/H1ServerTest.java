@@ -532,4 +532,21 @@ class H1ServerTest {
         assertFalse(java.nio.file.Files.exists(file), "the socket file is removed once the listener stopped");
         java.nio.file.Files.delete(dir);
     }
+
+    @Test
+    void activatedSocketsAreAdoptedInsteadOfBoundAndServe() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.netty.channel.epoll.Epoll.isAvailable(), "activation needs epoll");
+        io.netty.channel.unix.Socket inherited = io.netty.channel.unix.Socket.newSocketStream();
+        inherited.bind(new InetSocketAddress("127.0.0.1", 0));
+        inherited.listen(16);
+        int port = inherited.localAddress().getPort();
+        MapSettings settings = new MapSettings(Map.of("binds", List.of("tcp://0.0.0.0:9292"), "bind_to_activated_sockets", "only"));
+        server = new H1Server(settings, new EchoQueue());
+        server.start(ActivatedSockets.of(List.of(inherited.intValue())));
+        assertEquals(List.of("http://127.0.0.1:" + port), settings.announced);
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.getOutputStream().write("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertTrue(readUntil(socket.getInputStream(), "echo:/a:0", 1).startsWith("HTTP/1.1 200 OK"));
+        }
+    }
 }
