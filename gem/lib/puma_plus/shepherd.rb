@@ -96,9 +96,10 @@ module PumaPlus
       if @config.ractors? && %i[before_thread_start before_thread_exit].any? { |hook| @config.hooks_for(hook).any? }
         Log.line("before_thread_start/before_thread_exit hooks do not run under ractors (a block cannot enter a Ractor)", @log)
       end
+      # Before CONFIG: from then on the host may send SIGHUP (a log reopen) to this process.
+      install_signal_handlers
       @link.write(Wire::Config.new(json: @config.to_json).encode)
       @env["RACK_ENV"] = @config.environment
-      install_signal_handlers
       return 1 unless start_plugins
       return 1 unless preload
 

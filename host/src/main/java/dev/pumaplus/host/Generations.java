@@ -258,12 +258,15 @@ final class Generations {
     }
 
     /**
-     * SIGHUP after a log rotation: every live shepherd reopens the stdout_redirect files and has its workers
-     * do the same. The shepherd hears it as SIGHUP, as puma's workers do; JDK 21 can signal another process
-     * only with TERM and KILL, so procps' kill sends it.
+     * SIGHUP after a log rotation: every live shepherd that sent its CONFIG (it handles SIGHUP from then on)
+     * reopens the stdout_redirect files and has its workers do the same. The shepherd hears it as SIGHUP, as
+     * puma's workers do; JDK 21 can signal another process only with TERM and KILL, so procps' kill sends it.
      */
     void reopenOutput() {
         for (ShepherdGeneration generation : alive) {
+            if (!generation.config.isDone()) {
+                continue; // still booting: SIGHUP would end it before its handler is installed
+            }
             try {
                 Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(generation.process.pid()))
                         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();

@@ -86,7 +86,8 @@ public final class Launcher {
     private volatile ControlApp controlApp;
     /** The first generation's settings: the process's (log, files, stop timeouts); null until its CONFIG. */
     private HostConfig config;
-    private ProcessFiles files;
+    /** Set once in boot, after the first generation is current; read by the SIGHUP handler. */
+    private volatile ProcessFiles files;
     private volatile RequestLog requestLog;
     /** systemd's NOTIFY_SOCKET (silent when not under systemd); opened first, closed last. */
     private SystemdNotify systemd;
@@ -418,6 +419,10 @@ public final class Launcher {
      * here, the shepherds and their workers by their own SIGHUP), else the server stops.
      */
     private void hangUp() {
+        ProcessFiles files = this.files;
+        if (files == null) {
+            return; // boot has not opened them yet: there is nothing to reopen
+        }
         if (!files.redirected()) {
             requestStop("SIGHUP", false);
             return;
