@@ -3,11 +3,13 @@
 # Claims about a unix:// bind in the deployment it exists for: Debian's nginx, run as an unprivileged test
 # process with its own temp config, proxies to the socket file and the example app answers through it; a
 # stale socket file left by a killed server is replaced at start, and the file is gone once the server stopped.
+# umask/mode give the file its permissions, and the env is puma's (REMOTE_ADDR 127.0.0.1, server from Host).
 
 require_relative "server_helper"
 require "net/http"
 require "socket"
 require "etc"
+require "json"
 
 class UnixBindNginxTest < IntegrationTest
 
@@ -34,16 +36,21 @@ class UnixBindNginxTest < IntegrationTest
     refute File.exist?(socket), "the socket file is removed when the server stops"
   end
 
-  def test_umask_and_mode_set_the_socket_files_permissions
+  def test_umask_and_mode_set_the_socket_files_permissions_and_the_env_is_pumas
     dir = temp_dir
     masked = File.join(dir, "masked.sock")
     moded = File.join(dir, "moded.sock")
-    server = start_server(File.join(PumaPlusServer::ROOT, "examples", "hello", "config.ru"),
+    server = start_server(app("env_dump.ru"),
                           args: ["-b", "unix://#{masked}?umask=0027", "-b", "unix://#{moded}?mode=0600"])
     assert_equal [0o750, 0o600], [masked, moded].map { |path| File.stat(path).mode & 0o777 }
     UNIXSocket.open(moded) do |client|
-      client.write("GET / HTTP/1.1\r\nHost: app.test\r\nConnection: close\r\n\r\n")
-      assert_match(/\AHTTP\/1\.1 200 .*Hello from puma-plus\n\z/m, client.read)
+      client.write("GET /e HTTP/1.1\r\nHost: app.test:8080\r\nConnection: close\r\n\r\n")
+      head, body = client.read.split("\r\n\r\n", 2)
+      assert_match(/\AHTTP\/1\.1 200 /, head)
+      env = JSON.parse(body).to_h
+      assert_equal ["127.0.0.1", "app.test", "8080", "http"],
+                   env.values_at("REMOTE_ADDR", "SERVER_NAME", "SERVER_PORT", "rack.url_scheme"),
+                   "puma's env on a unix socket: REMOTE_ADDR 127.0.0.1, the server from Host"
     end
     assert server.stop.success?, with_log(server, "exit")
     refute File.exist?(masked) || File.exist?(moded), "both socket files are removed"
