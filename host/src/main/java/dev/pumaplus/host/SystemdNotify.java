@@ -51,12 +51,12 @@ final class SystemdNotify implements AutoCloseable {
         if (path == null || path.isEmpty()) {
             return new SystemdNotify(null, 0);
         }
-        SystemdNotify notify = new SystemdNotify(address(path), watchdogMicros(env, pid));
         if (!Epoll.isAvailable()) {
             LOG.log(Level.WARNING, "NOTIFY_SOCKET is set, but sd_notify needs Netty's native epoll library, which "
                     + "does not load here: " + Epoll.unavailabilityCause());
             return new SystemdNotify(null, 0);
         }
+        SystemdNotify notify = new SystemdNotify(address(path), watchdogMicros(env, pid));
         notify.startWatchdog();
         return notify;
     }
