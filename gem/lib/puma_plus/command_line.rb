@@ -14,8 +14,10 @@ module PumaPlus
     USAGE = <<~TEXT
       Usage: puma-plus [options] [rackup file]      (rackup file defaults to ./config.ru)
 
-          -b, --bind URI               listen on tcp://HOST:PORT or ssl://HOST:PORT[?cert=PATH&key=PATH];
+          -b, --bind URI               listen on tcp://HOST:PORT, ssl://HOST:PORT[?cert=PATH&key=PATH] or unix://PATH;
                                        repeatable (default tcp://0.0.0.0:9292)
+              --bind-to-activated-sockets [only]
+                                       systemd's sockets (LISTEN_FDS) become binds too (only: the only ones)
           -p, --port PORT              shorthand for --bind tcp://0.0.0.0:PORT
           -w, --workers N              forked worker processes (default 0: one worker, puma's single mode)
           -t, --threads MIN:MAX        threads per worker, each one slot; MAX is used (default 0:5)
@@ -46,7 +48,7 @@ module PumaPlus
           -h, --help                   show this help
           -V, --version                show the version
 
-      Puma's other flags (-f/--fork-worker, --idle-timeout, --bind-to-activated-sockets, --debug,
+      Puma's other flags (-f/--fork-worker, --idle-timeout, --debug,
       --prune-bundler, --extra-runtime-dependencies, -R/--restart-cmd, -s/--silent, --early-hints) are
       accepted, reported at boot with the reason, and ignored (docs/CONFIG.md, "Puma names").
 
@@ -79,7 +81,6 @@ module PumaPlus
     UNSUPPORTED = {
       ["-f", "--fork-worker=[REQUESTS]", OptionParser::DecimalInteger] => "workers fork from the shepherd, never from worker 0",
       ["--idle-timeout SECONDS"] => "the host has no idle shutdown (only it sees requests, and it offers no such stop yet)",
-      ["--bind-to-activated-sockets [only]"] => "systemd socket activation is not supported yet",
       ["--debug"] => "no low-level debugging output",
       ["--prune-bundler"] => "the shepherd is not re-exec'd",
       ["--extra-runtime-dependencies GEMS"] => "there is no prune_bundler",
@@ -107,8 +108,10 @@ module PumaPlus
       @directory = nil
       @unsupported = []
       @rackup = nil
+      @positional_after_flag = nil
       binds = []
       rest = parser(binds).parse(argv.dup)
+      rest.unshift(@positional_after_flag) if @positional_after_flag
       raise ConfigError, "more than one rackup file given: #{rest.join(' ')}" if rest.size > 1
 
       @rackup = rest.first
@@ -144,6 +147,12 @@ module PumaPlus
     def parser(binds)
       TrackingParser.new(self).tap do |o|
         o.on("-b", "--bind URI") { |v| binds << Setting.listen_bind("--bind", v); @sources[:binds] = "flag --bind/--port" }
+        # OptionParser hands the next argument to an optional value; one that is not "only" is the rackup
+        # file that followed the flag (puma takes it as the value, and then true).
+        o.on("--bind-to-activated-sockets [only]") do |v|
+          @settings[:bind_to_activated_sockets] = v == "only" ? "only" : true
+          @positional_after_flag = v unless v.nil? || v == "only"
+        end
         o.on("-p", "--port PORT") { |v| binds << Setting.bind_for_port("--port", v); @sources[:binds] = "flag --bind/--port" }
         o.on("-w", "--workers N") { |v| @settings[:workers] = Setting.integer("--workers", v) }
         o.on("-t", "--threads MIN:MAX") do |v|

@@ -22,6 +22,7 @@ module PumaPlus
     PUMA_CONFIG_FILES = ["config/puma/%<env>s.rb", "config/puma.rb"].freeze
     DEFAULTS = {
       binds: ["tcp://0.0.0.0:9292"].freeze,
+      bind_to_activated_sockets: false,
       workers: 0,
       min_threads: 0,
       threads: 5,
@@ -167,7 +168,7 @@ module PumaPlus
       if autoscale && autoscale_min > autoscale_max
         raise ConfigError, "autoscale: min #{autoscale_min} is greater than max #{autoscale_max}"
       end
-      @values[:binds] = resolve_tls(@values[:binds], cwd, env_vars)
+      @values[:binds] = resolve_tls(absolute_socket_files(@values[:binds], cwd), cwd, env_vars)
       @unsupported = unsupported
       @sources = sources
       if autoscale_bridge == "ractor" && !ractors
@@ -257,6 +258,7 @@ module PumaPlus
     def to_h
       {
         "binds" => binds,
+        "bind_to_activated_sockets" => bind_to_activated_sockets,
         "workers" => worker_processes,
         "threads" => threads,
         "rackup" => rackup,
@@ -305,6 +307,17 @@ module PumaPlus
     end
 
     private
+
+    # A unix:// bind's relative socket file is the start directory's (puma's unix://tmp/app.sock): the
+    # host is told the absolute path.
+    def absolute_socket_files(binds, cwd)
+      binds.map do |bind|
+        match = Setting::UNIX_BIND.match(bind)
+        next bind unless match
+
+        "unix://#{File.expand_path(match[:path].gsub('%20', ' '), cwd)}#{match[:query] ? "?#{match[:query]}" : ''}"
+      end
+    end
 
     # Every ssl:// bind gets absolute cert= and key= paths: its own, else --tls-cert/--tls-key, else (in
     # development only) the self-signed localhost certificate of DevCertificate. Raises ConfigError.

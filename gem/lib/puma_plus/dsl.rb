@@ -8,6 +8,8 @@
 #   bind "tcp://127.0.0.1:3000"       # URI, repeatable          (default tcp://0.0.0.0:9292)
 #   bind "ssl://0.0.0.0:9443?cert=cert.pem&key=key.pem"  # TLS (h2 and http/1.1 by ALPN; h3 if loaded)
 #   ssl_bind "0.0.0.0", 9443, { cert: "cert.pem", key: "key.pem" }  # puma's form of the same
+#   bind "unix:///run/app.sock?umask=0111"  # a socket file (puma's umask=, mode=, backlog=)
+#   bind_to_activated_sockets "only"  # systemd's LISTEN_FDS sockets are the binds (true: added to them)
 #   port 3000, "127.0.0.1"            # integer, optional host   (env PORT)
 #   workers 2                         # integer or :auto (processors) (default 0; env WEB_CONCURRENCY)
 #   threads 5, 5                      # min, max; max is used    (default 0, 5; env PUMA_MAX_THREADS,
@@ -123,7 +125,6 @@ module PumaPlus
       state_permission: "the state file has the umask's permissions",
       mutate_stdout_and_stderr_to_sync_on_write: "log lines are written whole",
       io_selector_backend: "the host's Netty event loops own the sockets", max_io_threads: "the host's Netty event loops own the sockets",
-      bind_to_activated_sockets: "systemd socket activation is not supported yet",
       directory: "start puma-plus in the app's directory (or use --dir)",
       load: "config files are -C, config/puma-plus.rb and config/puma.rb",
       app: "workers load the rackup file (config.ru); an app object from the config file is not used",
@@ -273,6 +274,14 @@ module PumaPlus
 
     def bind(uri)
       directive(:bind) { (@settings[:binds] ||= []) << Setting.listen_bind("bind", uri) }
+    end
+
+    # puma's directive: systemd's activated sockets (LISTEN_FDS) become binds as well (true) or the only
+    # binds ("only"); false leaves binds as they are (a bind matching an activated socket adopts it anyway).
+    def bind_to_activated_sockets(value = true)
+      directive(:bind_to_activated_sockets) do
+        @settings[:bind_to_activated_sockets] = Setting.activated_sockets("bind_to_activated_sockets", value)
+      end
     end
 
     # puma's directive: ssl_bind host, port, { cert: PATH, key: PATH } (verify_mode: "none" accepted).

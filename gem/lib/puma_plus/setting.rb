@@ -14,6 +14,11 @@ module PumaPlus
     # puma's TLS bind: ssl://HOST:PORT, optionally ?cert=PATH&key=PATH (URL-encoded) and verify_mode=none.
     SSL_BIND = %r{\Assl://(?<host>\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]?]+):(?<port>\d{1,5})(?:\?(?<query>\S*))?\z}.freeze
     SSL_PARAMS = %w[cert key verify_mode].freeze
+    # puma's unix domain socket bind: unix://PATH (absolute as unix:///run/app.sock, or relative to the
+    # directory the server starts in), optionally ?umask=0111 (Ruby Integer(): a leading 0 is octal),
+    # mode=0660 (octal) and backlog=N. Abstract names (unix://@name) are refused: they have no file.
+    UNIX_BIND = %r{\Aunix://(?<path>[^?@\s][^?]*)(?:\?(?<query>\S*))?\z}.freeze
+    UNIX_PARAMS = { "umask" => /\A(0[0-7]*|[1-9]\d*)\z/, "mode" => /\A[0-7]{1,4}\z/, "backlog" => /\A[1-9]\d*\z/ }.freeze
     BUNDLE_NAMES = %w[h1 h2 h3].freeze
 
     module_function
@@ -69,10 +74,11 @@ module PumaPlus
       value
     end
 
-    # A listener: tcp://HOST:PORT as #bind, or ssl://HOST:PORT[?cert=PATH&key=PATH] (puma's syntax; a
+    # A listener: tcp://HOST:PORT as #bind, ssl://HOST:PORT[?cert=PATH&key=PATH] (puma's syntax; a
     # missing cert/key is filled in by Configuration from --tls-cert/--tls-key or the development
-    # certificate).
+    # certificate), or unix://PATH[?umask=..&mode=..&backlog=..] (UNIX_BIND).
     def listen_bind(what, value)
+      return unix_bind(what, value) if value.is_a?(String) && value.start_with?("unix://")
       return bind(what, value) unless value.is_a?(String) && value.start_with?("ssl://")
 
       match = SSL_BIND.match(value)
@@ -87,6 +93,27 @@ module PumaPlus
         end
       end
       value
+    end
+
+    # A unix://PATH bind with puma's umask/mode/backlog parameters (UNIX_BIND).
+    def unix_bind(what, value)
+      match = UNIX_BIND.match(value)
+      raise ConfigError, "#{what}: expected unix://PATH (a socket file), got #{value.inspect}" unless match
+
+      URI.decode_www_form(match[:query] || "").each do |name, param|
+        format = UNIX_PARAMS[name]
+        raise ConfigError, "#{what}: unknown unix:// parameter #{name.inspect} in #{value.inspect}" unless format
+        raise ConfigError, "#{what}: bad #{name} #{param.inspect} in #{value.inspect}" unless format.match?(param)
+      end
+      value
+    end
+
+    # puma's bind_to_activated_sockets value: true, false or "only" (:only too).
+    def activated_sockets(what, value)
+      return value if [true, false].include?(value)
+      return "only" if value.to_s == "only"
+
+      raise ConfigError, "#{what}: expected true, false or \"only\", got #{value.inspect}"
     end
 
     # The query parameters of an ssl:// bind as a Hash of Strings.

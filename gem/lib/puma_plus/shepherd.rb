@@ -96,9 +96,10 @@ module PumaPlus
       if @config.ractors? && %i[before_thread_start before_thread_exit].any? { |hook| @config.hooks_for(hook).any? }
         Log.line("before_thread_start/before_thread_exit hooks do not run under ractors (a block cannot enter a Ractor)", @log)
       end
+      # Before CONFIG: from then on the host may send SIGHUP (a log reopen) to this process.
+      install_signal_handlers
       @link.write(Wire::Config.new(json: @config.to_json).encode)
       @env["RACK_ENV"] = @config.environment
-      install_signal_handlers
       return 1 unless start_plugins
       return 1 unless preload
 
@@ -169,9 +170,9 @@ module PumaPlus
     end
 
     # Puma's stdout_redirect: this process and the workers it forks write to the files. The first
-    # generation truncates them unless told to append; later generations (hot restart) always append.
-    def redirect_output
-      mode = @config.redirect_append || @generation > 1 ? "a" : "w"
+    # generation truncates them unless told to append; later generations (hot restart) always append, and
+    # so does a reopen (#reopen_output).
+    def redirect_output(mode = @config.redirect_append || @generation > 1 ? "a" : "w")
       [[$stdout, @config.stdout_path], [$stderr, @config.stderr_path]].each do |io, path|
         next unless path
 
@@ -222,6 +223,21 @@ module PumaPlus
       %w[USR1 USR2 TTIN TTOU].each { |name| trap(name, "IGNORE") }
       trap("TERM") { @signal_writer.write_nonblock("T", exception: false) }
       trap("CHLD") { @signal_writer.write_nonblock("C", exception: false) }
+      # The host's SIGHUP (log rotation, as puma's): reopen the stdout_redirect files.
+      trap("HUP") { @signal_writer.write_nonblock("H", exception: false) }
+    end
+
+    # After a log rotation moved the stdout_redirect files away: this process opens them again at their
+    # paths and tells each worker (its own descriptors, inherited at fork) to do the same with SIGHUP.
+    def reopen_output
+      return unless @config.stdout_path || @config.stderr_path
+
+      redirect_output("a")
+      (@workers.values.map(&:pid).compact + @retiring.keys).each do |pid|
+        Process.kill("HUP", pid)
+      rescue Errno::ESRCH
+        nil # exited meanwhile: reaped on the next CHLD
+      end
     end
 
     # -- workers -------------------------------------------------------------------------------------
@@ -267,6 +283,8 @@ module PumaPlus
       begin
         trap("CHLD", "DEFAULT")
         trap("TERM", "DEFAULT")
+        # The shepherd's SIGHUP after a log rotation: this worker's descriptors follow the files' paths too.
+        trap("HUP") { redirect_output("a") }
         inherited = [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader, extra_writer,
                      *@workers.values.flat_map { |worker| [worker.boot_pipe, worker.extra_pipe] },
                      *@retiring.values.map(&:extra_pipe)]
@@ -314,7 +332,10 @@ module PumaPlus
 
     def handle_signals
       signals = @signal_reader.read_nonblock(256, exception: false)
-      begin_stop("SIGTERM") if signals.is_a?(String) && signals.include?("T")
+      return unless signals.is_a?(String)
+
+      reopen_output if signals.include?("H")
+      begin_stop("SIGTERM") if signals.include?("T")
     end
 
     def handle_link

@@ -27,7 +27,7 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
 
   def test_defaults_apply_when_nothing_is_set
     config = resolve
-    assert_equal({ "binds" => ["tcp://0.0.0.0:9292"], "workers" => 1, "threads" => 5,
+    assert_equal({ "binds" => ["tcp://0.0.0.0:9292"], "bind_to_activated_sockets" => false, "workers" => 1, "threads" => 5,
                    "rackup" => File.join(@dir, "config.ru"), "environment" => "development",
                    "preload_app" => false, "control_url" => nil, "control_token" => nil,
                    "persistent_timeout" => 20, "first_data_timeout" => 30, "write_timeout" => 10,
@@ -46,7 +46,7 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
 
   def test_config_json_has_every_documented_key_even_when_null
     keys = JSON.parse(resolve.to_json).keys
-    assert_equal %w[binds workers threads rackup environment preload_app control_url control_token
+    assert_equal %w[binds bind_to_activated_sockets workers threads rackup environment preload_app control_url control_token
                     persistent_timeout first_data_timeout write_timeout http_content_length_limit
                     worker_boot_timeout shutdown_timeout log_requests server_timing worker_timeout
                     worker_shutdown_timeout pidfile state_path stdout_path stderr_path redirect_append tag quiet
@@ -108,6 +108,20 @@ server_timing false
   def test_bind_and_port_flags_accumulate_in_order
     config = resolve(%w[-b tcp://127.0.0.1:3000 -p 3001 --bind tcp://[::1]:3002])
     assert_equal ["tcp://127.0.0.1:3000", "tcp://0.0.0.0:3001", "tcp://[::1]:3002"], config.binds
+  end
+
+  def test_unix_binds_keep_pumas_parameters_and_a_relative_socket_file_becomes_the_start_directorys
+    config = resolve(%w[-b unix:///run/app.sock?umask=0111 -b unix://tmp/app%20b.sock?mode=0660&backlog=64])
+    assert_equal ["unix:///run/app.sock?umask=0111", "unix://#{@dir}/tmp/app b.sock?mode=0660&backlog=64"], config.binds
+  end
+
+  def test_bind_to_activated_sockets_flag_takes_only_and_leaves_a_following_rackup_file_alone
+    assert_equal [true, File.join(@dir, "app.ru")],
+                 resolve(%w[--bind-to-activated-sockets app.ru]).then { |c| [c.bind_to_activated_sockets, c.rackup] }
+    assert_equal ["only", File.join(@dir, "app.ru")],
+                 resolve(%w[--bind-to-activated-sockets only app.ru]).then { |c| [c.bind_to_activated_sockets, c.rackup] }
+    assert_equal "only", resolve(file: "bind_to_activated_sockets :only\n").to_h["bind_to_activated_sockets"]
+    assert_equal true, resolve(file: "bind_to_activated_sockets\n").to_h["bind_to_activated_sockets"]
   end
 
   def test_control_app_from_file_and_token_from_flag

@@ -132,7 +132,9 @@ class PumaPlus::DSLTest < PumaPlus::TestCase
     assert_equal "#{@path}:2: workers: expected an integer >= 0, got \"two\"", error_for("\nworkers 'two'\n")
     assert_equal "#{@path}:1: threads: min 5 is greater than max 2", error_for("threads 5, 2\n")
     assert_equal "#{@path}:1: threads: expected an integer >= 1, got 0", error_for("threads 0, 0\n")
-    assert_equal "#{@path}:1: bind: expected tcp://HOST:PORT, got \"unix:///tmp/s\"", error_for("bind 'unix:///tmp/s'\n")
+    assert_equal "#{@path}:1: bind: expected tcp://HOST:PORT, got \"http://h:1\"", error_for("bind 'http://h:1'\n")
+    assert_equal "#{@path}:1: bind: expected unix://PATH (a socket file), got \"unix://@name\"", error_for("bind 'unix://@name'\n")
+    assert_equal "#{@path}:1: bind: bad mode \"9\" in \"unix:///tmp/s?mode=9\"", error_for("bind 'unix:///tmp/s?mode=9'\n")
     assert_equal "#{@path}:1: port: expected a port 0..65535, got 70000", error_for("port 70000\n")
     assert_equal "#{@path}:1: shutdown_timeout: expected a positive number of seconds, got -1",
                  error_for("shutdown_timeout(-1)\n")

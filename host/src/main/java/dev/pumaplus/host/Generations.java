@@ -35,8 +35,15 @@ final class Generations {
     /** What the launcher learns from the generations. Called on the lifecycle thread or a process-exit thread. */
     interface Listener {
 
+        /** A hot restart (or config reload) begins: generation {@code number} is being started. */
+        void restarting(int number);
+
         /** Generation {@code number} now takes new requests, with {@code config} (after a hot restart). */
         void serving(int number, HostConfig config);
+
+        /** The hot restart is settled: generation {@code number} serves with {@code slots} (the new one, or
+         *  the old one when the new one failed). */
+        void restarted(int number, int slots);
 
         /** The current generation {@code number} was asked for {@code workers} worker processes. */
         void workersAsked(int number, int workers);
@@ -131,11 +138,13 @@ final class Generations {
         int number = old.number + 1;
         LOG.log(Level.INFO, "hot restart (" + cause + "): starting shepherd generation " + number
                 + "; generation " + old.number + " keeps serving until it is ready");
+        listener.restarting(number);
         ShepherdGeneration next;
         try {
             next = spawn(number);
         } catch (IOException e) {
             LOG.log(Level.WARNING, "hot restart failed: cannot start a shepherd: " + e.getMessage());
+            listener.restarted(old.number, liveLinks.applyAsInt(old.number));
             return;
         }
         HostConfig was = old.settings().host();
@@ -178,8 +187,9 @@ final class Generations {
         current = next;
         watchExit(next);
         listener.serving(number, fresh);
-        LOG.log(Level.INFO, "generation " + number + " ready, " + liveLinks.applyAsInt(number)
-                + " slots; retiring generation " + old.number);
+        int slots = liveLinks.applyAsInt(number);
+        LOG.log(Level.INFO, "generation " + number + " ready, " + slots + " slots; retiring generation " + old.number);
+        listener.restarted(number, slots);
         old.retire("hot restart");
         awaitExit(old, fresh);
         LOG.log(Level.INFO, "generation " + old.number + " retired; hot restart done");
@@ -191,6 +201,7 @@ final class Generations {
         next.retire("hot restart failed");
         next.awaitExit(SHEPHERD_EXIT_WAIT_MS);
         alive.remove(next);
+        listener.restarted(old.number, liveLinks.applyAsInt(old.number));
     }
 
     /** Phased restart: the current shepherd replaces its workers one at a time (PHASED_RESTART). */
@@ -244,6 +255,31 @@ final class Generations {
         }
         desiredExtraSlots = extra;
         generation.send(new ExtraSlots(extra).toFrame(PooledByteBufAllocator.DEFAULT));
+    }
+
+    /**
+     * SIGHUP after a log rotation: every live shepherd that sent its CONFIG (it handles SIGHUP from then on)
+     * reopens the stdout_redirect files and has its workers do the same. The shepherd hears it as SIGHUP, as
+     * puma's workers do; JDK 21 can signal another process only with TERM and KILL, so procps' kill sends it.
+     */
+    void reopenOutput() {
+        for (ShepherdGeneration generation : alive) {
+            if (!generation.config.isDone()) {
+                continue; // still booting: SIGHUP would end it before its handler is installed
+            }
+            try {
+                Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(generation.process.pid()))
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                    LOG.log(Level.WARNING, "could not send SIGHUP to shepherd generation " + generation.number);
+                }
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "could not send SIGHUP to shepherd generation " + generation.number + ": " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /** The host is stopping: a generation exiting from now on is expected. */

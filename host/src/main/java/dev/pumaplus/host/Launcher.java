@@ -50,8 +50,10 @@ import org.osgi.framework.BundleException;
  * shepherd that dies on its own after boot makes the host stop with status 1.
  *
  * <p>Lifecycle signals, as puma's (docs/ARCHITECTURE.md, "Lifecycle"), go to {@link Generations}: USR2 =
- * hot restart, USR1 = phased restart, TTIN/TTOU = one worker process more/less. The control app's
- * /restart, /phased-restart, /stop and /halt do the same.
+ * hot restart, USR1 = phased restart, TTIN/TTOU = one worker process more/less; HUP reopens the
+ * stdout_redirect files ({@link ProcessFiles}), or stops without them. The control app's /restart,
+ * /phased-restart, /stop and /halt do the same. Under systemd, {@link SystemdNotify} tells the unit READY,
+ * RELOADING around a hot restart, STOPPING, and keeps its watchdog fed.
  *
  * <p>Threading: the main thread boots and then waits for a stop request; link callbacks arrive on the
  * host's event loops and only complete futures or log; restarts run on the generations' lifecycle thread.
@@ -84,8 +86,11 @@ public final class Launcher {
     private volatile ControlApp controlApp;
     /** The first generation's settings: the process's (log, files, stop timeouts); null until its CONFIG. */
     private HostConfig config;
-    private ProcessFiles files;
+    /** Set once in boot, after the first generation is current; read by the SIGHUP handler. */
+    private volatile ProcessFiles files;
     private volatile RequestLog requestLog;
+    /** systemd's NOTIFY_SOCKET (silent when not under systemd); opened first, closed last. */
+    private SystemdNotify systemd;
 
     Launcher(Path ruby, Path gem, List<String> userArgs) {
         this.ruby = ruby;
@@ -138,6 +143,7 @@ public final class Launcher {
 
     /** Boots, serves until stopped, and returns the exit status; {@code log} takes the CONFIG's format. */
     int run(HostLogHandler log) {
+        systemd = SystemdNotify.open(System.getenv(), ProcessHandle.current().pid());
         installSignalHandlers();
         Runtime.getRuntime().addShutdownHook(new Thread(this::emergencyCleanup, "puma-plus-cleanup"));
         int status;
@@ -170,7 +176,8 @@ public final class Launcher {
         dispatcher = new Dispatcher(NanoClock.SYSTEM);
         reporting = new RequestReporting(dispatcher.metrics());
         admission = new Admission(dispatcher, PooledByteBufAllocator.DEFAULT, reporting);
-        ReadyLine ready = new ReadyLine(() -> dispatcher.snapshot().live());
+        ReadyLine ready = new ReadyLine(() -> dispatcher.snapshot().live(),
+                slots -> systemd.ready("ready, " + slots + " slots"));
         dispatcher.onLiveLinksChanged(live -> ready.linksChanged());
         dispatcher.metrics().start(transport.group.next(), admission::submitted);
         Path socket = privateDir.resolve("link.sock");
@@ -248,6 +255,16 @@ public final class Launcher {
     private Generations.Listener generationEvents() {
         return new Generations.Listener() {
             @Override
+            public void restarting(int number) {
+                systemd.reloading("hot restart: starting shepherd generation " + number);
+            }
+
+            @Override
+            public void restarted(int number, int slots) {
+                systemd.ready("ready, generation " + number + ", " + slots + " slots");
+            }
+
+            @Override
             public void serving(int number, HostConfig fresh) {
                 configureRequests(fresh);
                 ControlApp app = controlApp;
@@ -304,6 +321,7 @@ public final class Launcher {
         boolean booted = config != null; // a boot that failed has said why; nothing to drain
         HostConfig latest = booted ? latestConfig() : HostConfig.DEFAULTS;
         long timeoutNanos = !booted || halting ? 0 : latest.shutdownTimeout().toNanos();
+        systemd.stopping("stopping (" + stopCause + ")");
         if (booted) {
             Dispatcher.Snapshot now = dispatcher.snapshot();
             LOG.log(Level.INFO, "stopping (" + stopCause + "): no new connections; finishing " + now.depth()
@@ -353,9 +371,10 @@ public final class Launcher {
         if (booted) {
             LOG.log(Level.INFO, "stopped");
         }
+        systemd.close();
     }
 
-    /** Last resort when the JVM exits without {@link #shutdown} (e.g. SIGHUP): no orphans, no litter. */
+    /** Last resort when the JVM exits without {@link #shutdown} (an exit nobody planned): no orphans, no litter. */
     private void emergencyCleanup() {
         if (stopping) {
             return;
@@ -392,6 +411,30 @@ public final class Launcher {
         handle("USR1", () -> generations.phasedRestart("SIGUSR1"));
         handle("TTIN", () -> generations.adjustWorkers(+1, "SIGTTIN"));
         handle("TTOU", () -> generations.adjustWorkers(-1, "SIGTTOU"));
+        handle("HUP", this::hangUp);
+    }
+
+    /**
+     * SIGHUP, as puma's: with stdout_redirect the files are reopened at their paths (log rotation: the host
+     * here, the shepherds and their workers by their own SIGHUP), else the server stops.
+     */
+    private void hangUp() {
+        ProcessFiles files = this.files;
+        if (files == null) {
+            return; // boot has not opened them yet: there is nothing to reopen
+        }
+        if (!files.redirected()) {
+            requestStop("SIGHUP", false);
+            return;
+        }
+        try {
+            files.reopenOutput();
+        } catch (IOException e) {
+            LOG.log(Level.ERROR, "SIGHUP: cannot reopen the stdout_redirect files: " + e.getMessage());
+            return;
+        }
+        LOG.log(Level.INFO, "SIGHUP: stdout_redirect files reopened");
+        generations.reopenOutput();
     }
 
     /** Runs {@code action} when signal {@code name} arrives (ignored before boot and while stopping). */

@@ -20,7 +20,8 @@ import java.util.Map;
  * The state file is one JSON object, which is also a YAML document: ctl loads it with Ruby's
  * {@code YAML.safe_load}, and a JSON encoder escapes every character a token or path may hold ({@code "},
  * {@code \}, newlines) in a form YAML's double-quoted scalars read back. Written once the control app is
- * bound (its real port); both files are deleted at stop. Used by the launcher's main thread only.
+ * bound (its real port); both files are deleted at stop. Used by the launcher's main thread, and
+ * {@link #reopenOutput} by the SIGHUP handler's.
  */
 final class ProcessFiles {
 
@@ -28,10 +29,17 @@ final class ProcessFiles {
 
     private final Path pidfile;
     private final Path statePath;
+    private final Path stdoutPath;
+    private final Path stderrPath;
+    /** The streams on the redirect files this class opened last (null: none); closed when replaced. */
+    private PrintStream out;
+    private PrintStream err;
 
-    private ProcessFiles(Path pidfile, Path statePath) {
-        this.pidfile = pidfile;
-        this.statePath = statePath;
+    private ProcessFiles(HostConfig config) {
+        this.pidfile = config.pidfile();
+        this.statePath = config.statePath();
+        this.stdoutPath = config.stdoutPath();
+        this.stderrPath = config.stderrPath();
     }
 
     /**
@@ -39,17 +47,40 @@ final class ProcessFiles {
      * truncated, them before it sent CONFIG, so the host appends) and writes the pidfile.
      */
     static ProcessFiles open(HostConfig config) throws IOException {
-        if (config.stdoutPath() != null) {
-            System.setOut(new PrintStream(new FileOutputStream(config.stdoutPath().toFile(), true), true));
-        }
-        if (config.stderrPath() != null) {
-            System.setErr(new PrintStream(new FileOutputStream(config.stderrPath().toFile(), true), true));
-        }
-        ProcessFiles files = new ProcessFiles(config.pidfile(), config.statePath());
+        ProcessFiles files = new ProcessFiles(config);
+        files.reopenOutput();
         if (files.pidfile != null) {
             write(files.pidfile, ProcessHandle.current().pid() + "\n");
         }
         return files;
+    }
+
+    /** True when stdout_redirect names a file: SIGHUP then reopens it (puma's), else it stops the server. */
+    boolean redirected() {
+        return stdoutPath != null || stderrPath != null;
+    }
+
+    /**
+     * Points stdout and stderr at the redirect files' paths again, appending (after a log rotation moved
+     * them away, a new file at each path), and closes what they pointed at before.
+     */
+    void reopenOutput() throws IOException {
+        if (stdoutPath != null) {
+            PrintStream previous = out;
+            out = new PrintStream(new FileOutputStream(stdoutPath.toFile(), true), true);
+            System.setOut(out);
+            if (previous != null) {
+                previous.close();
+            }
+        }
+        if (stderrPath != null) {
+            PrintStream previous = err;
+            err = new PrintStream(new FileOutputStream(stderrPath.toFile(), true), true);
+            System.setErr(err);
+            if (previous != null) {
+                previous.close();
+            }
+        }
     }
 
     /** Writes the state file, if one is configured: the control app's URL (or null for none) and token. */

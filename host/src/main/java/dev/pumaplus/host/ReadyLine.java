@@ -4,6 +4,7 @@
  */
 package dev.pumaplus.host;
 
+import java.util.function.IntConsumer;
 import java.util.function.IntSupplier;
 
 /**
@@ -17,12 +18,17 @@ final class ReadyLine {
     private static final System.Logger LOG = System.getLogger(ReadyLine.class.getName());
 
     private final IntSupplier liveSlots;
+    private final IntConsumer announcedSlots;
     private int expectedSlots = -1;
     private boolean announced;
 
-    /** @param liveSlots the live worker links now (the dispatcher's count) */
-    ReadyLine(IntSupplier liveSlots) {
+    /**
+     * @param liveSlots      the live worker links now (the dispatcher's count)
+     * @param announcedSlots told the slot count right after the line is logged (systemd's READY=1)
+     */
+    ReadyLine(IntSupplier liveSlots, IntConsumer announcedSlots) {
         this.liveSlots = liveSlots;
+        this.announcedSlots = announcedSlots;
     }
 
     /** Boot is done and {@code slots} are expected; logs the line now if they are all live. */
@@ -44,5 +50,6 @@ final class ReadyLine {
             announced = true;
         }
         LOG.log(System.Logger.Level.INFO, "ready, " + live + " slots");
+        announcedSlots.accept(live);
     }
 }

@@ -72,6 +72,8 @@ import java.util.concurrent.TimeUnit;
 final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         implements PendingResponse.Connection, RequestBodyBuffer.Submitter {
 
+    private static final InetSocketAddress UNIX_PEER = new InetSocketAddress("127.0.0.1", 0);
+
     /** Seconds a closing connection keeps reading (and discarding) after its output is shut. */
     static final long LINGER_SECONDS = 2;
 
@@ -334,7 +336,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
                 request.protocolVersion().text(),
                 ctx.pipeline().get(SslHandler.class) != null ? "https" : "http",
                 inet(ctx.channel().localAddress()),
-                inet(ctx.channel().remoteAddress()),
+                peer(ctx.channel().remoteAddress()),
                 Collections.unmodifiableList(headers), // read-only without copying the list again
                 parsed.firstByteNanos(),
                 parsed.headersParsedNanos());
@@ -342,6 +344,11 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
 
     private static InetSocketAddress inet(SocketAddress address) {
         return address instanceof InetSocketAddress inet ? inet : null;
+    }
+
+    /** The client's address; a unix:// bind's peer is 127.0.0.1, as puma gives REMOTE_ADDR there. */
+    private static InetSocketAddress peer(SocketAddress address) {
+        return address instanceof InetSocketAddress inet ? inet : UNIX_PEER;
     }
 
     /**

@@ -1,6 +1,7 @@
 /*
- * The HTTP/1.1 listener (the accept step of accept → parse → queue → ...): binds every configured address,
- * announces it to the host, and on a graceful stop closes the listening sockets and drains connections.
+ * The HTTP/1.1 listener (the accept step of accept → parse → queue → ...): binds every configured address
+ * (TCP, TLS or a unix domain socket file), announces it to the host, and on a graceful stop closes the
+ * listening sockets, removes its socket files and drains connections.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -18,8 +19,16 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +54,8 @@ final class H1Server implements Listener {
     private final List<Channel> serverChannels = new ArrayList<>();
     /** One per bind, each keeping that listener's connections. */
     private final List<H1ChannelInitializer> listeners = new ArrayList<>();
+    /** The socket files of the unix:// binds this server created: removed when it stops listening. */
+    private final List<Path> socketFiles = new ArrayList<>();
     private EventLoopGroup acceptGroup;
     private EventLoopGroup ioGroup;
     private String transport;
@@ -73,19 +84,37 @@ final class H1Server implements Listener {
      * @throws IllegalStateException naming the address when a bind fails (everything opened is closed)
      */
     void start() {
-        List<String> binds = settings.strings("binds");
+        ActivatedSockets activated;
+        try {
+            activated = ActivatedSockets.fromEnvironment(System.getenv(), ProcessHandle.current().pid());
+        } catch (IOException e) {
+            throw new IllegalStateException("protocol-h1: cannot read systemd's activated sockets (LISTEN_FDS): " + e, e);
+        }
+        start(activated);
+    }
+
+    /**
+     * As {@link #start()}, adopting the sockets of {@code activated} (systemd's LISTEN_FDS) where a bind
+     * matches one, with the {@code bind_to_activated_sockets} setting ({@code false}, {@code true} or
+     * {@code only}, puma's) deciding which binds there are; an activated socket no bind took is closed.
+     */
+    void start(ActivatedSockets activated) {
+        List<String> binds = activated.binds(settings.strings("binds"), settings.string("bind_to_activated_sockets", "false"));
         if (binds.isEmpty()) {
             throw new IllegalStateException("protocol-h1: the 'binds' setting is empty: nothing to listen on");
         }
         List<BindAddress> addresses = binds.stream().map(BindAddress::parse).toList();
         Class<? extends ServerChannel> channelClass;
+        Class<? extends ServerChannel> domainChannelClass;
         IoHandlerFactory ioFactory;
         if (epollAvailable()) {
             channelClass = io.netty.channel.epoll.EpollServerSocketChannel.class;
+            domainChannelClass = io.netty.channel.epoll.EpollServerDomainSocketChannel.class;
             ioFactory = io.netty.channel.epoll.EpollIoHandler.newFactory();
             transport = "epoll";
         } else {
             channelClass = NioServerSocketChannel.class;
+            domainChannelClass = NioServerDomainSocketChannel.class;
             ioFactory = NioIoHandler.newFactory();
             transport = "nio";
         }
@@ -97,6 +126,9 @@ final class H1Server implements Listener {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true);
+        ServerBootstrap domainBootstrap = new ServerBootstrap()
+                .group(acceptGroup, ioGroup)
+                .channel(domainChannelClass);
         for (BindAddress address : addresses) {
             Channel channel;
             TlsMaterial material = null;
@@ -107,13 +139,24 @@ final class H1Server implements Listener {
                 }
                 initializer = new H1ChannelInitializer(queue, config, h2, material);
                 listeners.add(initializer);
-                bootstrap.childHandler(initializer);
-                channel = bootstrap.bind(address.socketAddress()).syncUninterruptibly().channel();
+                int fd = activated.take(address);
+                if (fd >= 0) {
+                    channel = adopt(initializer, fd, address.isUnix());
+                    LOG.log(System.Logger.Level.INFO, "puma-plus: " + address + " is systemd's activated socket (fd " + fd + ")");
+                } else if (address.isUnix()) {
+                    channel = bindSocketFile(domainBootstrap.childHandler(initializer), address);
+                } else {
+                    channel = bootstrap.childHandler(initializer).bind(address.socketAddress()).syncUninterruptibly().channel();
+                }
             } catch (Exception e) {
                 close();
                 throw new IllegalStateException("protocol-h1: cannot listen on " + address + ": " + e, e);
             }
             serverChannels.add(channel);
+            if (address.isUnix()) {
+                settings.listening(address.url(0));
+                continue;
+            }
             InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
             int port = bound.getPort();
             settings.listening(address.url(port));
@@ -133,6 +176,61 @@ final class H1Server implements Listener {
                         + material.keyAlgorithm() + " key)");
             }
         }
+        try {
+            for (String unused : activated.closeUnused()) {
+                LOG.log(System.Logger.Level.INFO, "puma-plus: closing unused activated socket " + unused);
+            }
+        } catch (IOException e) {
+            close();
+            throw new UncheckedIOException("protocol-h1: cannot close the unused activated sockets", e);
+        }
+    }
+
+    /**
+     * Wraps systemd's already bound and listening socket {@code fd} in an epoll server channel and starts
+     * accepting on it (registering an active channel begins the accept loop).
+     */
+    private Channel adopt(H1ChannelInitializer initializer, int fd, boolean unix) {
+        io.netty.channel.ChannelFactory<ServerChannel> factory = () -> unix
+                ? new io.netty.channel.epoll.EpollServerDomainSocketChannel(fd)
+                : new io.netty.channel.epoll.EpollServerSocketChannel(fd);
+        ServerBootstrap bootstrap = new ServerBootstrap().group(acceptGroup, ioGroup).channelFactory(factory)
+                .childHandler(initializer);
+        if (!unix) {
+            bootstrap.childOption(ChannelOption.TCP_NODELAY, true);
+        }
+        return bootstrap.register().syncUninterruptibly().channel();
+    }
+
+    /**
+     * Binds a unix:// bind's socket file as puma does: a file left by a server that is gone (nothing accepts
+     * on it) is replaced, one a live server still accepts on is an error; the file then gets the bind's
+     * permissions (created under the process umask, so it only ever widens to what was asked).
+     */
+    private Channel bindSocketFile(ServerBootstrap bootstrap, BindAddress address) throws IOException {
+        Path file = address.socketFile();
+        if (Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (accepting(file)) {
+                throw new IOException("there is already a server bound to " + file);
+            }
+            Files.delete(file);
+        }
+        SocketAddress socketAddress = transport.equals("epoll")
+                ? new io.netty.channel.unix.DomainSocketAddress(file.toString())
+                : UnixDomainSocketAddress.of(file);
+        Channel channel = bootstrap.option(ChannelOption.SO_BACKLOG, address.backlog())
+                .bind(socketAddress).syncUninterruptibly().channel();
+        socketFiles.add(file);
+        Files.setPosixFilePermissions(file, address.socketPermissions());
+        return channel;
+    }
+
+    private static boolean accepting(Path file) {
+        try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(file))) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** "epoll" or "nio": the transport chosen by {@link #start()}. */
@@ -140,12 +238,13 @@ final class H1Server implements Listener {
         return transport;
     }
 
-    /** The addresses actually bound, in bind order. */
+    /** The TCP addresses actually bound, in bind order. */
     List<InetSocketAddress> boundAddresses() {
-        return serverChannels.stream().map(c -> (InetSocketAddress) c.localAddress()).toList();
+        return serverChannels.stream().map(Channel::localAddress)
+                .filter(InetSocketAddress.class::isInstance).map(InetSocketAddress.class::cast).toList();
     }
 
-    private static boolean epollAvailable() {
+    static boolean epollAvailable() {
         try {
             return io.netty.channel.epoll.Epoll.isAvailable();
         } catch (LinkageError e) {
@@ -153,12 +252,16 @@ final class H1Server implements Listener {
         }
     }
 
-    /** Closes the listening sockets (returns once closed) and drains every open connection. */
+    /**
+     * Closes the listening sockets (returns once closed), removes their socket files and drains every open
+     * connection.
+     */
     @Override
     public void stopAccepting() {
         for (Channel channel : serverChannels) {
             channel.close().syncUninterruptibly();
         }
+        removeSocketFiles();
         for (H1ChannelInitializer listener : listeners) {
             listener.drain();
         }
@@ -170,6 +273,7 @@ final class H1Server implements Listener {
             channel.close().syncUninterruptibly();
         }
         serverChannels.clear();
+        removeSocketFiles();
         for (H1ChannelInitializer listener : listeners) {
             listener.closeConnections();
         }
@@ -182,5 +286,16 @@ final class H1Server implements Listener {
             ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
             ioGroup = null;
         }
+    }
+
+    private void removeSocketFiles() {
+        for (Path file : socketFiles) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                throw new UncheckedIOException("protocol-h1: cannot remove the socket file " + file, e);
+            }
+        }
+        socketFiles.clear();
     }
 }

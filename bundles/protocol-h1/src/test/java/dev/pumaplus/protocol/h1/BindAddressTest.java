@@ -34,7 +34,8 @@ class BindAddressTest {
     @Test
     void rejectsWhatIsNotTcpHostPortNamingTheValue() {
         for (String bad : new String[] {"http://0.0.0.0:80", "tcp://0.0.0.0", "tcp://:80", "tcp://h:99999",
-                "tcp://h:x", "tcp://[::1", "unix:///tmp/s"}) {
+                "tcp://h:x", "tcp://[::1", "unix://", "unix://@abstract", "unix:///tmp/s?mode=9",
+                "unix:///tmp/s?owner=me"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BindAddress.parse(bad));
             assertTrue(e.getMessage().contains(bad), e.getMessage());
         }
@@ -56,5 +57,22 @@ class BindAddressTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> BindAddress.parse(bad));
             assertTrue(e.getMessage().contains(bad), e.getMessage());
         }
+    }
+
+    @Test
+    void unixBindCarriesItsSocketFileAndPumasUmaskModeAndBacklog() {
+        BindAddress plain = BindAddress.parse("unix:///tmp/app%20one.sock");
+        assertTrue(plain.isUnix());
+        assertEquals(java.nio.file.Path.of("/tmp/app one.sock"), plain.socketFile());
+        assertEquals("unix:///tmp/app one.sock", plain.url(0));
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"), plain.socketPermissions());
+
+        BindAddress masked = BindAddress.parse("unix://tmp/app.sock?umask=0027&backlog=16");
+        assertEquals(java.nio.file.Path.of("tmp/app.sock"), masked.socketFile());
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"), masked.socketPermissions());
+        assertEquals(16, masked.backlog());
+
+        BindAddress moded = BindAddress.parse("unix:///tmp/app.sock?umask=0077&mode=660");
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"), moded.socketPermissions());
     }
 }

@@ -495,4 +495,58 @@ class H1ServerTest {
         }
         return sb.toString();
     }
+
+    @Test
+    void unixBindReplacesAStaleSocketFileServesWithPumasPeerAndRemovesTheFileWhenItStopsAccepting() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("h1-unix");
+        java.nio.file.Path file = dir.resolve("app.sock");
+        java.net.UnixDomainSocketAddress address = java.net.UnixDomainSocketAddress.of(file);
+        try (java.nio.channels.ServerSocketChannel gone = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+            gone.bind(address); // closing leaves the file behind, as a killed server's does
+        }
+        assertTrue(java.nio.file.Files.exists(file));
+        List<dev.pumaplus.spi.RequestHead> heads = new CopyOnWriteArrayList<>();
+        EchoQueue echo = new EchoQueue();
+        MapSettings settings = new MapSettings(Map.of("binds", List.of("unix://" + file + "?mode=0660")));
+        server = new H1Server(settings, (connection, head, body, complete, sink) -> {
+            heads.add(head);
+            return echo.submit(connection, head, body, complete, sink);
+        });
+        server.start();
+        assertEquals(List.of("unix://" + file), settings.announced);
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"),
+                java.nio.file.Files.getPosixFilePermissions(file));
+        try (java.nio.channels.SocketChannel client = java.nio.channels.SocketChannel.open(address)) {
+            client.write(java.nio.ByteBuffer.wrap("GET /u HTTP/1.1\r\nHost: example.test\r\n\r\n".getBytes(StandardCharsets.US_ASCII)));
+            String out = readUntil(java.nio.channels.Channels.newInputStream(client), "echo:/u:0", 1);
+            assertTrue(out.startsWith("HTTP/1.1 200 OK"), out);
+        }
+        assertEquals("127.0.0.1", heads.get(0).remote().getAddress().getHostAddress());
+
+        IllegalStateException taken = assertThrows(IllegalStateException.class,
+                () -> new H1Server(new MapSettings(Map.of("binds", List.of("unix://" + file))), echo).start());
+        assertTrue(taken.getMessage().contains("already a server bound to " + file), taken.getMessage());
+        assertTrue(java.nio.file.Files.exists(file), "a live server's socket file is left alone");
+
+        server.stopAccepting();
+        assertFalse(java.nio.file.Files.exists(file), "the socket file is removed once the listener stopped");
+        java.nio.file.Files.delete(dir);
+    }
+
+    @Test
+    void activatedSocketsAreAdoptedInsteadOfBoundAndServe() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.netty.channel.epoll.Epoll.isAvailable(), "activation needs epoll");
+        io.netty.channel.unix.Socket inherited = io.netty.channel.unix.Socket.newSocketStream();
+        inherited.bind(new InetSocketAddress("127.0.0.1", 0));
+        inherited.listen(16);
+        int port = inherited.localAddress().getPort();
+        MapSettings settings = new MapSettings(Map.of("binds", List.of("tcp://0.0.0.0:9292"), "bind_to_activated_sockets", "only"));
+        server = new H1Server(settings, new EchoQueue());
+        server.start(ActivatedSockets.of(List.of(inherited.intValue())));
+        assertEquals(List.of("http://127.0.0.1:" + port), settings.announced);
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.getOutputStream().write("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            assertTrue(readUntil(socket.getInputStream(), "echo:/a:0", 1).startsWith("HTTP/1.1 200 OK"));
+        }
+    }
 }
