@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The state file is one JSON object, which is also a YAML document: ctl loads it with Ruby's
@@ -65,22 +66,25 @@ final class ProcessFiles {
      * them away, a new file at each path), and closes what they pointed at before.
      */
     void reopenOutput() throws IOException {
-        if (stdoutPath != null) {
-            PrintStream previous = out;
-            out = new PrintStream(new FileOutputStream(stdoutPath.toFile(), true), true);
-            System.setOut(out);
-            if (previous != null) {
-                previous.close();
-            }
+        out = reopen(stdoutPath, out, System::setOut);
+        err = reopen(stderrPath, err, System::setErr);
+    }
+
+    /**
+     * A new appending stream on {@code path}, installed before {@code previous} is closed so no line goes to
+     * a closed stream; {@code previous} as it is when {@code path} is null (that output is not redirected).
+     */
+    private static PrintStream reopen(Path path, PrintStream previous, Consumer<PrintStream> install)
+            throws IOException {
+        if (path == null) {
+            return previous;
         }
-        if (stderrPath != null) {
-            PrintStream previous = err;
-            err = new PrintStream(new FileOutputStream(stderrPath.toFile(), true), true);
-            System.setErr(err);
-            if (previous != null) {
-                previous.close();
-            }
+        PrintStream next = new PrintStream(new FileOutputStream(path.toFile(), true), true);
+        install.accept(next);
+        if (previous != null) {
+            previous.close();
         }
+        return next;
     }
 
     /** Writes the state file, if one is configured: the control app's URL (or null for none) and token. */
