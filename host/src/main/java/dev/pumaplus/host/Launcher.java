@@ -6,6 +6,7 @@
  */
 package dev.pumaplus.host;
 
+import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.LoadSignals;
@@ -207,6 +208,7 @@ public final class Launcher {
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, admission, null);
+        felix.context().registerService(EventLoops.class, transport, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
         felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher,
                 generations::scaleWorkers, generations::scaleExtraSlots, config.threads(), config.workers()), null);

@@ -4,6 +4,7 @@
  */
 package dev.pumaplus.protocol.h1;
 
+import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.Http3Endpoints;
@@ -13,21 +14,13 @@ import dev.pumaplus.spi.TlsMaterial;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Owns the Netty event loop groups, the server channels and each listener's initializer, which keeps that
- * listener's open client connections.
- * Uses the native epoll transport when it is available, NIO otherwise.
+ * Owns the server channels and each listener's initializer, which keeps that listener's open client
+ * connections. They run on the host's event loops ({@link EventLoops}), the same ones as the worker links.
  *
  * <p>Threading: {@link #start()} and {@link #close()} are called by the bundle activator (the OSGi
  * framework's thread); {@link #stopAccepting()} by the host's stop sequence. All three block until done.
@@ -45,20 +38,20 @@ final class H1Server implements Listener {
     private final List<Channel> serverChannels = new ArrayList<>();
     /** One per bind, each keeping that listener's connections. */
     private final List<H1ChannelInitializer> listeners = new ArrayList<>();
-    private EventLoopGroup acceptGroup;
-    private EventLoopGroup ioGroup;
-    private String transport;
+    private final EventLoops loops;
 
-    H1Server(HostSettings settings, RequestQueue queue) {
-        this(settings, queue, null, null);
+    H1Server(HostSettings settings, RequestQueue queue, EventLoops loops) {
+        this(settings, queue, loops, null, null);
     }
 
     /**
+     * @param loops the host's event loops: the listeners accept and every connection runs on them
      * @param h2 protocol-h2's handoff (h2 over TLS, h2c), or null when that bundle is not loaded
      * @param h3 protocol-h3's listeners (HTTP/3 beside each TLS listener), or null when not loaded
      */
-    H1Server(HostSettings settings, RequestQueue queue, Http2Handoff h2, Http3Endpoints h3) {
+    H1Server(HostSettings settings, RequestQueue queue, EventLoops loops, Http2Handoff h2, Http3Endpoints h3) {
         this.settings = settings;
+        this.loops = loops;
         this.config = H1Config.from(settings);
         this.queue = queue;
         this.h2 = h2;
@@ -78,22 +71,9 @@ final class H1Server implements Listener {
             throw new IllegalStateException("protocol-h1: the 'binds' setting is empty: nothing to listen on");
         }
         List<BindAddress> addresses = binds.stream().map(BindAddress::parse).toList();
-        Class<? extends ServerChannel> channelClass;
-        IoHandlerFactory ioFactory;
-        if (epollAvailable()) {
-            channelClass = io.netty.channel.epoll.EpollServerSocketChannel.class;
-            ioFactory = io.netty.channel.epoll.EpollIoHandler.newFactory();
-            transport = "epoll";
-        } else {
-            channelClass = NioServerSocketChannel.class;
-            ioFactory = NioIoHandler.newFactory();
-            transport = "nio";
-        }
-        acceptGroup = new MultiThreadIoEventLoopGroup(1, ioFactory);
-        ioGroup = new MultiThreadIoEventLoopGroup(ioFactory);
         ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(acceptGroup, ioGroup)
-                .channel(channelClass)
+                .group(loops.group())
+                .channel(loops.tcpServerChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true);
@@ -135,22 +115,14 @@ final class H1Server implements Listener {
         }
     }
 
-    /** "epoll" or "nio": the transport chosen by {@link #start()}. */
+    /** "epoll" or "nio": the host's transport, which the listeners use. */
     String transport() {
-        return transport;
+        return loops.transport();
     }
 
     /** The addresses actually bound, in bind order. */
     List<InetSocketAddress> boundAddresses() {
         return serverChannels.stream().map(c -> (InetSocketAddress) c.localAddress()).toList();
-    }
-
-    private static boolean epollAvailable() {
-        try {
-            return io.netty.channel.epoll.Epoll.isAvailable();
-        } catch (LinkageError e) {
-            return false; // the optional epoll package is not wired to this bundle
-        }
     }
 
     /** Closes the listening sockets (returns once closed) and drains every open connection. */
@@ -164,7 +136,7 @@ final class H1Server implements Listener {
         }
     }
 
-    /** Closes every socket and shuts the event loops down, synchronously. Idempotent. */
+    /** Closes every socket, synchronously; the event loops are the host's and keep running. Idempotent. */
     void close() {
         for (Channel channel : serverChannels) {
             channel.close().syncUninterruptibly();
@@ -174,13 +146,5 @@ final class H1Server implements Listener {
             listener.closeConnections();
         }
         listeners.clear();
-        if (acceptGroup != null) {
-            acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-            acceptGroup = null;
-        }
-        if (ioGroup != null) {
-            ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-            ioGroup = null;
-        }
     }
 }
