@@ -12,7 +12,7 @@ import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.LoadSignals;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.WorkerPool;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -170,7 +170,7 @@ public final class Launcher {
         transport = HostTransport.select();
         dispatcher = new Dispatcher(NanoClock.SYSTEM);
         reporting = new RequestReporting(dispatcher.metrics());
-        admission = new Admission(dispatcher, PooledByteBufAllocator.DEFAULT, reporting);
+        admission = new Admission(dispatcher, ByteBufAllocator.DEFAULT, reporting);
         ReadyLine ready = new ReadyLine(() -> dispatcher.snapshot().live());
         dispatcher.onLiveLinksChanged(live -> ready.linksChanged());
         dispatcher.metrics().start(transport.group.next(), admission::submitted);
