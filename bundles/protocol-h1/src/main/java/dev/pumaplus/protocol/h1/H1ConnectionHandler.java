@@ -107,6 +107,12 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     /** The pending check of the idle clock, or null; due at {@link #idleCheckAtNanos}. */
     private ScheduledFuture<?> idleCheck;
     private long idleCheckAtNanos;
+    /**
+     * The close at the end of the linger, or null; cancelled when the client closes first, so that a closed
+     * connection is not kept reachable for the rest of {@link #LINGER_SECONDS} (with a new connection per
+     * request that was thousands of connections' objects, promoted to the old generation).
+     */
+    private ScheduledFuture<?> lingerClose;
     /** The write timeout's next check; non-null while it is armed (see {@link #armWriteTimer()}). */
     private ScheduledFuture<?> writeTimer;
     /** Event loop ticker time of the last write progress seen while {@link #writeTimer} is armed. */
@@ -143,6 +149,10 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         inactive = true;
         cancelIdleCheck();
         disarmWriteTimer();
+        if (lingerClose != null) {
+            lingerClose.cancel(false);
+            lingerClose = null;
+        }
         cancelReading();
         PendingResponse r;
         while ((r = responses.poll()) != null) {
@@ -442,7 +452,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
                         ctx.close();
                     }
                 });
-                ctx.executor().schedule(() -> ctx.close(), LINGER_SECONDS, TimeUnit.SECONDS);
+                lingerClose = ctx.executor().schedule(() -> ctx.close(), LINGER_SECONDS, TimeUnit.SECONDS);
             } else {
                 ctx.close();
             }
