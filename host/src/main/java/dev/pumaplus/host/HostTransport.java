@@ -26,8 +26,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The event loop group plus the channel classes that match it. Choose with {@link #select()}: epoll unless
  * the system property {@code puma-plus.transport} is {@code nio} or epoll's native library cannot load.
- * Thread-safe; {@link #shutdown()} blocks until every loop has terminated (before Felix stops, so no loop
- * runs bundle code whose classes are gone).
+ * Thread-safe; {@link #shutdown()} blocks until every loop has terminated. The launcher calls it after
+ * Felix has stopped: protocol-h1 closes every channel it put on these loops when its bundle stops, so no
+ * connection outlives the bundle code that serves it.
  */
 final class HostTransport implements EventLoops {
 
