@@ -14,6 +14,23 @@ module PumaPlus
     UNSAFE_FLAG_SINCE = 23
     BUNDLED_JDK = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"
     MAIN_CLASS = "dev.pumaplus.host.Launcher"
+    # The host JVM sized for what it holds: connections, one queue, the frames in flight. Each flag's saving
+    # and how it was measured: docs/BENCHMARKS.md, "Memory". Flags in JAVA_TOOL_OPTIONS are read before
+    # these, so these win over them.
+    HOST_JVM_FLAGS = [
+      "-XX:+UseSerialGC",                  # a heap of tens of MB: no GC threads, no remembered sets
+      "-Xms16m", "-Xmx256m",               # starts small, grows only as far as the live set asks
+      "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", # and gives back what a burst made it take
+      "-Xss512k",                          # event loops and Felix's threads run shallow stacks
+      "-XX:MaxDirectMemorySize=1g",        # request and response bytes are off-heap: not tied to -Xmx
+      "-XX:ReservedCodeCacheSize=32m",     # the hot code (Netty's and the host's) compiles to ~10 MB
+      "-XX:CICompilerCount=2",             # one C1 and one C2 thread: their arenas are most of the C heap
+      "-Dio.netty.leakDetection.level=disabled" # no sampled stack trace per 128 buffers (tests keep it)
+    ].freeze
+    # Hands malloc's freed arenas (mostly the compilers' scratch memory) back to the OS every 2 s: ~20 MB
+    # under load. A product flag from this release on.
+    TRIM_FLAG = "-XX:TrimNativeHeapInterval=2000"
+    TRIM_FLAG_SINCE = 22
 
     # Raised with a message for the user; the executable prints it and exits 1.
     class Error < StandardError; end
@@ -34,6 +51,8 @@ module PumaPlus
       flags = []
       flags << "--sun-misc-unsafe-memory-access=allow" if major >= UNSAFE_FLAG_SINCE
       flags << "--enable-native-access=ALL-UNNAMED"
+      flags.concat(HOST_JVM_FLAGS)
+      flags << TRIM_FLAG if major >= TRIM_FLAG_SINCE
       [java, *flags, "-cp", File.join(@gem_dir, "vendor", "java", "lib", "*"), MAIN_CLASS,
        "--ruby", @ruby, "--gem", @gem_dir, "--", *argv]
     end

@@ -9,7 +9,7 @@ import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseSink;
-import dev.pumaplus.wire.PairList;
+import dev.pumaplus.wire.Request;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.List;
@@ -92,7 +92,7 @@ final class Admission implements RequestQueue {
             answerHealth(sink);
             return HostAnswer.DONE;
         }
-        ByteBuf env = PairList.encode(alloc, EnvEncoder.pairs(head, id));
+        ByteBuf env = Request.payload(alloc, EnvEncoder.pairs(head, id));
         long runnable = dispatcher.clock().nanoTime(); // T2b
         QueuedExchange ex = new QueuedExchange(dispatcher, reporting, connection, id, head, runnable, env, body,
                 bodyComplete, sink);

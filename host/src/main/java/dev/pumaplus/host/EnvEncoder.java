@@ -9,10 +9,11 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.AbstractMap.SimpleImmutableEntry;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Builds the env exactly as docs/PROTOCOL.md "The env pair list" orders it: REQUEST_METHOD, SCRIPT_NAME,
@@ -39,6 +40,16 @@ import java.util.Map;
  */
 final class EnvEncoder {
 
+    /** The HTTP_* names of the headers most requests carry, made once instead of per request. */
+    private static final Map<String, String> COMMON_CGI_NAMES = Stream.of("host", "user-agent", "accept",
+                    "accept-encoding", "accept-language", "connection", "cookie", "referer", "origin",
+                    "cache-control", "pragma", "authorization", "if-none-match", "if-modified-since",
+                    "upgrade-insecure-requests", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host",
+                    "x-forwarded-port", "x-real-ip", "x-request-id", "x-request-start", "x-requested-with",
+                    "sec-fetch-dest", "sec-fetch-mode", "sec-fetch-site", "sec-fetch-user", "sec-ch-ua",
+                    "sec-ch-ua-mobile", "sec-ch-ua-platform", "dnt", "te", "priority", "via")
+            .collect(Collectors.toUnmodifiableMap(name -> name, EnvEncoder::makeCgiName));
+
     private EnvEncoder() {
     }
 
@@ -57,7 +68,12 @@ final class EnvEncoder {
         String contentType = null;
         String contentLength = null;
         String host = null;
-        Map<String, StringBuilder> headers = new LinkedHashMap<>();
+        // Distinct lower-case names in first-seen order, and their (joined) values. A linear search: a
+        // request has a few dozen headers at most, and repeats are rare.
+        int size = head.headers().size();
+        String[] names = new String[size];
+        String[] values = new String[size];
+        int distinct = 0;
         for (Map.Entry<String, String> header : head.headers()) {
             String name = header.getKey();
             if (name.indexOf('_') >= 0) {
@@ -86,11 +102,12 @@ final class EnvEncoder {
                 default -> {
                 }
             }
-            StringBuilder joined = headers.get(lower);
-            if (joined == null) {
-                headers.put(lower, new StringBuilder(value));
+            int seen = indexOf(names, distinct, lower);
+            if (seen < 0) {
+                names[distinct] = lower;
+                values[distinct++] = value;
             } else {
-                joined.append(lower.equals("cookie") ? "; " : ", ").append(value);
+                values[seen] = values[seen] + (lower.equals("cookie") ? "; " : ", ") + value;
             }
         }
 
@@ -126,8 +143,8 @@ final class EnvEncoder {
         if (contentLength != null) {
             add(env, "CONTENT_LENGTH", contentLength);
         }
-        for (Map.Entry<String, StringBuilder> header : headers.entrySet()) {
-            add(env, "HTTP_" + header.getKey().toUpperCase(Locale.ROOT).replace('-', '_'), header.getValue().toString());
+        for (int i = 0; i < distinct; i++) {
+            add(env, cgiName(names[i]), values[i]);
         }
         add(env, "puma_plus.request_id", Long.toString(requestId));
         return env;
@@ -145,6 +162,25 @@ final class EnvEncoder {
             return target.substring(pathStart);
         }
         return target;
+    }
+
+    private static int indexOf(String[] names, int count, String name) {
+        for (int i = 0; i < count; i++) {
+            if (names[i].equals(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** {@code user-agent} → {@code HTTP_USER_AGENT}; the names most requests carry are made once. */
+    static String cgiName(String lowerName) {
+        String common = COMMON_CGI_NAMES.get(lowerName);
+        return common != null ? common : makeCgiName(lowerName);
+    }
+
+    private static String makeCgiName(String lowerName) {
+        return "HTTP_" + lowerName.toUpperCase(Locale.ROOT).replace('-', '_');
     }
 
     private static String defaultPort(String scheme) {

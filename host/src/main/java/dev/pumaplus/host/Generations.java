@@ -10,7 +10,7 @@ import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Hello;
 import dev.pumaplus.wire.WorkerCount;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -170,7 +170,7 @@ final class Generations {
         }
         // A new generation starts with no extra slots; the actuator's count carries over to it.
         if (desiredExtraSlots > 0) {
-            next.send(new ExtraSlots(desiredExtraSlots).toFrame(PooledByteBufAllocator.DEFAULT));
+            next.send(new ExtraSlots(desiredExtraSlots).toFrame(ByteBufAllocator.DEFAULT));
         }
         for (String key : was.listenerChanges(fresh)) {
             LOG.log(Level.INFO, key + " changed in the config; listeners stay as they are (stop and start to apply it)");
@@ -237,7 +237,7 @@ final class Generations {
         int desired = Math.max(1, count);
         if (generation != null && desired != desiredWorkers) {
             desiredWorkers = desired;
-            generation.send(new WorkerCount(desired).toFrame(PooledByteBufAllocator.DEFAULT));
+            generation.send(new WorkerCount(desired).toFrame(ByteBufAllocator.DEFAULT));
             listener.workersAsked(generation.number, desired);
         }
     }
@@ -254,7 +254,7 @@ final class Generations {
             return;
         }
         desiredExtraSlots = extra;
-        generation.send(new ExtraSlots(extra).toFrame(PooledByteBufAllocator.DEFAULT));
+        generation.send(new ExtraSlots(extra).toFrame(ByteBufAllocator.DEFAULT));
     }
 
     /**

@@ -1,9 +1,12 @@
 /*
- * The host's own Netty transport: the event loops that run every worker link and the control app. Native
- * epoll where it loads, else NIO (JDK unix domain sockets); protocol bundles run their own event loops.
+ * The host's one Netty transport: the event loops that run every worker link, the control app and (lent to
+ * protocol-h1 as the EventLoops service) every client connection. Native epoll where it loads, else NIO
+ * (JDK unix domain sockets).
  */
 package dev.pumaplus.host;
 
+import dev.pumaplus.spi.EventLoops;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
@@ -23,10 +26,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The event loop group plus the channel classes that match it. Choose with {@link #select()}: epoll unless
  * the system property {@code puma-plus.transport} is {@code nio} or epoll's native library cannot load.
- * Thread-safe; {@link #shutdown()} blocks until every loop has terminated (before Felix stops, so no loop
- * runs bundle code whose classes are gone).
+ * Thread-safe; {@link #shutdown()} blocks until every loop has terminated. The launcher calls it after
+ * Felix has stopped: protocol-h1 closes every channel it put on these loops when its bundle stops, so no
+ * connection outlives the bundle code that serves it.
  */
-final class HostTransport {
+final class HostTransport implements EventLoops {
 
     final String name;
     final MultiThreadIoEventLoopGroup group;
@@ -54,9 +58,34 @@ final class HostTransport {
         return new HostTransport(epoll, threads);
     }
 
-    /** Default size: two loops, enough for thousands of links (they carry little besides frames). */
+    /**
+     * Default size: one loop per available processor (the CPUs this process may run on), so that on one core
+     * a request is read, dispatched to its link, answered and written by one thread with no wake-up of
+     * another: each extra loop would cost a context switch per request hop, and the Ruby workers need the
+     * CPU more than the host needs parallel loops.
+     */
     static HostTransport select() {
-        return select(Math.max(2, Math.min(4, Runtime.getRuntime().availableProcessors())));
+        return select(Runtime.getRuntime().availableProcessors());
+    }
+
+    @Override
+    public EventLoopGroup group() {
+        return group;
+    }
+
+    @Override
+    public Class<? extends ServerChannel> domainServerChannel() {
+        return domainServerChannel;
+    }
+
+    @Override
+    public Class<? extends ServerChannel> tcpServerChannel() {
+        return tcpServerChannel;
+    }
+
+    @Override
+    public String transport() {
+        return name;
     }
 
     /** The address of a unix socket at {@code path} for this transport's domain channel. */

@@ -6,12 +6,13 @@
  */
 package dev.pumaplus.host;
 
+import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.LoadSignals;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.WorkerPool;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -175,7 +176,7 @@ public final class Launcher {
         transport = HostTransport.select();
         dispatcher = new Dispatcher(NanoClock.SYSTEM);
         reporting = new RequestReporting(dispatcher.metrics());
-        admission = new Admission(dispatcher, PooledByteBufAllocator.DEFAULT, reporting);
+        admission = new Admission(dispatcher, ByteBufAllocator.DEFAULT, reporting);
         ReadyLine ready = new ReadyLine(() -> dispatcher.snapshot().live(),
                 slots -> systemd.ready("ready, " + slots + " slots"));
         dispatcher.onLiveLinksChanged(live -> ready.linksChanged());
@@ -214,6 +215,7 @@ public final class Launcher {
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, admission, null);
+        felix.context().registerService(EventLoops.class, transport, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
         felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher,
                 generations::scaleWorkers, generations::scaleExtraSlots, config.threads(), config.workers()), null);

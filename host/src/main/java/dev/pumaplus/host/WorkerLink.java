@@ -176,8 +176,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         resumeReading(); // never paused here (finish resumed); kept so a new exchange always starts reading
         boolean end = ex.body.takeInto(outgoing);
         boolean endNow = end && outgoing.isEmpty();
-        channel.write(Request.frame(channel.alloc(), ex.head.headersParsedNanos(), ex.runnableNanos,
-                ex.dispatchedNanos(), env, endNow));
+        channel.write(Request.frame(env, ex.head.headersParsedNanos(), ex.runnableNanos, ex.dispatchedNanos(),
+                endNow));
         if (endNow) {
             requestEndSent = true;
         } else {

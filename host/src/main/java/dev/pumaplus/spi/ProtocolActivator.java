@@ -51,6 +51,18 @@ public abstract class ProtocolActivator implements BundleActivator {
         return ref == null ? null : use(ref);
     }
 
+    /**
+     * A service the host offers beyond settings and queue (e.g. {@link EventLoops}); throws naming it when it
+     * is missing, which fails the bundle's start. Released when this bundle stops. Only inside {@link #open}.
+     */
+    protected final <T> T host(Class<T> type) {
+        T service = use(required(type));
+        if (service == null) {
+            throw new IllegalStateException(bundle + ": the host's " + type.getSimpleName() + " service went away");
+        }
+        return service;
+    }
+
     @Override
     public final void start(BundleContext bundleContext) {
         context = bundleContext;

@@ -6,7 +6,6 @@ package dev.pumaplus.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.CompositeByteBuf;
 import java.util.List;
 import java.util.Map;
 
@@ -18,9 +17,9 @@ import java.util.Map;
  * </pre>
  * All three are {@link System#nanoTime()} readings ({@code CLOCK_MONOTONIC} on Linux), in ns.
  *
- * <p>The host builds the env pair list once, at submit, before it knows T3; at dispatch
- * {@link #frame(ByteBufAllocator, long, long, long, ByteBuf, boolean)} puts a 24-byte prefix buffer in
- * front of it as a composite, so the env is never copied.
+ * <p>The host builds the payload once, at submit, before it knows T3 ({@link #payload}: the env pair list
+ * behind 24 bytes of room); at dispatch {@link #frame(ByteBuf, long, long, long, boolean)} writes the three
+ * timings into that room, so the env is never copied and the frame is one buffer.
  *
  * @param headersParsedNanos T2
  * @param runnableNanos      T2b
@@ -56,21 +55,31 @@ public record Request(long headersParsedNanos, long runnableNanos, long dispatch
     }
 
     /**
-     * A REQUEST frame whose payload is a new 24-byte timing prefix followed by {@code env} (an encoded pair
-     * list), as two components: {@code env} is not copied. Ownership of {@code env} transfers to the frame.
+     * A REQUEST payload whose timing is not known yet: {@value #FIXED_LENGTH} bytes left for it, then
+     * {@code env} encoded as a pair list. The caller owns it; {@link #frame(ByteBuf, long, long, long, boolean)}
+     * fills the timing in at dispatch.
      */
-    public static Frame frame(ByteBufAllocator alloc, long headersParsedNanos, long runnableNanos,
-                              long dispatchedNanos, ByteBuf env, boolean endStream) {
-        ByteBuf prefix = alloc.buffer(FIXED_LENGTH, FIXED_LENGTH);
-        prefix.writeLong(headersParsedNanos).writeLong(runnableNanos).writeLong(dispatchedNanos);
-        CompositeByteBuf payload = alloc.compositeBuffer(2);
-        payload.addComponents(true, prefix, env);
+    public static ByteBuf payload(ByteBufAllocator alloc, List<? extends Map.Entry<String, String>> env) {
+        int length = FIXED_LENGTH + PairList.encodedLength(env);
+        ByteBuf out = alloc.buffer(length, length);
+        out.writeZero(FIXED_LENGTH);
+        PairList.write(env, out);
+        return out;
+    }
+
+    /**
+     * The REQUEST frame of {@code payload} (from {@link #payload}) with T2, T2b and T3 written into the
+     * room it left for them: one buffer, nothing copied. Ownership of {@code payload} transfers to the frame.
+     */
+    public static Frame frame(ByteBuf payload, long headersParsedNanos, long runnableNanos, long dispatchedNanos,
+                              boolean endStream) {
+        int i = payload.readerIndex();
+        payload.setLong(i, headersParsedNanos).setLong(i + 8, runnableNanos).setLong(i + 16, dispatchedNanos);
         return Frame.of(FrameType.REQUEST, endStream, payload);
     }
 
     /** This request as a frame (encodes the env; for tests and tools, the host uses the static form). */
     public Frame toFrame(ByteBufAllocator alloc, boolean endStream) {
-        return frame(alloc, headersParsedNanos, runnableNanos, dispatchedNanos, PairList.encode(alloc, env),
-                endStream);
+        return frame(payload(alloc, env), headersParsedNanos, runnableNanos, dispatchedNanos, endStream);
     }
 }

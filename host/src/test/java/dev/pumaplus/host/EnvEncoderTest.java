@@ -132,6 +132,13 @@ class EnvEncoderTest {
     }
 
     @Test
+    void commonAndRareHeaderNamesGetTheSameCgiName() {
+        assertEquals("HTTP_USER_AGENT", EnvEncoder.cgiName("user-agent"));
+        assertEquals("HTTP_X_FORWARDED_FOR", EnvEncoder.cgiName("x-forwarded-for"));
+        assertEquals("HTTP_X_SOMETHING_RARE", EnvEncoder.cgiName("x-something-rare"));
+    }
+
+    @Test
     void requestIdIsTheLastPair() {
         List<Map.Entry<String, String>> pairs = EnvEncoder.pairs(head("GET", "/", "http", List.of(Map.entry("A", "b"))), 99);
         assertEquals(Map.entry("puma_plus.request_id", "99"), pairs.get(pairs.size() - 1));

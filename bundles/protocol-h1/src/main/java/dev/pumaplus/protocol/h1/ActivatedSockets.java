@@ -81,7 +81,7 @@ final class ActivatedSockets {
         if (fds.isEmpty()) {
             return sockets;
         }
-        if (!H1Server.epollAvailable()) {
+        if (!epollAvailable()) {
             throw new IllegalStateException("protocol-h1: socket activation (LISTEN_FDS) needs the epoll transport, "
                     + "which does not load here");
         }
@@ -161,5 +161,13 @@ final class ActivatedSockets {
         }
         sockets.clear();
         return closed;
+    }
+
+    private static boolean epollAvailable() {
+        try {
+            return io.netty.channel.epoll.Epoll.isAvailable();
+        } catch (LinkageError e) {
+            return false; // the optional epoll package is not wired to this bundle
+        }
     }
 }

@@ -4,6 +4,7 @@
  */
 package dev.pumaplus.protocol.h1;
 
+import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.Http3Endpoints;
@@ -22,7 +23,8 @@ public final class H1Activator extends ProtocolActivator {
     @Override
     protected Endpoint open(HostSettings settings, RequestQueue queue) {
         // Optional: protocol-h2 and protocol-h3 are started before this bundle when the deployment loads them.
-        H1Server server = new H1Server(settings, queue, optional(Http2Handoff.class), optional(Http3Endpoints.class));
+        H1Server server = new H1Server(settings, queue, host(EventLoops.class), optional(Http2Handoff.class),
+                optional(Http3Endpoints.class));
         server.start();
         return new Endpoint(server, List.of(Listener.class), server::close);
     }

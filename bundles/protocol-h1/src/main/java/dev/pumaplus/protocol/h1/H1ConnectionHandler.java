@@ -97,7 +97,24 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     private boolean inactive;
     /** The last response is out (or going out); the connection is closing. */
     private boolean closing;
-    private ScheduledFuture<?> idleTimer;
+    /**
+     * The idle clock: the timeout that runs (first data or keep-alive, in ns; 0 while the connection is busy
+     * or closing), since when (event loop ticker), and the decoder's read count then. Starting and stopping
+     * it per request only writes these fields; {@link #idleCheck} is scheduled once and, when it fires early
+     * because the clock was restarted meanwhile, moves itself to the new deadline.
+     */
+    private long idleTimeoutNanos;
+    private long idleSinceNanos;
+    private long readsAtIdle;
+    /** The pending check of the idle clock, or null; due at {@link #idleCheckAtNanos}. */
+    private ScheduledFuture<?> idleCheck;
+    private long idleCheckAtNanos;
+    /**
+     * The close at the end of the linger, or null; cancelled when the client closes first, so that a closed
+     * connection is not kept reachable for the rest of {@link #LINGER_SECONDS} (with a new connection per
+     * request that was thousands of connections' objects, promoted to the old generation).
+     */
+    private ScheduledFuture<?> lingerClose;
     /** The write timeout's next check; non-null while it is armed (see {@link #armWriteTimer()}). */
     private ScheduledFuture<?> writeTimer;
     /** Event loop ticker time of the last write progress seen while {@link #writeTimer} is armed. */
@@ -119,7 +136,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     /** Handed over to HTTP/2 (h2c): this handler's timers must not close the connection later. */
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
-        disarmIdleTimer();
+        cancelIdleCheck();
         disarmWriteTimer();
     }
 
@@ -132,8 +149,12 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         inactive = true;
-        disarmIdleTimer();
+        cancelIdleCheck();
         disarmWriteTimer();
+        if (lingerClose != null) {
+            lingerClose.cancel(false);
+            lingerClose = null;
+        }
         cancelReading();
         PendingResponse r;
         while ((r = responses.poll()) != null) {
@@ -424,7 +445,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         }
         closing = true;
         refusing = true;
-        disarmIdleTimer();
+        cancelIdleCheck();
         // Requests behind the closing response can never be answered on this connection.
         PendingResponse behind;
         while ((behind = responses.poll()) != null) {
@@ -438,7 +459,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
                         ctx.close();
                     }
                 });
-                ctx.executor().schedule(() -> ctx.close(), LINGER_SECONDS, TimeUnit.SECONDS);
+                lingerClose = ctx.executor().schedule(() -> ctx.close(), LINGER_SECONDS, TimeUnit.SECONDS);
             } else {
                 ctx.close();
             }
@@ -475,7 +496,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         cancelReading();
         closing = true;
         refusing = true;
-        disarmIdleTimer();
+        cancelIdleCheck();
         disarmWriteTimer();
         ctx.flush();
         Channel client = ctx.channel();
@@ -497,31 +518,59 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
 
     // ---- timeouts ----
 
+    /** Starts the idle clock with {@code seconds} (none if not positive): closed if no byte comes in time. */
     private void armIdleTimer(long seconds) {
-        disarmIdleTimer();
         if (seconds <= 0) {
+            idleTimeoutNanos = 0;
             return;
         }
-        long readsAtArm = decoder.reads();
-        idleTimer = ctx.executor().schedule(() -> {
-            idleTimer = null;
-            if (!responses.isEmpty() || reading != null) {
-                return;
-            }
-            if (decoder.reads() == readsAtArm && pendingWriteBytes() == 0) {
-                ctx.close(); // no byte in time: close without a response, as puma does
-            } else {
-                // Bytes of a request are trickling in, or the last response is still on its way to a slow
-                // reader (the write timeout watches that one): the connection is not idle yet.
-                armIdleTimer(seconds);
-            }
-        }, seconds, TimeUnit.SECONDS);
+        long now = ctx.executor().ticker().nanoTime();
+        long deadline = now + TimeUnit.SECONDS.toNanos(seconds);
+        if (idleCheck != null && idleCheckAtNanos > deadline) {
+            cancelIdleCheck(); // a shorter timeout than the one the check was set for (first data -> keep-alive)
+        }
+        idleTimeoutNanos = TimeUnit.SECONDS.toNanos(seconds);
+        idleSinceNanos = now;
+        readsAtIdle = decoder.reads();
+        if (idleCheck == null) {
+            scheduleIdleCheck(deadline);
+        }
     }
 
+    private void scheduleIdleCheck(long deadline) {
+        idleCheckAtNanos = deadline;
+        idleCheck = ctx.executor().schedule(this::checkIdle,
+                deadline - ctx.executor().ticker().nanoTime(), TimeUnit.NANOSECONDS);
+    }
+
+    private void checkIdle() {
+        idleCheck = null;
+        if (idleTimeoutNanos == 0 || !responses.isEmpty() || reading != null) {
+            return; // busy: the clock starts again when the connection is next idle
+        }
+        long deadline = idleSinceNanos + idleTimeoutNanos;
+        if (deadline - ctx.executor().ticker().nanoTime() > 0) {
+            scheduleIdleCheck(deadline); // the clock was restarted since this check was set
+        } else if (decoder.reads() == readsAtIdle && pendingWriteBytes() == 0) {
+            ctx.close(); // no byte in time: close without a response, as puma does
+        } else {
+            // Bytes of a request are trickling in, or the last response is still on its way to a slow
+            // reader (the write timeout watches that one): the connection is not idle yet.
+            armIdleTimer(TimeUnit.NANOSECONDS.toSeconds(idleTimeoutNanos));
+        }
+    }
+
+    /** Stops the idle clock (a request started); the pending check, if any, will find nothing to do. */
     private void disarmIdleTimer() {
-        if (idleTimer != null) {
-            idleTimer.cancel(false);
-            idleTimer = null;
+        idleTimeoutNanos = 0;
+    }
+
+    /** Stops the idle clock and cancels its check: the connection is closing or leaving this handler. */
+    private void cancelIdleCheck() {
+        idleTimeoutNanos = 0;
+        if (idleCheck != null) {
+            idleCheck.cancel(false);
+            idleCheck = null;
         }
     }
 

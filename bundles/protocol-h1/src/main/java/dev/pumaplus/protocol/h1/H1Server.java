@@ -5,6 +5,7 @@
  */
 package dev.pumaplus.protocol.h1;
 
+import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.Http3Endpoints;
@@ -14,13 +15,7 @@ import dev.pumaplus.spi.TlsMaterial;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerDomainSocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -31,12 +26,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Owns the Netty event loop groups, the server channels and each listener's initializer, which keeps that
- * listener's open client connections.
- * Uses the native epoll transport when it is available, NIO otherwise.
+ * Owns the server channels and each listener's initializer, which keeps that listener's open client
+ * connections. They run on the host's event loops ({@link EventLoops}), the same ones as the worker links.
  *
  * <p>Threading: {@link #start()} and {@link #close()} are called by the bundle activator (the OSGi
  * framework's thread); {@link #stopAccepting()} by the host's stop sequence. All three block until done.
@@ -56,20 +49,20 @@ final class H1Server implements Listener {
     private final List<H1ChannelInitializer> listeners = new ArrayList<>();
     /** The socket files of the unix:// binds this server created: removed when it stops listening. */
     private final List<Path> socketFiles = new ArrayList<>();
-    private EventLoopGroup acceptGroup;
-    private EventLoopGroup ioGroup;
-    private String transport;
+    private final EventLoops loops;
 
-    H1Server(HostSettings settings, RequestQueue queue) {
-        this(settings, queue, null, null);
+    H1Server(HostSettings settings, RequestQueue queue, EventLoops loops) {
+        this(settings, queue, loops, null, null);
     }
 
     /**
+     * @param loops the host's event loops: the listeners accept and every connection runs on them
      * @param h2 protocol-h2's handoff (h2 over TLS, h2c), or null when that bundle is not loaded
      * @param h3 protocol-h3's listeners (HTTP/3 beside each TLS listener), or null when not loaded
      */
-    H1Server(HostSettings settings, RequestQueue queue, Http2Handoff h2, Http3Endpoints h3) {
+    H1Server(HostSettings settings, RequestQueue queue, EventLoops loops, Http2Handoff h2, Http3Endpoints h3) {
         this.settings = settings;
+        this.loops = loops;
         this.config = H1Config.from(settings);
         this.queue = queue;
         this.h2 = h2;
@@ -104,31 +97,15 @@ final class H1Server implements Listener {
             throw new IllegalStateException("protocol-h1: the 'binds' setting is empty: nothing to listen on");
         }
         List<BindAddress> addresses = binds.stream().map(BindAddress::parse).toList();
-        Class<? extends ServerChannel> channelClass;
-        Class<? extends ServerChannel> domainChannelClass;
-        IoHandlerFactory ioFactory;
-        if (epollAvailable()) {
-            channelClass = io.netty.channel.epoll.EpollServerSocketChannel.class;
-            domainChannelClass = io.netty.channel.epoll.EpollServerDomainSocketChannel.class;
-            ioFactory = io.netty.channel.epoll.EpollIoHandler.newFactory();
-            transport = "epoll";
-        } else {
-            channelClass = NioServerSocketChannel.class;
-            domainChannelClass = NioServerDomainSocketChannel.class;
-            ioFactory = NioIoHandler.newFactory();
-            transport = "nio";
-        }
-        acceptGroup = new MultiThreadIoEventLoopGroup(1, ioFactory);
-        ioGroup = new MultiThreadIoEventLoopGroup(ioFactory);
         ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(acceptGroup, ioGroup)
-                .channel(channelClass)
+                .group(loops.group())
+                .channel(loops.tcpServerChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true);
         ServerBootstrap domainBootstrap = new ServerBootstrap()
-                .group(acceptGroup, ioGroup)
-                .channel(domainChannelClass);
+                .group(loops.group())
+                .channel(loops.domainServerChannel());
         for (BindAddress address : addresses) {
             Channel channel;
             TlsMaterial material = null;
@@ -191,10 +168,14 @@ final class H1Server implements Listener {
      * accepting on it (registering an active channel begins the accept loop).
      */
     private Channel adopt(H1ChannelInitializer initializer, int fd, boolean unix) {
+        if (!loops.transport().equals("epoll")) {
+            throw new IllegalStateException("protocol-h1: socket activation (LISTEN_FDS) needs the epoll transport;"
+                    + " the host runs " + loops.transport());
+        }
         io.netty.channel.ChannelFactory<ServerChannel> factory = () -> unix
                 ? new io.netty.channel.epoll.EpollServerDomainSocketChannel(fd)
                 : new io.netty.channel.epoll.EpollServerSocketChannel(fd);
-        ServerBootstrap bootstrap = new ServerBootstrap().group(acceptGroup, ioGroup).channelFactory(factory)
+        ServerBootstrap bootstrap = new ServerBootstrap().group(loops.group()).channelFactory(factory)
                 .childHandler(initializer);
         if (!unix) {
             bootstrap.childOption(ChannelOption.TCP_NODELAY, true);
@@ -215,7 +196,7 @@ final class H1Server implements Listener {
             }
             Files.delete(file);
         }
-        SocketAddress socketAddress = transport.equals("epoll")
+        SocketAddress socketAddress = loops.transport().equals("epoll")
                 ? new io.netty.channel.unix.DomainSocketAddress(file.toString())
                 : UnixDomainSocketAddress.of(file);
         Channel channel = bootstrap.option(ChannelOption.SO_BACKLOG, address.backlog())
@@ -233,23 +214,15 @@ final class H1Server implements Listener {
         }
     }
 
-    /** "epoll" or "nio": the transport chosen by {@link #start()}. */
+    /** "epoll" or "nio": the host's transport, which the listeners use. */
     String transport() {
-        return transport;
+        return loops.transport();
     }
 
     /** The TCP addresses actually bound, in bind order. */
     List<InetSocketAddress> boundAddresses() {
         return serverChannels.stream().map(Channel::localAddress)
                 .filter(InetSocketAddress.class::isInstance).map(InetSocketAddress.class::cast).toList();
-    }
-
-    static boolean epollAvailable() {
-        try {
-            return io.netty.channel.epoll.Epoll.isAvailable();
-        } catch (LinkageError e) {
-            return false; // the optional epoll package is not wired to this bundle
-        }
     }
 
     /**
@@ -267,7 +240,7 @@ final class H1Server implements Listener {
         }
     }
 
-    /** Closes every socket and shuts the event loops down, synchronously. Idempotent. */
+    /** Closes every socket, synchronously; the event loops are the host's and keep running. Idempotent. */
     void close() {
         for (Channel channel : serverChannels) {
             channel.close().syncUninterruptibly();
@@ -278,14 +251,6 @@ final class H1Server implements Listener {
             listener.closeConnections();
         }
         listeners.clear();
-        if (acceptGroup != null) {
-            acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-            acceptGroup = null;
-        }
-        if (ioGroup != null) {
-            ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-            ioGroup = null;
-        }
     }
 
     private void removeSocketFiles() {

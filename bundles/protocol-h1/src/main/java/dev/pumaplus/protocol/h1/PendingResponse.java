@@ -321,7 +321,14 @@ final class PendingResponse implements ResponseSink {
         remaining = framing.length();
         closeAfter = framing.closes();
         emit(out, 0);
-        next(endOfStream);
+        if (endOfStream) {
+            next(true);
+        } else {
+            // The body usually comes in the same read of the worker's socket, its task already queued behind
+            // this one: flushing after it sends head and body in one write instead of two. A body that is
+            // not there yet finds the head flushed by this task, which runs next.
+            onEventLoop(this::flush, null);
+        }
     }
 
     /**

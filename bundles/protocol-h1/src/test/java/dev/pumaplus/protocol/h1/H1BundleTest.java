@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
@@ -81,6 +82,7 @@ class H1BundleTest {
                 Map.of("binds", List.of("tcp://127.0.0.1:0"), "persistent_timeout", 20L));
         framework.getBundleContext().registerService(HostSettings.class, settings, null);
         framework.getBundleContext().registerService(RequestQueue.class, new H1ServerTest.EchoQueue(), null);
+        framework.getBundleContext().registerService(EventLoops.class, TestEventLoops.INSTANCE, null);
 
         Bundle bundle = framework.getBundleContext().installBundle(bundleJar().toUri().toString());
         bundle.start();

@@ -75,7 +75,7 @@ class H1CurlTest {
     void start() {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/curl")), "curl is not installed");
         server = new H1Server(new H1ServerTest.MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))),
-                new CountingQueue());
+                new CountingQueue(), TestEventLoops.INSTANCE);
         server.start();
         port = server.boundAddresses().get(0).getPort();
     }

@@ -114,7 +114,7 @@ class H1ServerTest {
     @Test
     void bindsPortZeroAnnouncesTheRealPortAndServesPipelinedRequestsInOrder() throws Exception {
         MapSettings settings = new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0")));
-        server = new H1Server(settings, new EchoQueue());
+        server = new H1Server(settings, new EchoQueue(), TestEventLoops.INSTANCE);
         server.start();
         int port = server.boundAddresses().get(0).getPort();
         assertTrue(port > 0);
@@ -140,7 +140,7 @@ class H1ServerTest {
     @Test
     void uploadOverTheLimitGets413EvenWhileTheClientIsStillSending() throws Exception {
         server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"),
-                "http_content_length_limit", 1000L)), new EchoQueue());
+                "http_content_length_limit", 1000L)), new EchoQueue(), TestEventLoops.INSTANCE);
         server.start();
         InetSocketAddress address = server.boundAddresses().get(0);
         try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
@@ -172,7 +172,7 @@ class H1ServerTest {
     @Test
     void bindsIpv6LoopbackWithBrackets() throws Exception {
         MapSettings settings = new MapSettings(Map.of("binds", List.of("tcp://[::1]:0")));
-        server = new H1Server(settings, new EchoQueue());
+        server = new H1Server(settings, new EchoQueue(), TestEventLoops.INSTANCE);
         try {
             server.start();
         } catch (IllegalStateException e) {
@@ -186,7 +186,7 @@ class H1ServerTest {
     void bindFailureNamesTheAddress() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             String bind = "tcp://127.0.0.1:" + taken.getLocalPort();
-            server = new H1Server(new MapSettings(Map.of("binds", List.of(bind))), new EchoQueue());
+            server = new H1Server(new MapSettings(Map.of("binds", List.of(bind))), new EchoQueue(), TestEventLoops.INSTANCE);
             IllegalStateException e = assertThrows(IllegalStateException.class, server::start);
             assertTrue(e.getMessage().contains(bind), e.getMessage());
         }
@@ -194,7 +194,7 @@ class H1ServerTest {
 
     @Test
     void stopAcceptingClosesTheListenerAndTheIdleConnections() throws Exception {
-        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), new EchoQueue());
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), new EchoQueue(), TestEventLoops.INSTANCE);
         server.start();
         InetSocketAddress address = server.boundAddresses().get(0);
         try (Socket idle = new Socket(address.getAddress(), address.getPort())) {
@@ -259,7 +259,7 @@ class H1ServerTest {
     @Test
     void clientThatDoesNotReadPausesTheResponsePastOneMebibyteAndReadingResumesIt() throws Exception {
         StreamingQueue queue = new StreamingQueue();
-        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), queue);
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), queue, TestEventLoops.INSTANCE);
         server.start();
         InetSocketAddress address = server.boundAddresses().get(0);
         try (Socket socket = new Socket()) {
@@ -380,7 +380,7 @@ class H1ServerTest {
     void clientThatStopsReadingIsDisconnectedAfterTheWriteTimeoutAndTheExchangeIsCancelled() throws Exception {
         PacedQueue queue = new PacedQueue(64 * 1024, 1L << 40); // a response that never ends by itself
         server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"),
-                "write_timeout", 1L)), queue);
+                "write_timeout", 1L)), queue, TestEventLoops.INSTANCE);
         server.start();
         InetSocketAddress address = server.boundAddresses().get(0);
         try (Socket socket = new Socket()) {
@@ -424,7 +424,7 @@ class H1ServerTest {
         long total = 3L * piece;
         PacedQueue queue = new PacedQueue(piece, total);
         server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"),
-                "write_timeout", 1L, "persistent_timeout", 1L)), queue);
+                "write_timeout", 1L, "persistent_timeout", 1L)), queue, TestEventLoops.INSTANCE);
         server.start();
         InetSocketAddress address = server.boundAddresses().get(0);
         try (Socket socket = new Socket()) {
@@ -511,7 +511,7 @@ class H1ServerTest {
         server = new H1Server(settings, (connection, head, body, complete, sink) -> {
             heads.add(head);
             return echo.submit(connection, head, body, complete, sink);
-        });
+        }, TestEventLoops.INSTANCE);
         server.start();
         assertEquals(List.of("unix://" + file), settings.announced);
         assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"),
@@ -524,7 +524,8 @@ class H1ServerTest {
         assertEquals("127.0.0.1", heads.get(0).remote().getAddress().getHostAddress());
 
         IllegalStateException taken = assertThrows(IllegalStateException.class,
-                () -> new H1Server(new MapSettings(Map.of("binds", List.of("unix://" + file))), echo).start());
+                () -> new H1Server(new MapSettings(Map.of("binds", List.of("unix://" + file))), echo,
+                        TestEventLoops.INSTANCE).start());
         assertTrue(taken.getMessage().contains("already a server bound to " + file), taken.getMessage());
         assertTrue(java.nio.file.Files.exists(file), "a live server's socket file is left alone");
 
@@ -541,7 +542,7 @@ class H1ServerTest {
         inherited.listen(16);
         int port = inherited.localAddress().getPort();
         MapSettings settings = new MapSettings(Map.of("binds", List.of("tcp://0.0.0.0:9292"), "bind_to_activated_sockets", "only"));
-        server = new H1Server(settings, new EchoQueue());
+        server = new H1Server(settings, new EchoQueue(), TestEventLoops.INSTANCE);
         server.start(ActivatedSockets.of(List.of(inherited.intValue())));
         assertEquals(List.of("http://127.0.0.1:" + port), settings.announced);
         try (Socket socket = new Socket("127.0.0.1", port)) {
