@@ -25,6 +25,7 @@ class GracefulStopTest < IntegrationTest
     assert status.success?, with_log(server, "host exit status: #{status.inspect}")
     survivors = (tree + server.group_pids).uniq.select { |pid| PumaPlusServer.alive?(pid) }
     assert_empty survivors, with_log(server, "processes left after the host exited: #{survivors.inspect}")
+    refute_match(/starting a replacement/, server.output, "a worker stopped by the shutdown was replaced")
   ensure
     connection&.close
   end

@@ -14,6 +14,8 @@ module PumaPlus
     UNSAFE_FLAG_SINCE = 23
     BUNDLED_JDK = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"
     MAIN_CLASS = "dev.pumaplus.host.Launcher"
+    # The signal HotSpot suspends threads with (_JAVA_SR_SIGNUM), a free real-time one: SIGUSR2 is the host's.
+    SUSPEND_SIGNAL = 40
     # The host JVM sized for what it holds: connections, one queue, the frames in flight. Each flag's saving
     # and how it was measured: docs/BENCHMARKS.md, "Memory". Flags in JAVA_TOOL_OPTIONS are read before
     # these, so these win over them.

@@ -287,6 +287,13 @@ final class Generations {
         stopping = true;
     }
 
+    /** GOAWAY(0) to every live shepherd: each stops its workers and exits (host stop). */
+    void retireAll(String reason) {
+        for (ShepherdGeneration generation : alive) {
+            generation.retire(reason);
+        }
+    }
+
     /** Waits for every live shepherd to exit after the host's GOAWAY (killing one that takes too long). */
     void awaitExitAll(HostConfig config) {
         for (ShepherdGeneration generation : alive) {

@@ -342,10 +342,11 @@ public final class Launcher {
         if (dispatcher != null && !dispatcher.drain(timeoutNanos, transport.group.next())) {
             LOG.log(Level.WARNING, "shutdown_timeout reached, unfinished requests answered 503");
         }
-        if (linkServer != null) {
-            linkServer.goawayAll("shutdown");
-        }
         if (generations != null) {
+            // The shepherds stop their workers (TERM): each worker ends its links with GOAWAY and exits. A
+            // GOAWAY to the worker links themselves would let a worker exit before its shepherd hears of the
+            // stop, and the shepherd would start a replacement.
+            generations.retireAll("shutdown");
             generations.awaitExitAll(latest);
         }
         if (controlApp != null) {

@@ -6,7 +6,6 @@ package dev.pumaplus.host;
 
 import dev.pumaplus.wire.FrameDecoder;
 import dev.pumaplus.wire.FrameEncoder;
-import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -27,8 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link LinkHandshake}, which replaces itself with a {@link WorkerLink} (role 0) or a {@link ShepherdLink}
  * (role 1), or hands a worker's hijack connection (role 2) to {@link Hijacks}. Link ids are assigned here, from 1, unique for the host's lifetime (u32).
  *
- * <p>Threading: channels run on the {@link HostTransport}'s loops; {@link #goawayAll} and {@link #close}
- * may be called from any thread.
+ * <p>Threading: channels run on the {@link HostTransport}'s loops; {@link #close} may be called from any
+ * thread.
  */
 final class LinkServer {
 
@@ -98,15 +97,6 @@ final class LinkServer {
 
     long nextLinkId() {
         return linkIds.incrementAndGet() & 0xFFFFFFFFL;
-    }
-
-    /** Sends GOAWAY(0) with {@code reason} to every open link (shepherd and workers). */
-    void goawayAll(String reason) {
-        for (Channel ch : links) {
-            if (ch.isActive()) {
-                ch.writeAndFlush(new Goaway(Goaway.CODE_NORMAL, reason).toFrame(ch.alloc()));
-            }
-        }
     }
 
     /** Stops accepting and closes every link; waits up to 2 s for the closes. */

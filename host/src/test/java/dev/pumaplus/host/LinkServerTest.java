@@ -365,20 +365,6 @@ class LinkServerTest {
         }
     }
 
-    @ParameterizedTest(name = "epoll={0}")
-    @ValueSource(booleans = {true, false})
-    void goawayReachesEveryLink(boolean epoll) throws Exception {
-        Path socket = start(epoll);
-        try (LinkClient worker = LinkClient.worker(socket, 1, 0, 0)) {
-            worker.read().release();
-            await(() -> dispatcher.snapshot().live() == 1, "the slot");
-            server.goawayAll("shutdown");
-            Frame goaway = worker.read();
-            assertEquals(new Goaway(0, "shutdown"), Goaway.decode(goaway.payload()));
-            goaway.release();
-        }
-    }
-
     // ---- response backpressure ----
 
     /** RESPONSE_BODY frames the worker writes: far more than a unix socket buffer (about 200 KiB) holds. */
