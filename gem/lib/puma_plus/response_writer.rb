@@ -25,6 +25,7 @@
 #
 # Threading: one instance per link, used by that link's thread only.
 
+require "io/wait"
 require "rack"
 require_relative "wire"
 require_relative "log"
@@ -333,8 +334,18 @@ module PumaPlus
       Log.exception("#{@context}: body.close raised", e, @log)
     end
 
+    # Writes +bytes+ whole. A link socket's send buffer nearly always has room, and write_nonblock sends
+    # with MSG_DONTWAIT while this thread keeps the GVL (IO#write gives it up and takes it back around
+    # every write, a hand-off to another slot's thread each time); only when the buffer is full does
+    # this thread wait for it to drain.
     def send_bytes(bytes)
-      @io.write(bytes)
+      while (written = @io.write_nonblock(bytes, exception: false)) != bytes.bytesize
+        if written == :wait_writable
+          @io.wait_writable
+        else
+          bytes = bytes.byteslice(written..)
+        end
+      end
       @head_sent = true
     rescue IOError, SystemCallError => e
       raise LinkBroken, "#{e.class}: #{e.message}"
