@@ -12,7 +12,7 @@
 #
 # Threading: one instance per link, used by the link's thread only.
 
-require "io/nonblock"
+require "fcntl"
 require_relative "frame"
 
 module PumaPlus
@@ -24,7 +24,8 @@ module PumaPlus
       # +io+: the link's socket (it is switched to blocking mode).
       def initialize(io)
         @io = io
-        @io.nonblock = false
+        # fcntl, not io/nonblock's IO#nonblock=, which a Ractor slot may not call (Ruby 3.1)
+        @io.fcntl(Fcntl::F_SETFL, @io.fcntl(Fcntl::F_GETFL) & ~File::NONBLOCK)
         @data = Frame::EMPTY # bytes read and not yet returned in a frame, from @offset on
         @offset = 0
       end
