@@ -134,9 +134,9 @@ module PumaPlus
         elsif body.respond_to?(:to_ary) && (chunks = body.to_ary)
           # Rails 6.1's response body answers to_ary with nil: such a body is streamed below.
           pairs << [CONTENT_LENGTH, chunks.sum(&:bytesize).to_s] unless has_length
-          buffer = head_frame(status, pairs, chunks.any? { |chunk| !chunk.empty? })
           last = chunks.rindex { |chunk| !chunk.empty? }
-          chunks.each_with_index { |chunk, i| append_data(buffer, chunk, i == last) unless chunk.empty? }
+          buffer = head_frame(status, pairs, last)
+          chunks.each_index { |i| append_data(buffer, chunks[i], i == last) unless chunks[i].empty? }
           close_body(body)
           send_bytes(buffer)
         else
@@ -270,10 +270,10 @@ module PumaPlus
       end
     end
 
-    # A binary buffer holding the RESPONSE_HEAD frame (END_STREAM unless +more+).
+    # A binary buffer holding the RESPONSE_HEAD frame (END_STREAM unless +more+), encoded in place.
     def head_frame(status, pairs, more)
-      buffer = String.new(encoding: BINARY)
-      Wire::Frame.append(buffer, HEAD_TYPE, head_payload(status, pairs), more ? 0 : END_STREAM)
+      Wire::ResponseHead.append_frame(String.new(encoding: BINARY), more ? 0 : END_STREAM, status, @app_called_ns,
+                                      @app_returned_ns, @body_read_ns, pairs)
     end
 
     # The RESPONSE_HEAD payload for this response: +status+, the timing points given to #write or
@@ -308,7 +308,8 @@ module PumaPlus
         name = name.to_s
         next if name.start_with?("rack.")
 
-        has_length ||= name.casecmp?(CONTENT_LENGTH)
+        # casecmp, not casecmp?: ASCII folding is what header names need, and it allocates nothing
+        has_length ||= name.casecmp(CONTENT_LENGTH) == 0
         case value
         when Array then value.each { |v| pairs << [name, v.to_s] }
         when String

@@ -20,6 +20,8 @@ module PumaPlus
     class FrameReader
       # Bytes asked for per read(2): a whole REQUEST with its headers, usually with room to spare.
       CHUNK = 65_536
+      # One u32 of the header (type and flags, then length): two unpack1 allocate no Array.
+      WORD = "N"
 
       # +io+: the link's socket (it is switched to blocking mode).
       def initialize(io)
@@ -36,7 +38,8 @@ module PumaPlus
       def read
         return nil unless buffer(Frame::HEADER_SIZE)
 
-        word, length = @data.unpack(Frame::HEADER_FORMAT, offset: @offset)
+        word = @data.unpack1(WORD, offset: @offset)
+        length = @data.unpack1(WORD, offset: @offset + 4)
         name = FrameType.name_of(word >> 24)
         if length > Frame::MAX_PAYLOAD
           raise ProtocolError, "#{name}: payload length #{length} exceeds MAX_PAYLOAD #{Frame::MAX_PAYLOAD}"
