@@ -46,7 +46,7 @@ module PumaPlus
       end
 
       # The frame type, flags and length (0 until the payload is in), then the fixed fields.
-      FRAME_PREFIX_FORMAT = "NN#{PREFIX_FORMAT}"
+      FRAME_PREFIX_FORMAT = "NN#{PREFIX_FORMAT}".freeze # frozen: a Ractor slot reads it
 
       # Appends the whole frame (header, then the payload #payload builds) to the binary String +buffer+
       # without building the payload separately, and returns the buffer; called on HijackHead it appends a

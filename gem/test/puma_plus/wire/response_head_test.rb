@@ -69,4 +69,9 @@ class PumaPlus::Wire::ResponseHeadTest < PumaPlus::TestCase
     pairs = [["x-big", "v" * Wire::Frame::MAX_PAYLOAD]]
     assert_raises(Wire::ProtocolError) { ResponseHead.append_frame(+"".b, 0, 200, 1, 2, 3, pairs) }
   end
+
+  def test_append_frame_runs_in_a_ractor_slot
+    bytes = Ractor.new { PumaPlus::Wire::ResponseHead.append_frame(+"".b, 0, 200, 1, 2, 3, [%w[a b]]) }.take
+    assert_equal Wire::Frame.encode(Wire::FrameType::RESPONSE_HEAD, ResponseHead.payload(200, 1, 2, 3, [%w[a b]])), bytes
+  end
 end

@@ -19,37 +19,51 @@ static uint32_t read_u32(const unsigned char *p)
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
+/* Pairs gathered on the C stack (where the GC sees them) before one rb_hash_bulk_insert, which grows the
+ * env's table once instead of once per doubling. */
+#define BATCH 64
+
 /*
  * store_pairs(payload, hash, offset) -> hash: every pair of the list that starts at byte +offset+ of
- * +payload+ stored into +hash+, names as interned frozen binary Strings, values as new binary Strings.
- * Raises ProtocolError for a truncated list, with RubyCodec's messages.
+ * +payload+ stored into +hash+ in order (a later pair overwrites an earlier one), names as interned frozen
+ * binary Strings, values as new binary Strings. Raises ProtocolError for a truncated list, with
+ * RubyCodec's messages, after storing the pairs before the bad one.
  */
 static VALUE store_pairs(VALUE self, VALUE payload, VALUE hash, VALUE offset_value)
 {
     long offset = NUM2LONG(offset_value);
     StringValue(payload);
     Check_Type(hash, T_HASH);
+    rb_check_frozen(hash); /* rb_hash_bulk_insert does not check */
     rb_encoding *binary = rb_ascii8bit_encoding();
-    /* The payload may move while values are allocated (compaction) only if it is not pinned: it is on
-     * this C stack, which pins it; its pointer is re-read after every allocation all the same. */
     long size = RSTRING_LEN(payload);
+    VALUE batch[BATCH * 2];
+    long count = 0;
     while (offset < size) {
+        /* re-read after every allocation: the payload stays alive on this stack, but not in one place */
         const unsigned char *bytes = (const unsigned char *)RSTRING_PTR(payload);
-        if (offset + 2 > size)
-            rb_raise(protocol_error, "truncated pair list: pair at byte %ld", offset);
-        long name_length = ((long)bytes[offset] << 8) | (long)bytes[offset + 1];
-        long value_at = offset + 2 + name_length;
-        if (value_at + 4 > size)
-            rb_raise(protocol_error, "truncated pair list: pair at byte %ld", offset);
-        long value_length = (long)read_u32(bytes + value_at);
-        long value_end = value_at + 4 + value_length;
-        if (value_end > size)
+        long name_length = -1, value_length = -1, value_at = -1;
+        if (offset + 2 <= size) {
+            name_length = ((long)bytes[offset] << 8) | (long)bytes[offset + 1];
+            value_at = offset + 2 + name_length;
+            if (value_at + 4 <= size)
+                value_length = (long)read_u32(bytes + value_at);
+        }
+        if (value_length < 0 || value_at + 4 + value_length > size) {
+            rb_hash_bulk_insert(count * 2, batch, hash);
+            if (value_length < 0)
+                rb_raise(protocol_error, "truncated pair list: pair at byte %ld", offset);
             rb_raise(protocol_error, "truncated pair list: value of %ld bytes at byte %ld", value_length, value_at + 4);
-        VALUE name = rb_enc_interned_str((const char *)bytes + offset + 2, name_length, binary);
-        VALUE value = rb_enc_str_new(RSTRING_PTR(payload) + value_at + 4, value_length, binary);
-        rb_hash_aset(hash, name, value);
-        offset = value_end;
+        }
+        batch[count * 2] = rb_enc_interned_str((const char *)bytes + offset + 2, name_length, binary);
+        batch[count * 2 + 1] = rb_enc_str_new(RSTRING_PTR(payload) + value_at + 4, value_length, binary);
+        if (++count == BATCH) {
+            rb_hash_bulk_insert(count * 2, batch, hash);
+            count = 0;
+        }
+        offset = value_at + 4 + value_length;
     }
+    rb_hash_bulk_insert(count * 2, batch, hash);
     RB_GC_GUARD(payload);
     return hash;
 }
