@@ -16,11 +16,12 @@ Gem::Specification.new do |spec|
   spec.authors = ["puma-plus contributors"]
   spec.required_ruby_version = ">= 3.1"
 
-  spec.files = Dir["lib/**/*.rb", "exe/*", "vendor/java/**/*", "puma-plus.gemspec", "Rakefile"]
+  spec.files = Dir["lib/**/*.rb", "ext/**/*.{rb,c}", "exe/*", "vendor/java/**/*", "puma-plus.gemspec", "Rakefile"]
                .select { |path| File.file?(path) }
   spec.bindir = "exe"
   spec.executables = ["puma-plus"]
   spec.require_paths = ["lib"]
+  spec.extensions = ["ext/puma_plus/wire/native_codec/extconf.rb"]
 
   spec.add_dependency "rack", ">= 2.2", "< 4"
   # Every library lib/ requires that is not a default gem of every Ruby from 3.1 on: logger leaves the

@@ -25,6 +25,7 @@
 #
 # Threading: one instance per link, used by that link's thread only.
 
+require "io/wait"
 require "rack"
 require_relative "wire"
 require_relative "log"
@@ -133,9 +134,9 @@ module PumaPlus
         elsif body.respond_to?(:to_ary) && (chunks = body.to_ary)
           # Rails 6.1's response body answers to_ary with nil: such a body is streamed below.
           pairs << [CONTENT_LENGTH, chunks.sum(&:bytesize).to_s] unless has_length
-          buffer = head_frame(status, pairs, chunks.any? { |chunk| !chunk.empty? })
           last = chunks.rindex { |chunk| !chunk.empty? }
-          chunks.each_with_index { |chunk, i| append_data(buffer, chunk, i == last) unless chunk.empty? }
+          buffer = head_frame(status, pairs, last)
+          chunks.each_index { |i| append_data(buffer, chunks[i], i == last) unless chunks[i].empty? }
           close_body(body)
           send_bytes(buffer)
         else
@@ -269,10 +270,10 @@ module PumaPlus
       end
     end
 
-    # A binary buffer holding the RESPONSE_HEAD frame (END_STREAM unless +more+).
+    # A binary buffer holding the RESPONSE_HEAD frame (END_STREAM unless +more+), encoded in place.
     def head_frame(status, pairs, more)
-      buffer = String.new(encoding: BINARY)
-      Wire::Frame.append(buffer, HEAD_TYPE, head_payload(status, pairs), more ? 0 : END_STREAM)
+      Wire::ResponseHead.append_frame(String.new(encoding: BINARY), more ? 0 : END_STREAM, status, @app_called_ns,
+                                      @app_returned_ns, @body_read_ns, pairs)
     end
 
     # The RESPONSE_HEAD payload for this response: +status+, the timing points given to #write or
@@ -307,7 +308,8 @@ module PumaPlus
         name = name.to_s
         next if name.start_with?("rack.")
 
-        has_length ||= name.casecmp?(CONTENT_LENGTH)
+        # casecmp, not casecmp?: ASCII folding is what header names need, and it allocates nothing
+        has_length ||= name.casecmp(CONTENT_LENGTH) == 0
         case value
         when Array then value.each { |v| pairs << [name, v.to_s] }
         when String
@@ -333,8 +335,18 @@ module PumaPlus
       Log.exception("#{@context}: body.close raised", e, @log)
     end
 
+    # Writes +bytes+ whole. A link socket's send buffer nearly always has room, and write_nonblock sends
+    # with MSG_DONTWAIT while this thread keeps the GVL (IO#write gives it up and takes it back around
+    # every write, a hand-off to another slot's thread each time); only when the buffer is full does
+    # this thread wait for it to drain.
     def send_bytes(bytes)
-      @io.write(bytes)
+      while (written = @io.write_nonblock(bytes, exception: false)) != bytes.bytesize
+        if written == :wait_writable
+          @io.wait_writable
+        else
+          bytes = bytes.byteslice(written..)
+        end
+      end
       @head_sent = true
     rescue IOError, SystemCallError => e
       raise LinkBroken, "#{e.class}: #{e.message}"

@@ -6,6 +6,7 @@
 require_relative "wire/protocol_error"
 require_relative "wire/frame_type"
 require_relative "wire/frame"
+require_relative "wire/frame_reader"
 require_relative "wire/unbuffered_reader"
 require_relative "wire/pair_list"
 require_relative "wire/hello"

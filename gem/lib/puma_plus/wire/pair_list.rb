@@ -1,22 +1,28 @@
 # frozen_string_literal: true
 
 # The name/value pair list of docs/PROTOCOL.md: the Rack env in REQUEST and the headers in
-# RESPONSE_HEAD. Decoding walks one payload string with unpack1(offset:) and byteslice, so building a
-# request's env costs two slices per pair and no other string work.
+# RESPONSE_HEAD. #each and #decode walk one payload string with unpack1(offset:) and byteslice for tools,
+# tests and the corpus; the worker's hot paths (#store, #encode, #append) go to CODEC, the C
+# Wire::NativeCodec when it is built, else the pure-Ruby Wire::RubyCodec.
 #
 # +---------------+----------------+----------------+------------------+
 # | name len (u16)| name (bytes)   | value len (u32)| value (bytes)    |
 # +---------------+----------------+----------------+------------------+
 
 require_relative "protocol_error"
+require_relative "ruby_codec"
+begin
+  require_relative "native_codec" # gem/ext/puma_plus/wire/native_codec, compiled by script/build
+rescue LoadError
+  nil # not built: RubyCodec serves
+end
 
 module PumaPlus
   module Wire
     module PairList
-      # One pair: u16 name length, name, u32 value length, value.
-      PAIR_FORMAT = "na*Na*"
-      MAX_NAME = 0xFFFF
-      MAX_VALUE = 0xFFFF_FFFF
+      MAX_NAME = RubyCodec::MAX_NAME
+      # The codec of the hot paths (store, encode, append): the C one when script/build compiled it.
+      CODEC = defined?(NativeCodec) ? NativeCodec : RubyCodec
 
       # Yields each (name, value) of the pair list in +payload+ starting at byte +offset+, in order,
       # as new binary Strings. Raises ProtocolError when a pair is truncated (the list must end exactly
@@ -52,21 +58,7 @@ module PumaPlus
       # #each, without a block call per pair. Raises ProtocolError for a truncated pair list (pairs before
       # the bad one are already stored).
       def self.store(payload, hash, offset = 0)
-        size = payload.bytesize
-        while offset < size
-          # unpack1 answers nil when fewer bytes remain than the field needs
-          name_length = payload.unpack1("n", offset: offset)
-          value_at = name_length ? offset + 2 + name_length : size + 1
-          value_length = value_at <= size ? payload.unpack1("N", offset: value_at) : nil
-          raise ProtocolError, "truncated pair list: pair at byte #{offset}" unless value_length
-
-          value_end = value_at + 4 + value_length
-          raise ProtocolError, "truncated pair list: value of #{value_length} bytes at byte #{value_at + 4}" if value_end > size
-
-          hash[-payload.byteslice(offset + 2, name_length)] = payload.byteslice(value_at + 4, value_length)
-          offset = value_end
-        end
-        hash
+        CODEC.store_pairs(payload, hash, offset)
       end
 
       # The pairs of +payload+ (from +offset+) as an Array of [name, value].
@@ -79,16 +71,12 @@ module PumaPlus
       # Appends the encoding of +pairs+ (an Enumerable of [name, value] Strings; their bytes are sent)
       # to +buffer+ and returns it. Raises ProtocolError for a name longer than 65,535 bytes.
       def self.encode(pairs, buffer = String.new(encoding: Encoding::BINARY))
-        pairs.each { |name, value| append(buffer, name, value) }
-        buffer
+        CODEC.append_pairs(buffer, pairs.to_a)
       end
 
       # Appends one pair to +buffer+.
       def self.append(buffer, name, value)
-        name_length = name.bytesize
-        raise ProtocolError, "pair name of #{name_length} bytes exceeds #{MAX_NAME}" if name_length > MAX_NAME
-
-        [name_length, name, value.bytesize, value].pack(PAIR_FORMAT, buffer: buffer)
+        CODEC.append_pair(buffer, name, value)
       end
     end
   end

@@ -45,6 +45,24 @@ module PumaPlus
         PairList.encode(pairs, [status, 0, app_called_ns, app_returned_ns, body_read_ns].pack(PREFIX_FORMAT))
       end
 
+      # The frame type, flags and length (0 until the payload is in), then the fixed fields.
+      FRAME_PREFIX_FORMAT = "NN#{PREFIX_FORMAT}".freeze # frozen: a Ractor slot reads it
+
+      # Appends the whole frame (header, then the payload #payload builds) to the binary String +buffer+
+      # without building the payload separately, and returns the buffer; called on HijackHead it appends a
+      # HIJACK_HEAD. Raises ProtocolError when the payload exceeds Frame::MAX_PAYLOAD. The worker's hot path.
+      def self.append_frame(buffer, flags, status, app_called_ns, app_returned_ns, body_read_ns, pairs)
+        start = buffer.bytesize
+        [(self::TYPE << 24) | (flags & Frame::FLAGS_MASK), 0, status, 0, app_called_ns, app_returned_ns, body_read_ns]
+          .pack(FRAME_PREFIX_FORMAT, buffer: buffer)
+        PairList::CODEC.append_pairs(buffer, pairs.to_a)
+        length = buffer.bytesize - start - Frame::HEADER_SIZE
+        raise ProtocolError, "payload of #{length} bytes exceeds #{Frame::MAX_PAYLOAD}" if length > Frame::MAX_PAYLOAD
+
+        4.times { |i| buffer.setbyte(start + 4 + i, (length >> (24 - 8 * i)) & 0xFF) }
+        buffer
+      end
+
       def payload
         ResponseHead.payload(status, app_called_ns, app_returned_ns, body_read_ns, pairs)
       end

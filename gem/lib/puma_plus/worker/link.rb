@@ -79,6 +79,7 @@ module PumaPlus
           return true
         end
         @io.sync = true
+        @reader = Wire::FrameReader.new(@io)
         @writer = ResponseWriter.new(@io, context: @context, log: @log,
                                                hijacker: @path && -> { dial_hijack })
         return true unless handshake
@@ -125,7 +126,7 @@ module PumaPlus
 
       def handshake
         @io.write(hello(Wire::Hello::ROLE_WORKER).encode)
-        welcome, refusal = answer_to_hello(Wire::Frame.read(@io))
+        welcome, refusal = answer_to_hello(@reader.read)
         unless welcome
           Log.line("#{@context}: the host refused the link: #{refusal}", @log)
           return false
@@ -165,7 +166,7 @@ module PumaPlus
       # Serves until the link ends: true after GOAWAY(0) or a close this side asked for, false when the
       # host closed the link without a GOAWAY(0).
       def serve_requests
-        while (frame = Wire::Frame.read(@io))
+        while (frame = @reader.read)
           case frame.type
           when Wire::FrameType::REQUEST
             @lock.synchronize { @busy = true }
@@ -328,7 +329,7 @@ module PumaPlus
         body = RequestBody.new
         failure = nil
         loop do
-          frame = Wire::Frame.read(@io)
+          frame = @reader.read
           raise Wire::ProtocolError, "the link ended inside a request body" if frame.nil?
           unless frame.type == Wire::FrameType::BODY
             raise Wire::ProtocolError, "expected BODY, got #{frame.type_name} inside a request body"

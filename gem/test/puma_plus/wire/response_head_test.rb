@@ -53,4 +53,25 @@ class PumaPlus::Wire::ResponseHeadTest < PumaPlus::TestCase
       assert_raises(Wire::ProtocolError, "#{size} bytes") { ResponseHead.decode(whole.byteslice(0, size)) }
     end
   end
+
+  def test_append_frame_writes_the_same_bytes_as_encoding_the_payload_after_what_the_buffer_held
+    pairs = [["content-type", "text/plain"], ["set-cookie", "a=1"], ["set-cookie", "b=" + "x" * 300]]
+    buffer = +"before".b
+    ResponseHead.append_frame(buffer, Wire::Frame::END_STREAM, 404, 10, 20, 30, pairs)
+    expected = Wire::Frame.encode(Wire::FrameType::RESPONSE_HEAD, ResponseHead.payload(404, 10, 20, 30, pairs),
+                                  Wire::Frame::END_STREAM)
+    assert_equal "before".b + expected, buffer
+    hijack = Wire::HijackHead.append_frame(+"".b, 0, 101, 1, 2, 3, [])
+    assert_equal Wire::Frame.encode(Wire::FrameType::HIJACK_HEAD, Wire::HijackHead.payload(101, 1, 2, 3, [])), hijack
+  end
+
+  def test_append_frame_refuses_a_head_beyond_max_payload
+    pairs = [["x-big", "v" * Wire::Frame::MAX_PAYLOAD]]
+    assert_raises(Wire::ProtocolError) { ResponseHead.append_frame(+"".b, 0, 200, 1, 2, 3, pairs) }
+  end
+
+  def test_append_frame_runs_in_a_ractor_slot
+    bytes = Ractor.new { PumaPlus::Wire::ResponseHead.append_frame(+"".b, 0, 200, 1, 2, 3, [%w[a b]]) }.take
+    assert_equal Wire::Frame.encode(Wire::FrameType::RESPONSE_HEAD, ResponseHead.payload(200, 1, 2, 3, [%w[a b]])), bytes
+  end
 end

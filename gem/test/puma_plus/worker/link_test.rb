@@ -14,7 +14,7 @@ require "puma_plus/worker"
 class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
   Wire = PumaPlus::Wire
 
-  # Counts write calls, so tests can claim "one write".
+  # Counts the calls that send bytes (write, write_nonblock), so tests can claim "one write".
   class CountingIO < SimpleDelegator
     attr_reader :writes
 
@@ -26,6 +26,11 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     def write(*args)
       @writes += 1
       __getobj__.write(*args)
+    end
+
+    def write_nonblock(*args, **options)
+      @writes += 1
+      __getobj__.write_nonblock(*args, **options)
     end
   end
 
