@@ -9,8 +9,8 @@ require "test_helper"
 class PumaPlus::GemspecTest < PumaPlus::TestCase
   GEM_DIR = File.expand_path("../..", __dir__)
   # Default gems (or parts of Ruby itself) in Ruby 3.1 through 3.5 that stay default gems there.
-  STAYS_DEFAULT = %w[etc fcntl fileutils io/wait json net/http openssl optparse rbconfig securerandom socket stringio time
-                     timeout tmpdir uri yaml].freeze
+  STAYS_DEFAULT = %w[etc fcntl fileutils io/wait json net/http openssl optparse rbconfig securerandom socket
+                     stringio time timeout tmpdir uri yaml].freeze
 
   def test_every_required_library_is_the_gems_own_a_dependency_or_a_lasting_default_gem
     spec = Gem::Specification.load(File.join(GEM_DIR, "puma-plus.gemspec"))
