@@ -114,6 +114,11 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     private boolean responsePaused;
     /** A file body the host is reading for a sink that takes no file regions; null otherwise. */
     private FileFeeder feeder;
+    /**
+     * Frames the decoder delivered while {@link #feeder} was still feeding (pausing reading stops the socket,
+     * not the frames already decoded from it): they follow the file, so they are handled once it is out.
+     */
+    private final ArrayDeque<Frame> afterFile = new ArrayDeque<>(2);
     /** The current request's full hijack was announced (HIJACK), and its offer, until claimed or withdrawn. */
     private Hijacks.Offer hijackOffer;
 
@@ -307,6 +312,15 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         Frame frame = (Frame) msg;
+        if (feeder != null) {
+            afterFile.add(frame);
+            return;
+        }
+        handle(frame);
+    }
+
+    /** Acts on one frame from the worker and releases it. Event loop. */
+    private void handle(Frame frame) {
         try {
             switch (frame.type()) {
                 case FrameType.RESPONSE_HEAD -> onHead(frame);
@@ -451,8 +465,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     /**
      * Reads a file body of the current exchange into its sink's {@code body} in pieces of at most
      * {@link Frame#MAX_PAYLOAD}, pausing when the sink asks to and going on at its resume. The link reads
-     * nothing from the worker meanwhile, so the exchange and whether the file ends the response
-     * ({@link #responseEnded}) stay as they were when the file arrived. Event loop only.
+     * nothing from the worker meanwhile and holds the frames already decoded ({@link #afterFile}), so the
+     * exchange and whether the file ends the response ({@link #responseEnded}) stay as they were when the
+     * file arrived. Event loop only.
      */
     private final class FileFeeder {
         private final FileChannel data;
@@ -500,6 +515,20 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
                 responseDone(ex);
             } else {
                 resumeReading();
+            }
+            handleAfterFile();
+        }
+    }
+
+    /** The frames held while the file was fed, in order, until one starts another file. */
+    private void handleAfterFile() {
+        Frame frame;
+        while (feeder == null && (frame = afterFile.poll()) != null) {
+            try {
+                handle(frame);
+            } catch (RuntimeException e) {
+                channel.pipeline().fireExceptionCaught(e);
+                return;
             }
         }
     }
@@ -587,6 +616,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         if (feeder != null) {
             closeQuietly(feeder.data);
             feeder = null;
+        }
+        for (Frame held; (held = afterFile.poll()) != null; ) {
+            held.release();
         }
         QueuedExchange ex = token == null ? null : listener.closed(token);
         if (ex != null) {

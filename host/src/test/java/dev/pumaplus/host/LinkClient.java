@@ -37,10 +37,19 @@ final class LinkClient implements AutoCloseable {
     }
 
     void write(Frame frame) throws IOException {
+        writeAll(frame);
+    }
+
+    /** Writes {@code frames} with one socket write, so the host reads them in one go. */
+    void writeAll(Frame... frames) throws IOException {
         ByteBuf out = Unpooled.buffer();
-        FrameEncoder.writeFrame(frame, out);
-        frame.release();
-        socket.write(out.nioBuffer());
+        for (Frame frame : frames) {
+            FrameEncoder.writeFrame(frame, out);
+            frame.release();
+        }
+        while (out.isReadable()) {
+            out.readerIndex(out.readerIndex() + socket.write(out.nioBuffer()));
+        }
         out.release();
     }
 

@@ -218,6 +218,41 @@ class LinkServerTest {
         }
     }
 
+    @Test
+    void framesAfterAPausedFileWaitForTheFileAndStayWithItsResponse() throws Exception {
+        Path socket = start(false);
+        Path file = Files.createTempFile("puma-plus-file-then-body", ".bin");
+        byte[] content = new byte[(3 << 20) / 2]; // 1.5 MiB: two pieces, paused after the first
+        java.util.Arrays.fill(content, (byte) 'f');
+        Files.write(file, content);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            RecordingSink first = new RecordingSink();
+            first.acceptMore = false;
+            Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/file-then-tail"),
+                    Unpooled.EMPTY_BUFFER, true, first);
+            RecordingSink second = new RecordingSink();
+            queue.admission.submit(new Object(), DispatcherTest.get("/next"), Unpooled.EMPTY_BUFFER, true, second);
+            worker.read().release(); // the first REQUEST
+            // One write: the decoder hands the tail over right behind the file, while the file is paused.
+            worker.writeAll(new ResponseHead(200, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, false),
+                    new ResponseFile(0, content.length, file.toString()).toFrame(ByteBufAllocator.DEFAULT, false),
+                    Frame.of(FrameType.RESPONSE_BODY, true, Unpooled.copiedBuffer("tail", StandardCharsets.US_ASCII)));
+            await(() -> first.bodies == 1, "the file's first piece");
+            ((QueuedExchange) ex).ticket.link().channel.eventLoop().submit(() -> { }).get(5, TimeUnit.SECONDS);
+            assertEquals(1, first.bodies, "the tail waits behind the paused file");
+            first.acceptMore = true;
+            ex.resumeResponse();
+            assertEquals("end", first.done.get(5, TimeUnit.SECONDS));
+            assertEquals(new String(content, StandardCharsets.ISO_8859_1) + "tail", first.bodyText());
+            worker.read().release(); // the second REQUEST: only now, after the first response ended
+            assertEquals(List.of(), second.events, "nothing of the first response reached the next one");
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
     /** A sink that offers hijacking: records the call, splices nothing, and lets the app's WELCOME go. */
     static final class HijackingSink extends RecordingSink {
         final CompletableFuture<io.netty.channel.Channel> app = new CompletableFuture<>();
