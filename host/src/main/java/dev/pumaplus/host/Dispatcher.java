@@ -354,10 +354,15 @@ final class Dispatcher implements WorkerLink.Listener {
         try {
             long left = timeoutNanos;
             drainWaiting = true;
-            while (!isDrainedLocked() && left > 0) {
-                left = drained.awaitNanos(left);
+            try {
+                while (!isDrainedLocked() && left > 0) {
+                    left = drained.awaitNanos(left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // stop waiting; the queue closes all the same
+            } finally {
+                drainWaiting = false;
             }
-            drainWaiting = false;
             done = isDrainedLocked();
             closedLoop = loop;
             queued.addAll(runnable);
@@ -378,9 +383,6 @@ final class Dispatcher implements WorkerLink.Listener {
                     busyLinks.add(slot.link);
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
         } finally {
             lock.unlock();
         }
