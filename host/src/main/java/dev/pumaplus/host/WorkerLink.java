@@ -48,8 +48,8 @@ import java.util.concurrent.RejectedExecutionException;
  * link closes while BUSY, the exchange's sink gets {@code fail(502, ..., headSent)} at once; nothing else
  * is affected.
  *
- * <p>Timing: the REQUEST frame carries T2, T2b and T3 in a 24-byte prefix buffer put in front of the env
- * that was encoded at submit (no copy). From the RESPONSE_HEAD the link takes T4, T5 and body-read ns;
+ * <p>Timing: the REQUEST frame carries T2, T2b and T3 in the 24 bytes reserved at the head of the env
+ * payload encoded at submit, written there at dispatch (no copy). From the RESPONSE_HEAD the link takes T4, T5 and body-read ns;
  * when the worker ends its response normally (END_STREAM, no abort, client still there) it records service
  * time T5 − T4 − body read. With {@code server_timing} on, each forwarded head gets
  * {@code Server-Timing: queue;dur=<T3 − T2b in ms>, app;dur=<service, T5 − T4 − body read, in ms>} (3 decimals).
