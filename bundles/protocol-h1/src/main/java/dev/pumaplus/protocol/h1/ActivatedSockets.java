@@ -101,22 +101,16 @@ final class ActivatedSockets {
 
     /**
      * puma's bind_to_activated_sockets: {@code "false"} leaves {@code binds} as they are; {@code "true"}
-     * adds a bind for each activated socket no bind matches (an {@code ssl://} bind on the same host and
-     * port matches, and stays TLS); {@code "only"} keeps just the activated sockets' binds. Pure.
+     * adds a bind for each activated socket no bind matches (matched as {@link #take} matches: an
+     * {@code ssl://} bind on the same address and port matches, and stays TLS); {@code "only"} keeps just the activated sockets' binds. Pure.
      */
     List<String> binds(List<String> binds, String mode) {
         if (sockets.isEmpty() || mode.equals("false")) {
             return binds;
         }
         List<String> activated = new ArrayList<>();
-        for (String key : keys()) {
-            String found = key;
-            if (key.startsWith("tcp://")) {
-                String ssl = "ssl://" + key.substring("tcp://".length());
-                found = binds.stream().filter(b -> b.equals(key) || b.equals(ssl) || b.startsWith(ssl + "?"))
-                        .findFirst().orElse(key);
-            }
-            activated.add(found);
+        for (Activated socket : sockets) {
+            activated.add(binds.stream().filter(b -> answers(socket, parsed(b))).findFirst().orElse(socket.uri()));
         }
         if (mode.equals("only")) {
             return activated;
@@ -133,16 +127,31 @@ final class ActivatedSockets {
      */
     int take(BindAddress address) {
         for (Activated socket : sockets) {
-            boolean match = address.isUnix()
-                    ? socket.file() != null && socket.file().toAbsolutePath().normalize()
-                            .equals(address.socketFile().toAbsolutePath().normalize())
-                    : socket.inet() != null && isLiteral(address) && socket.inet().equals(address.socketAddress());
-            if (match) {
+            if (answers(socket, address)) {
                 sockets.remove(socket);
                 return socket.fd();
             }
         }
         return -1;
+    }
+
+    /** Whether {@code socket} is the one {@code address} (null: a bind that does not parse) would bind. */
+    private static boolean answers(Activated socket, BindAddress address) {
+        if (address == null) {
+            return false;
+        }
+        return address.isUnix()
+                ? socket.file() != null && socket.file().toAbsolutePath().normalize()
+                        .equals(address.socketFile().toAbsolutePath().normalize())
+                : socket.inet() != null && isLiteral(address) && socket.inet().equals(address.socketAddress());
+    }
+
+    private static BindAddress parsed(String bind) {
+        try {
+            return BindAddress.parse(bind);
+        } catch (IllegalArgumentException e) {
+            return null; // reported when the listener binds it
+        }
     }
 
     private static boolean isLiteral(BindAddress address) {

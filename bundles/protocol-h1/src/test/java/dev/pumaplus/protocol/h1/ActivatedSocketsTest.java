@@ -77,6 +77,16 @@ class ActivatedSocketsTest {
     }
 
     @Test
+    void aBindMatchesItsActivatedSocketHoweverItsPathIsWrittenSoNoSecondBindIsAdded() throws Exception {
+        String relative = tmp.relativize(file).toString(); // "app.sock" relative to tmp: resolved from the cwd
+        String spelled = "unix://" + file.getParent() + "/./" + file.getFileName();
+        List<String> binds = List.of("tcp://127.0.0.1:" + port, spelled);
+        assertEquals(binds, activated().binds(binds, "true"), "both sockets are those binds' already");
+        assertEquals(List.of("tcp://127.0.0.1:" + port, "unix://" + file),
+                activated().binds(List.of("unix://" + relative), "only"), "a path that names another file matches nothing");
+    }
+
+    @Test
     void aBindTakesTheSocketOnItsAddressOrFileAndTheRestAreClosed() throws Exception {
         ActivatedSockets sockets = activated();
         assertEquals(-1, sockets.take(BindAddress.parse("tcp://0.0.0.0:" + port)));
