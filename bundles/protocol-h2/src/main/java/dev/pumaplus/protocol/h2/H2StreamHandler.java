@@ -34,6 +34,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -148,7 +149,8 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
         }
         InetSocketAddress local = inet(stream.parent().localAddress());
         InetSocketAddress remote = inet(stream.parent().remoteAddress());
-        head = new RequestHead(method, path, "HTTP/2", scheme, local, remote, List.copyOf(headers), now, now);
+        head = new RequestHead(method, path, "HTTP/2", scheme, local, remote, Collections.unmodifiableList(headers), now,
+                now);
         body = new RequestBodyBuffer(limit, this);
         if (frame.isEndStream()) {
             onData(Unpooled.EMPTY_BUFFER, true);

@@ -21,6 +21,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -47,7 +48,7 @@ import tech.kwik.flupke.server.HttpServerResponse;
 final class H3RequestHandler implements HttpRequestHandler {
 
     /** Bytes read from the request stream at once (Flupke's stream hands over what QUIC has received). */
-    private static final int READ_BYTES = 16 * 1024;
+    private static final int READ_BYTES = 64 * 1024;
 
     private final RequestQueue queue;
     private final InetSocketAddress local;
@@ -91,7 +92,7 @@ final class H3RequestHandler implements HttpRequestHandler {
         }
         InetSocketAddress remote = request.remoteAddress();
         RequestHead head = new RequestHead(request.method(), request.path(), "HTTP/3", "https", local, remote,
-                List.copyOf(headers), start, start);
+                Collections.unmodifiableList(headers), start, start);
         ConnectionKey key = acquire(remote);
         try {
             serve(head, key, request.body(), response);
