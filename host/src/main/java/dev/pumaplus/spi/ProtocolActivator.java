@@ -53,7 +53,7 @@ public abstract class ProtocolActivator implements BundleActivator {
 
     /**
      * A service the host offers beyond settings and queue (e.g. {@link EventLoops}); throws naming it when it
-     * is missing, which fails the bundle's start. Released when this bundle stops. Only inside {@link #open}.
+     * is missing, which fails the bundle's start. Released when this bundle stops. Only while starting.
      */
     protected final <T> T host(Class<T> type) {
         T service = use(required(type));
@@ -66,12 +66,7 @@ public abstract class ProtocolActivator implements BundleActivator {
     @Override
     public final void start(BundleContext bundleContext) {
         context = bundleContext;
-        HostSettings settings = use(required(HostSettings.class));
-        RequestQueue queue = use(required(RequestQueue.class));
-        if (settings == null || queue == null) {
-            throw new IllegalStateException(bundle + ": the host's HostSettings/RequestQueue service went away");
-        }
-        endpoint = open(settings, queue);
+        endpoint = open(host(HostSettings.class), host(RequestQueue.class));
         Hashtable<String, Object> properties = new Hashtable<>();
         properties.put("protocol", protocol);
         String[] names = endpoint.types().stream().map(Class::getName).toArray(String[]::new);
