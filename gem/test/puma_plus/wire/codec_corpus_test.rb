@@ -48,6 +48,11 @@ class PumaPlus::Wire::CodecCorpusTest < PumaPlus::TestCase
   CODECS.each do |codec|
     label = codec.name.split("::").last.downcase
 
+    define_method("test_#{label}_refuses_a_negative_offset_before_reading_anything") do
+      error = assert_raises(ArgumentError) { codec.store_pairs("\x00\x01a\x00\x00\x00\x01b", {}, -7) }
+      assert_equal "offset can't be negative", error.message
+    end
+
     define_method("test_#{label}_stores_every_valid_corpus_pair_list_as_decoded") do
       FRAMES.reject { |name, _, _| name.start_with?("invalid-") }.each do |name, type, payload|
         at = PAIRS_AT.fetch(type)

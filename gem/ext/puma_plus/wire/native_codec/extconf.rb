@@ -1,8 +1,15 @@
 # frozen_string_literal: true
 
 # Makefile for PumaPlus::Wire::NativeCodec, the C half of the worker's wire codec (native_codec.c). Built by
-# script/build with Debian's ruby-dev headers; the gem runs on the pure-Ruby codec when it is absent.
-require "mkmf"
+# script/native with Debian's ruby-dev headers, and by `gem install`; the gem runs on the pure-Ruby codec when
+# it is absent.
+begin
+  require "mkmf"
+rescue SystemExit
+  # mkmf aborts when Ruby's headers are missing (no ruby-dev): install without the extension rather than fail.
+  File.write("Makefile", "all install clean:\n\t@:\n")
+  exit 0
+end
 
 $CFLAGS << " -O2 -Wall -Wextra -Wno-unused-parameter -std=c99"
 create_makefile("puma_plus/wire/native_codec")

@@ -32,6 +32,8 @@ static uint32_t read_u32(const unsigned char *p)
 static VALUE store_pairs(VALUE self, VALUE payload, VALUE hash, VALUE offset_value)
 {
     long offset = NUM2LONG(offset_value);
+    if (offset < 0)
+        rb_raise(rb_eArgError, "offset can't be negative");
     StringValue(payload);
     Check_Type(hash, T_HASH);
     rb_check_frozen(hash); /* rb_hash_bulk_insert does not check */
