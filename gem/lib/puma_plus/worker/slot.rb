@@ -94,11 +94,13 @@ module PumaPlus
 
       private
 
-      # A hook that raises is logged; the slot serves on (puma's thread pool does the same).
+      # A hook that raises is logged and the next one still runs; the slot serves on (as puma's thread pool).
       def run_hooks(hooks, name)
-        hooks.each { |hook| hook.call }
-      rescue StandardError, ScriptError => e
-        Log.exception("#{@context}: #{name} hook raised", e, @log)
+        hooks.each do |hook|
+          hook.call
+        rescue StandardError, ScriptError => e
+          Log.exception("#{@context}: #{name} hook raised", e, @log)
+        end
       end
     end
   end
