@@ -21,7 +21,7 @@ class PluginsTest < IntegrationTest
   end
 
   def test_tmp_restart_touching_tmp_restart_txt_under_50_rps_hot_restarts_with_no_failed_request
-    skip "Debian's puma package (tmp_restart) is not installed" unless system("dpkg -L puma >/dev/null 2>&1")
+    return skip_or_fail("Debian's puma package (tmp_restart) is not installed") unless system("dpkg -L puma >/dev/null 2>&1")
     dir = app_dir("workers 2\nthreads 2, 2\nplugin :tmp_restart\n")
     FileUtils.mkdir_p(File.join(dir, "tmp"))
     server = start_server(chdir: dir)

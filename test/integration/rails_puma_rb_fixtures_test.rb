@@ -69,7 +69,8 @@ class RailsPumaRbFixturesTest < IntegrationTest
     workers = pid_of.("before_worker_boot 0") + pid_of.("before_worker_boot 1")
     assert_equal 2, workers.uniq.size, names.join("\n")
     assert_equal workers.sort, (pid_of.("before_worker_shutdown 0") + pid_of.("before_worker_shutdown 1")).sort
-    assert_equal workers.sort, pid_of.("before_thread_start").sort, "one slot thread per worker (threads 1, 1)"
+    assert_equal 2, names.count { |n| n.start_with?("before_thread_start") }, "one slot thread per worker (threads 1, 1)"
+    assert_equal workers.sort, pid_of.("before_thread_start").sort
     assert_equal workers.sort, pid_of.("before_thread_exit").sort
     assert_equal 1, names.count("after_booted"), "after_booted runs once"
     refute_includes names, "before_restart", "a stop is no restart"
@@ -82,6 +83,7 @@ class RailsPumaRbFixturesTest < IntegrationTest
     hook_log = File.join(dir, "hooks.log")
     server = plain_puma_plus(dir, "HOOK_LOG" => hook_log)
     first = File.readlines(hook_log, chomp: true).grep(/\Abefore_fork /).map { |l| l.split.last }
+    refute_empty first, "generation 1 logged no before_fork"
     Process.kill("USR2", server.pid)
     assert server.await_line(/\Apuma-plus: generation 1 retired; hot restart done\z/, 60), with_log(server, "no hot restart")
     lines = File.readlines(hook_log, chomp: true)
