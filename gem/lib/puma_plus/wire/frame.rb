@@ -63,13 +63,21 @@ module PumaPlus
         raise ProtocolError, "stream ended inside a frame header" if header.bytesize < HEADER_SIZE
 
         word, length = header.unpack(HEADER_FORMAT)
-        name = FrameType.name_of(word >> 24)
-        raise ProtocolError, "#{name}: payload length #{length} exceeds MAX_PAYLOAD #{MAX_PAYLOAD}" if length > MAX_PAYLOAD
+        name = check_header(word >> 24, length)
 
         payload = length.zero? ? EMPTY : io.read(length)
         raise ProtocolError, "#{name}: stream ended inside the payload" if payload.nil? || payload.bytesize < length
 
         new(word >> 24, word & FLAGS_MASK, payload)
+      end
+
+      # The name of frame type +type+ for messages; raises ProtocolError when +length+ exceeds MAX_PAYLOAD.
+      # Every header read (here and FrameReader) is checked with it before any payload byte is read.
+      def self.check_header(type, length)
+        name = FrameType.name_of(type)
+        raise ProtocolError, "#{name}: payload length #{length} exceeds MAX_PAYLOAD #{MAX_PAYLOAD}" if length > MAX_PAYLOAD
+
+        name
       end
 
       # Reads every frame in the binary String +bytes+ (e.g. a corpus .bin).

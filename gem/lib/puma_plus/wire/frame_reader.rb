@@ -40,11 +40,7 @@ module PumaPlus
 
         word = @data.unpack1(WORD, offset: @offset)
         length = @data.unpack1(WORD, offset: @offset + 4)
-        name = FrameType.name_of(word >> 24)
-        if length > Frame::MAX_PAYLOAD
-          raise ProtocolError, "#{name}: payload length #{length} exceeds MAX_PAYLOAD #{Frame::MAX_PAYLOAD}"
-        end
-
+        name = Frame.check_header(word >> 24, length)
         Frame.new(word >> 24, word & Frame::FLAGS_MASK, payload(name, length))
       end
 
