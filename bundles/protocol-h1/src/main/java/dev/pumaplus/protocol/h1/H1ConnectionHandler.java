@@ -524,7 +524,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             idleTimeoutNanos = 0;
             return;
         }
-        long now = ctx.executor().ticker().nanoTime();
+        long now = RequestClock.nanoTime(ctx.executor());
         long deadline = now + TimeUnit.SECONDS.toNanos(seconds);
         if (idleCheck != null && idleCheckAtNanos > deadline) {
             cancelIdleCheck(); // a shorter timeout than the one the check was set for (first data -> keep-alive)
@@ -540,7 +540,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     private void scheduleIdleCheck(long deadline) {
         idleCheckAtNanos = deadline;
         idleCheck = ctx.executor().schedule(this::checkIdle,
-                deadline - ctx.executor().ticker().nanoTime(), TimeUnit.NANOSECONDS);
+                deadline - RequestClock.nanoTime(ctx.executor()), TimeUnit.NANOSECONDS);
     }
 
     private void checkIdle() {
@@ -549,7 +549,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             return; // busy: the clock starts again when the connection is next idle
         }
         long deadline = idleSinceNanos + idleTimeoutNanos;
-        if (deadline - ctx.executor().ticker().nanoTime() > 0) {
+        if (deadline - RequestClock.nanoTime(ctx.executor()) > 0) {
             scheduleIdleCheck(deadline); // the clock was restarted since this check was set
         } else if (decoder.reads() == readsAtIdle && pendingWriteBytes() == 0) {
             ctx.close(); // no byte in time: close without a response, as puma does
@@ -588,7 +588,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void writeProgressed() {
         if (writeTimer != null) {
-            lastWriteProgressNanos = ctx.executor().ticker().nanoTime();
+            lastWriteProgressNanos = RequestClock.nanoTime(ctx.executor());
         }
     }
 
@@ -598,7 +598,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         if (writeTimer != null || seconds <= 0 || inactive || pendingWriteBytes() == 0) {
             return;
         }
-        lastWriteProgressNanos = ctx.executor().ticker().nanoTime();
+        lastWriteProgressNanos = RequestClock.nanoTime(ctx.executor());
         writeTimer = ctx.executor().schedule(this::checkWriteProgress, seconds, TimeUnit.SECONDS);
     }
 
@@ -613,7 +613,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             return;
         }
         long timeoutNanos = TimeUnit.SECONDS.toNanos(config.writeTimeoutSecs());
-        long stalledNanos = ctx.executor().ticker().nanoTime() - lastWriteProgressNanos;
+        long stalledNanos = RequestClock.nanoTime(ctx.executor()) - lastWriteProgressNanos;
         if (stalledNanos < timeoutNanos) {
             writeTimer = ctx.executor().schedule(this::checkWriteProgress, timeoutNanos - stalledNanos,
                     TimeUnit.NANOSECONDS);

@@ -202,7 +202,12 @@ final class H1Server implements Listener {
         Channel channel = bootstrap.option(ChannelOption.SO_BACKLOG, address.backlog())
                 .bind(socketAddress).syncUninterruptibly().channel();
         socketFiles.add(file);
-        Files.setPosixFilePermissions(file, address.socketPermissions());
+        try {
+            Files.setPosixFilePermissions(file, address.socketPermissions());
+        } catch (IOException | RuntimeException e) {
+            channel.close().syncUninterruptibly(); // not in serverChannels yet: close() would not reach it
+            throw e;
+        }
         return channel;
     }
 
