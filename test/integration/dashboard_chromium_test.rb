@@ -58,6 +58,7 @@ class DashboardChromiumTest < TimingTest
       assert_equal [shown.size, 200].min, rows, "the list shows every decision the page holds (up to 200 rows)"
       assert_operator browser.evaluate("document.querySelectorAll('#decision-rows tr.add').length"), :>=, 1
       assert_operator state["last"]["workers"].size, :>=, 2, "the workers the controller added are in the table"
+      assert_equal [1], state["generations"], "one shepherd generation, charted by its slots"
       assert state["markers"].any? { |m| m["kind"] == "add" }, "the scale-up is marked on the time axis"
       diag "#{state['points']} points, #{shown.size} decisions (#{shown.count { |d| d['action'] == 'add' }} add), " \
            "#{state['last']['workers'].size} workers"
