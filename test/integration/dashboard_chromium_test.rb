@@ -39,7 +39,10 @@ class DashboardChromiumTest < TimingTest
         browser.evaluate("window.dashboardState.decisions.some(d => d.action === 'add')") &&
           browser.evaluate("window.dashboardState.points") >= 20
       end
-      state = browser.evaluate("window.dashboardState")
+      # One evaluation, so the state and the list it rendered come from the same snapshot.
+      state = browser.evaluate("Object.assign({}, window.dashboardState, {" \
+                               "rows: document.querySelectorAll('#decision-rows tr').length, " \
+                               "addRows: document.querySelectorAll('#decision-rows tr.add').length })")
       assert scaled, "no add decision, or fewer than 20 points, on the page: points #{state['points']}, " \
                      "decisions #{state['decisions'].last(3)}"
 
@@ -54,9 +57,8 @@ class DashboardChromiumTest < TimingTest
       assert_equal logged.first(shown.size).map { |d| [d["policy"], d["tick"], d.dig("decision", "action"), d.dig("decision", "reason")] },
                    shown.map { |d| [d["policy"], d["tick"], d["action"], d["reason"]] },
                    "each decision on the page is the decision log's line of its tick, in order"
-      rows = browser.evaluate("document.querySelectorAll('#decision-rows tr').length")
-      assert_equal [shown.size, 200].min, rows, "the list shows every decision the page holds (up to 200 rows)"
-      assert_operator browser.evaluate("document.querySelectorAll('#decision-rows tr.add').length"), :>=, 1
+      assert_equal [shown.size, 200].min, state["rows"], "the list shows every decision the page holds (up to 200 rows)"
+      assert_equal shown.count { |d| d["action"] == "add" }, state["addRows"], "each add decision is a row of the list"
       assert_operator state["last"]["workers"].size, :>=, 2, "the workers the controller added are in the table"
       assert_equal [1], state["generations"], "one shepherd generation, charted by its slots"
       assert state["markers"].any? { |m| m["kind"] == "add" }, "the scale-up is marked on the time axis"
