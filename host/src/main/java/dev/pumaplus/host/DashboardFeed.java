@@ -33,10 +33,11 @@ import java.util.function.Supplier;
  * </pre>
  * {@code decisions} holds the autoscaler's decisions not sent before on this stream (on the first snapshot,
  * all it keeps); {@code events} what changed since the previous snapshot: {@code worker_started},
- * {@code worker_exited} (it sent GOAWAY first), {@code worker_died} (a worker process whose links closed
- * without GOAWAY: the dispatcher counted them lost), {@code restart} (a worker of a newer shepherd
- * generation dialled in) and {@code policy_swap} (another autoscaler, or another policy, is in charge).
- * The first snapshot has no events: it is the baseline.
+ * {@code worker_died} (a worker process that left while the dispatcher counted links lost without GOAWAY
+ * since the previous snapshot: killed, crashed), {@code worker_exited} (one that left otherwise: retired
+ * after GOAWAY), {@code restart} (a worker of a newer shepherd generation dialled in) and
+ * {@code policy_swap} (another autoscaler, or another policy, is in charge). The first snapshot has no
+ * events: it is the baseline.
  *
  * <p>Threading: one feed per stream, called on that stream's event loop only; it keeps the previous
  * snapshot's view to tell what changed.
@@ -136,7 +137,8 @@ final class DashboardFeed {
             }
             for (Map.Entry<Long, Long> w : current.entrySet()) {
                 if (!previousWorkers.containsKey(w.getKey())) {
-                    event(events, now, "worker_started", "worker pid " + w.getKey() + " (generation " + w.getValue() + ")");
+                    event(events, now, "worker_started",
+                            "worker pid " + w.getKey() + " (generation " + w.getValue() + ")");
                 }
             }
             for (Map.Entry<Long, Long> w : previousWorkers.entrySet()) {
