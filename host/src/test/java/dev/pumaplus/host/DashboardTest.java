@@ -1,6 +1,6 @@
 /*
- * Claims about /dashboard on the control app: the page and the vendored library are served from the host
- * jar, behind the control app's token; the event stream sends a snapshot at once and one a second on the
+ * Claims about /dashboard on the control app: the page and the vendored library (the files its NOTICE.md
+ * records) are served from the host jar, behind the control app's token; the event stream sends a snapshot at once and one a second on the
  * channel's own event loop, and its timer is gone once the channel closes.
  */
 package dev.pumaplus.host;
@@ -108,6 +108,25 @@ class DashboardTest {
         assertEquals(-1, channel.runScheduledPendingTasks(), "no timer is left once the channel closed");
         assertEquals(2, snapshots.get(), "no snapshot after the close");
         assertFalse(channel.finishAndReleaseAll());
+    }
+
+    @Test
+    void theVendoredLibraryInTheHostJarIsTheOneItsNoticeRecords() throws Exception {
+        String notice;
+        try (InputStream in = Dashboard.class.getResourceAsStream("dashboard/NOTICE.md")) {
+            notice = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        java.util.regex.Matcher sums = java.util.regex.Pattern.compile("- sha256 `([^`]+)`: `([0-9a-f]{64})`")
+                .matcher(notice);
+        List<String> checked = new java.util.ArrayList<>();
+        while (sums.find()) {
+            try (InputStream file = Dashboard.class.getResourceAsStream("dashboard/" + sums.group(1))) {
+                byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(file.readAllBytes());
+                assertEquals(sums.group(2), java.util.HexFormat.of().formatHex(digest), sums.group(1));
+            }
+            checked.add(sums.group(1));
+        }
+        assertEquals(List.of(Dashboard.SCRIPT, Dashboard.STYLE, "LICENSE"), checked);
     }
 
     @Test
