@@ -1,7 +1,8 @@
 # The live dashboard in a real browser (docs/CONTROL.md, "Dashboard"): Debian's headless Chromium opens
 # /dashboard on the control app of an autoscaling server, an open-loop load step makes the controller add
 # workers, and the test reads the page's own state through the DevTools protocol: the charts hold a point a
-# second, and the decision list holds the controller's decisions, each as its decision log line has it.
+# second, the decision list holds the controller's decisions, each as its decision log line has it, and a
+# worker killed outright is marked as a death.
 # The screenshot is saved in the test's temp dir, and also to $DASHBOARD_SCREENSHOT when set (how
 # docs/dashboard.png is made). script/setup installs chromium; without it the test fails under CI.
 require "timing_helper"
@@ -45,6 +46,16 @@ class DashboardChromiumTest < TimingTest
                                "addRows: document.querySelectorAll('#decision-rows tr.add').length })")
       assert scaled, "no add decision, or fewer than 20 points, on the page: points #{state['points']}, " \
                      "decisions #{state['decisions'].last(3)}"
+
+      # A worker killed outright closes its links without GOAWAY: the page marks a death on the time axis.
+      victim = server.worker_pids.last
+      Process.kill("KILL", victim)
+      died = eventually(timeout: 10) do
+        browser.evaluate("window.dashboardState.markers.some(m => m.kind === 'worker_died')")
+      end
+      events = browser.evaluate("window.dashboardState.events")
+      assert died, "no worker_died marker after killing #{victim}: #{events}"
+      assert_includes events.select { |e| e["kind"] == "worker_died" }.map { |e| e["text"] }.join, victim.to_s
 
       File.binwrite(File.join(temp_dir, "dashboard.png"), png = browser.screenshot)
       File.binwrite(ENV["DASHBOARD_SCREENSHOT"], png) if ENV["DASHBOARD_SCREENSHOT"]
