@@ -52,7 +52,7 @@ class MetricsTest < TimingTest
     Process.kill("STOP", shepherd)
     begin
       workers.each { |pid| Process.kill("KILL", pid) }
-      exposition = settled_metrics(server) { |e| e["puma_plus_live_slots"] == 0 }
+      exposition = settled_metrics(server, timeout: 15) { |e| e["puma_plus_live_slots"] == 0 }
       assert_equal 0, exposition["puma_plus_live_slots"], with_log(server, "the killed workers' links are still live")
       assert_equal 3600, exposition["puma_plus_predicted_wait_seconds"], "no live slot: the cap, never +Inf"
       assert_empty exposition.series("puma_plus_worker_slots"), "no worker process, no per-worker series"
