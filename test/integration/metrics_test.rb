@@ -1,6 +1,7 @@
 # GET /metrics on the control listener: Prometheus text that promtool accepts, with the histograms, gauges
-# and counters of docs/METRICS.md; the per-response Server-Timing header (config switch); and the
-# load balancer's X-Request-Start, which is upstream time and never queue time.
+# and counters of docs/METRICS.md (per-worker slots and memory, the host's process and JVM gauges, a
+# predicted wait that stays finite while no worker is connected); the per-response Server-Timing header
+# (config switch); and the load balancer's X-Request-Start, which is upstream time and never queue time.
 require "timing_helper"
 require "open3"
 
@@ -10,7 +11,20 @@ class MetricsTest < TimingTest
                   puma_plus_body_wait_seconds puma_plus_upstream_seconds].freeze
   GAUGES = %w[puma_plus_queue_depth puma_plus_live_slots puma_plus_busy_slots puma_plus_predicted_wait_seconds
               puma_plus_utilization].freeze
-  COUNTERS = %w[puma_plus_requests_total puma_plus_requests_dropped_total puma_plus_requests_shed_total].freeze
+  COUNTERS = %w[puma_plus_requests_total puma_plus_requests_dropped_total puma_plus_requests_shed_total
+                puma_plus_health_checks_total].freeze
+  PROCESS_GAUGES = %w[puma_plus_worker_slots puma_plus_worker_resident_memory_bytes process_resident_memory_bytes
+                      process_open_fds process_max_fds jvm_threads_current jvm_memory_bytes_used].freeze
+
+  def promtool_verdict(promtool, text)
+    output, status = Open3.capture2e(promtool, "check", "metrics", stdin_data: text)
+    [status.success? && output.strip.empty?, "promtool check metrics (exit #{status.exitstatus}):\n#{output}\n--- /metrics ---\n#{text}"]
+  end
+
+  def parent_pid(pid)
+    stat = File.read("/proc/#{pid}/stat")
+    Integer(stat[(stat.rindex(")") + 2)..].split[1])
+  end
 
   def test_metrics_pass_promtool_check_metrics
     promtool = IntegrationTest.find_executable("promtool") or return skip_or_fail("promtool (Debian's prometheus package) is not installed")
@@ -21,8 +35,32 @@ class MetricsTest < TimingTest
     settled_metrics(server) { |e| e["puma_plus_total_seconds_count"] == 5 }
     text = metrics(server)
 
-    output, status = Open3.capture2e(promtool, "check", "metrics", stdin_data: text)
-    assert status.success?, "promtool check metrics rejects /metrics (exit #{status.exitstatus}):\n#{output}\n--- /metrics ---\n#{text}"
+    clean, verdict = promtool_verdict(promtool, text)
+    assert clean, verdict
+    PROCESS_GAUGES.each { |name| assert_includes text, "\n# TYPE #{name} gauge\n", "promtool saw #{name}" }
+    assert_includes text, "\n# TYPE jvm_gc_collection_seconds summary\njvm_gc_collection_seconds_count{gc=", "GC per collector"
+  end
+
+  # The shepherd is stopped (so it cannot replace them) and the workers are killed: no slot is live, and
+  # W_pred, unbounded, reads the documented cap of one hour instead of +Inf, in a page promtool still accepts.
+  def test_predicted_wait_is_the_finite_cap_while_no_worker_is_connected
+    promtool = IntegrationTest.find_executable("promtool") or return skip_or_fail("promtool (Debian's prometheus package) is not installed")
+    server = start_server(app("probe.ru"), workers: 1, threads: 2)
+    workers = server.worker_pids
+    shepherd = server.descendant_pids.find { |pid| parent_pid(pid) == server.pid && !workers.include?(pid) }
+    refute_nil shepherd, "the shepherd among #{server.descendant_pids} (workers #{workers})"
+    Process.kill("STOP", shepherd)
+    begin
+      workers.each { |pid| Process.kill("KILL", pid) }
+      exposition = settled_metrics(server, timeout: 15) { |e| e["puma_plus_live_slots"] == 0 }
+      assert_equal 0, exposition["puma_plus_live_slots"], with_log(server, "the killed workers' links are still live")
+      assert_equal 3600, exposition["puma_plus_predicted_wait_seconds"], "no live slot: the cap, never +Inf"
+      assert_empty exposition.series("puma_plus_worker_slots"), "no worker process, no per-worker series"
+      clean, verdict = promtool_verdict(promtool, metrics(server))
+      assert clean, verdict
+    ensure
+      Process.kill("CONT", shepherd)
+    end
   end
 
   def test_metrics_expose_the_documented_histograms_gauges_and_counters
@@ -51,6 +89,16 @@ class MetricsTest < TimingTest
     assert_equal 2, exposition["puma_plus_live_slots"]
     assert_equal 0, exposition["puma_plus_queue_depth"]
     assert_equal 0, exposition["puma_plus_predicted_wait_seconds"], "an idle slot means no wait"
+    pid = server.worker_pids.first
+    assert_equal 2, exposition["puma_plus_worker_slots{pid=\"#{pid}\",index=\"0\",generation=\"1\",state=\"idle\"}"],
+                 exposition.series("puma_plus_worker_slots").to_s
+    assert_equal 0, exposition["puma_plus_worker_slots{pid=\"#{pid}\",index=\"0\",generation=\"1\",state=\"busy\"}"]
+    worker_rss = exposition["puma_plus_worker_resident_memory_bytes{pid=\"#{pid}\",index=\"0\",generation=\"1\"}"]
+    assert_in_delta File.read("/proc/#{pid}/status")[/^VmRSS:\s+(\d+) kB/, 1].to_i * 1024, worker_rss, 8 << 20,
+                    "the worker's RSS is its /proc/PID/status VmRSS (within 8 MiB of a moment later)"
+    assert_operator exposition["process_resident_memory_bytes"], :>, 20 << 20, "a JVM's resident memory"
+    assert_operator exposition["process_open_fds"], :>=, 3
+    assert_operator exposition["jvm_threads_current"], :>=, 2
     COUNTERS.each { |name| assert_includes %w[counter], exposition.types[name] || exposition.types[name.sub(/_total\z/, "")], "# TYPE of #{name}" }
     assert_equal 4, exposition['puma_plus_requests_total{status_class="2xx"}'], exposition.series("puma_plus_requests_total").to_s
     assert_equal 1, exposition['puma_plus_requests_total{status_class="4xx"}'], exposition.series("puma_plus_requests_total").to_s

@@ -82,7 +82,7 @@ module Timing
         types[m[1]] = m[2]
       elsif !line.start_with?("#")
         m = /\A(\S+?(?:\{.*\})?) (\S+)(?: \d+)?\z/.match(line) or raise "unparsable sample line #{line.inspect}"
-        samples[m[1]] = m[2] == "+Inf" ? Float::INFINITY : Float(m[2])
+        samples[m[1]] = { "+Inf" => Float::INFINITY, "-Inf" => -Float::INFINITY, "NaN" => Float::NAN }[m[2]] || Float(m[2])
       end
     end
     Exposition.new(samples, types)

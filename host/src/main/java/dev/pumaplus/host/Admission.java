@@ -87,7 +87,11 @@ final class Admission implements RequestQueue {
                            ResponseSink sink) {
         long id = requestIds.incrementAndGet();
         boolean health = isHealthCheck(head.target());
-        if (health && healthByHost) {
+        boolean byHost = healthByHost;
+        if (health) {
+            reporting.metrics().countHealthCheck(byHost);
+        }
+        if (health && byHost) {
             body.release();
             answerHealth(sink);
             return HostAnswer.DONE;

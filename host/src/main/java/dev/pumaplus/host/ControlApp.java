@@ -8,6 +8,7 @@ package dev.pumaplus.host;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pumaplus.spi.Autoscaler;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -43,6 +44,7 @@ import java.util.concurrent.TimeUnit;
  * Serves {@code GET /stats}: puma's cluster stats shape, computed live from {@link Dispatcher#snapshot()}
  * with worker links grouped by the pid in their HELLO, plus a {@code queue} object (below).
  * {@code ?pretty=1} indents. {@code GET /metrics}: the Prometheus text format ({@link PrometheusExposition}).
+ * {@code /dashboard} and below: the live page and its stream ({@link Dashboard}).
  * With a token configured, {@code ?token=} must match on both (else 403). Other paths: 404; other methods:
  * 405.
  *
@@ -98,6 +100,7 @@ final class ControlApp {
     private Channel server;
     /** The OSGi runtime, for the autoscaler's /controller endpoint; null until {@link #felix} is called. */
     private volatile EmbeddedFelix felix;
+    private final Dashboard dashboard;
 
     ControlApp(Dispatcher dispatcher, String token, int workers, int threads, Instant startedAt) {
         this.dispatcher = dispatcher;
@@ -105,6 +108,10 @@ final class ControlApp {
         this.workers = workers;
         this.threads = threads;
         this.startedAt = startedAt;
+        this.dashboard = new Dashboard(dispatcher, () -> {
+            EmbeddedFelix runtime = felix;
+            return runtime == null ? List.of() : runtime.services(Autoscaler.class);
+        });
     }
 
     /** Enables GET /restart, /phased-restart, /reload-config, /stop and /halt (404 without). */
@@ -274,6 +281,14 @@ final class ControlApp {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) throws Exception {
             QueryStringDecoder query = new QueryStringDecoder(request.uri());
+            if (Dashboard.handles(query.path())) {
+                if (!authorized(query)) {
+                    send(ctx, request, text(HttpResponseStatus.FORBIDDEN, "forbidden\n"));
+                } else {
+                    dashboard.handle(ctx, request, query.path(), response -> send(ctx, request, response));
+                }
+                return;
+            }
             if (query.path().equals(ControllerEndpoint.PATH)) {
                 if (!authorized(query)) {
                     send(ctx, request, text(HttpResponseStatus.FORBIDDEN, "forbidden\n"));

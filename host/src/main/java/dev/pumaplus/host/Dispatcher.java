@@ -98,6 +98,7 @@ final class Dispatcher implements WorkerLink.Listener {
     private int idleCount;
     private long dropped;
     private long completed;
+    private long lostLinks;
 
     /** @param clock T3, the end of a slot and (through admission) T2b are read from it */
     Dispatcher(NanoClock clock) {
@@ -231,7 +232,8 @@ final class Dispatcher implements WorkerLink.Listener {
         lock.lock();
         try {
             WorkerCounts process = processes.computeIfAbsent(link.hello.pid(),
-                    pid -> new WorkerCounts(pid, link.hello.workerIndex(), System.currentTimeMillis()));
+                    pid -> new WorkerCounts(pid, link.hello.workerIndex(), link.hello.generation(),
+                            System.currentTimeMillis()));
             slot = new Slot(link, process);
             process.live++;
             LIVE.setOpaque(this, live + 1);
@@ -315,6 +317,9 @@ final class Dispatcher implements WorkerLink.Listener {
             slots.remove(slot);
             leaveIdle(slot);
             LIVE.setOpaque(this, live - 1);
+            if (!slot.draining) {
+                lostLinks++;
+            }
             WorkerCounts process = slot.process;
             process.live--;
             running = slot.running;
@@ -431,12 +436,12 @@ final class Dispatcher implements WorkerLink.Listener {
         try {
             List<ProcessStatus> status = new ArrayList<>(processes.size());
             for (WorkerCounts p : processes.values()) {
-                status.add(new ProcessStatus(p.pid, p.workerIndex, p.startedAtMillis, p.live, p.live - p.busy,
-                        p.busy, p.completed));
+                status.add(new ProcessStatus(p.pid, p.workerIndex, p.generation, p.startedAtMillis, p.live,
+                        p.live - p.busy, p.busy, p.completed));
             }
             status.sort((a, b) -> a.workerIndex != b.workerIndex
                     ? Long.compare(a.workerIndex, b.workerIndex) : Long.compare(a.pid, b.pid));
-            return new Snapshot(depth, busy, live, dropped, completed, status);
+            return new Snapshot(depth, busy, live, dropped, completed, lostLinks, status);
         } finally {
             lock.unlock();
         }
@@ -576,22 +581,25 @@ final class Dispatcher implements WorkerLink.Listener {
     private static final class WorkerCounts {
         final long pid;
         final long workerIndex;
+        /** The shepherd generation its first link's HELLO named. */
+        final long generation;
         /** Wall-clock ms when its first link said HELLO. */
         final long startedAtMillis;
         int live;
         int busy;
         long completed;
 
-        WorkerCounts(long pid, long workerIndex, long startedAtMillis) {
+        WorkerCounts(long pid, long workerIndex, long generation, long startedAtMillis) {
             this.pid = pid;
             this.workerIndex = workerIndex;
+            this.generation = generation;
             this.startedAtMillis = startedAtMillis;
         }
     }
 
-    /** Per worker process: live, idle and busy links, requests completed on them. */
-    record ProcessStatus(long pid, long workerIndex, long startedAtMillis, int live, int idle, int busy,
-                         long completed) {
+    /** Per worker process: its shepherd generation, live, idle and busy links, requests completed on them. */
+    record ProcessStatus(long pid, long workerIndex, long generation, long startedAtMillis, int live, int idle,
+                         int busy, long completed) {
     }
 
     /**
@@ -600,7 +608,10 @@ final class Dispatcher implements WorkerLink.Listener {
      * @param live      links said HELLO and not closed
      * @param dropped   requests cancelled by their client before dispatch
      * @param completed requests finished on a link
+     * @param lostLinks links that closed while still taking requests (no GOAWAY, no drain first): a worker
+     *                  died or its link broke
      */
-    record Snapshot(int depth, int busy, int live, long dropped, long completed, List<ProcessStatus> processes) {
+    record Snapshot(int depth, int busy, int live, long dropped, long completed, long lostLinks,
+                    List<ProcessStatus> processes) {
     }
 }

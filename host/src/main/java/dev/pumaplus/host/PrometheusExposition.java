@@ -1,11 +1,13 @@
 /*
- * Renders GET /metrics of the control app: the host's request timing (QueueMetrics) and slot counters
- * (Dispatcher) in the Prometheus text exposition format 0.0.4, for scrapers and autoscalers (HPA, KEDA).
+ * Renders GET /metrics of the control app: the host's request timing (QueueMetrics), slot counters
+ * (Dispatcher) and process and JVM gauges (RuntimeGauges) in the Prometheus text exposition format 0.0.4,
+ * for scrapers and autoscalers (HPA, KEDA).
  */
 package dev.pumaplus.host;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Function;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
@@ -16,10 +18,19 @@ import org.HdrHistogram.HistogramIterationValue;
  *   <li>histograms {@code puma_plus_queue_seconds}, {@code _service_}, {@code _total_}, {@code _body_wait_},
  *       {@code _upstream_seconds}: cumulative since start, buckets {@link #BUCKETS} s and +Inf, _sum, _count;</li>
  *   <li>gauges {@code puma_plus_queue_depth}, {@code _live_slots}, {@code _busy_slots},
- *       {@code _predicted_wait_seconds} (+Inf with no live slot), {@code _utilization} (NaN with no live
- *       slot);</li>
+ *       {@code _predicted_wait_seconds} (at most {@link #PREDICTED_WAIT_CAP_SECONDS}, which it reads with no
+ *       live slot), {@code _utilization} (NaN with no live slot);</li>
  *   <li>counters {@code puma_plus_requests_total{status_class="1xx".."5xx"}},
- *       {@code puma_plus_requests_dropped_total}, {@code puma_plus_requests_shed_total}.</li>
+ *       {@code puma_plus_requests_dropped_total}, {@code puma_plus_requests_shed_total},
+ *       {@code puma_plus_health_checks_total{answered_by="host"|"app"}};</li>
+ *   <li>per worker process ({@code pid}, {@code index}, {@code generation} labels): gauges
+ *       {@code puma_plus_worker_slots{state="busy"|"idle"}} and
+ *       {@code puma_plus_worker_resident_memory_bytes};</li>
+ *   <li>the host process and its JVM, under the names Prometheus's client libraries use, so stock
+ *       dashboards read them: {@code process_resident_memory_bytes}, {@code process_cpu_seconds_total},
+ *       {@code process_open_fds}, {@code process_max_fds}, {@code jvm_threads_current},
+ *       {@code jvm_memory_bytes_used{area="heap"}}, {@code _committed}, {@code _max}, and the summary
+ *       {@code jvm_gc_collection_seconds{gc}} (_count, _sum). A figure /proc could not give is left out.</li>
  * </ul>
  * Bucket counts come from the HdrHistogram kept at two significant digits: a value within 1% of a bucket
  * boundary may be counted on either side of it; _sum is likewise within 1%. Counts are cumulative over the
@@ -29,6 +40,14 @@ final class PrometheusExposition {
 
     /** The content type of the text format. */
     static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+    /**
+     * The most {@code puma_plus_predicted_wait_seconds} reads, and what it reads while no slot is live
+     * (nothing would serve a request: the wait is unbounded). One hour, the longest duration the timing
+     * histograms record: finite, so sums and averages across replicas stay numbers, and above any wait
+     * a real client would sit through. docs/METRICS.md says why.
+     */
+    static final double PREDICTED_WAIT_CAP_SECONDS = TimingHistogram.MAX_NANOS / 1e9;
 
     /** Bucket upper bounds in seconds, +Inf aside: 100 µs to 30 s. */
     static final double[] BUCKETS = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
@@ -55,8 +74,14 @@ final class PrometheusExposition {
     private PrometheusExposition() {
     }
 
-    /** The whole /metrics page. */
+    /** The whole /metrics page, reading the process and JVM gauges now. */
     static String render(QueueMetrics metrics, Dispatcher.Snapshot slots) {
+        return render(metrics, slots, RuntimeGauges.sample(slots.processes().stream()
+                .map(Dispatcher.ProcessStatus::pid).toList()));
+    }
+
+    /** The whole /metrics page from these readings. */
+    static String render(QueueMetrics metrics, Dispatcher.Snapshot slots, RuntimeGauges.Sample runtime) {
         StringBuilder out = new StringBuilder(8192);
         for (Family family : HISTOGRAMS) {
             family.timing().apply(metrics).readCumulative(h -> histogram(out, family.name(), family.help(), h));
@@ -67,8 +92,9 @@ final class PrometheusExposition {
         gauge(out, "puma_plus_live_slots", "Worker slots connected to the host (c).", slots.live());
         gauge(out, "puma_plus_busy_slots", "Worker slots running a request.", slots.busy());
         gauge(out, "puma_plus_predicted_wait_seconds",
-                "Predicted queue time of a request arriving now: 0 with an idle slot, else (L+1)*S/c.",
-                QueueMetrics.predictedWaitNanos(slots.depth(), slots.busy(), slots.live(), slotMean) / 1e9);
+                "Predicted queue time of a request arriving now: 0 with an idle slot, else (L+1)*S/c;"
+                        + " at most 3600, which it reads with no live slot.",
+                predictedWaitSeconds(slots, slotMean));
         gauge(out, "puma_plus_utilization",
                 "Arrival rate times mean slot time over live slots, over the last 10 s.",
                 QueueMetrics.utilization(arrivals, slotMean, slots.live()));
@@ -84,7 +110,89 @@ final class PrometheusExposition {
         out.append("# HELP puma_plus_requests_shed_total Requests answered 503 at once: predicted wait over the limit.\n");
         out.append("# TYPE puma_plus_requests_shed_total counter\n");
         out.append("puma_plus_requests_shed_total ").append(metrics.shed()).append('\n');
+        out.append("# HELP puma_plus_health_checks_total Requests for health_check_path, by who answered them.\n");
+        out.append("# TYPE puma_plus_health_checks_total counter\n");
+        out.append("puma_plus_health_checks_total{answered_by=\"host\"} ").append(metrics.healthChecks(true))
+                .append('\n');
+        out.append("puma_plus_health_checks_total{answered_by=\"app\"} ").append(metrics.healthChecks(false))
+                .append('\n');
+        workers(out, slots, runtime.workerResidentBytes());
+        process(out, runtime);
         return out.toString();
+    }
+
+    /** W_pred in seconds, capped at {@link #PREDICTED_WAIT_CAP_SECONDS} (its value with no live slot). */
+    static double predictedWaitSeconds(Dispatcher.Snapshot slots, double slotMeanNanos) {
+        double wait = QueueMetrics.predictedWaitNanos(slots.depth(), slots.busy(), slots.live(), slotMeanNanos) / 1e9;
+        return Math.min(wait, PREDICTED_WAIT_CAP_SECONDS);
+    }
+
+    private static void workers(StringBuilder out, Dispatcher.Snapshot slots, Map<Long, Long> resident) {
+        out.append("# HELP puma_plus_worker_slots Slots (links) of one worker process, busy or idle.\n");
+        out.append("# TYPE puma_plus_worker_slots gauge\n");
+        for (Dispatcher.ProcessStatus p : slots.processes()) {
+            String labels = workerLabels(p);
+            out.append("puma_plus_worker_slots{").append(labels).append(",state=\"busy\"} ").append(p.busy())
+                    .append('\n');
+            out.append("puma_plus_worker_slots{").append(labels).append(",state=\"idle\"} ").append(p.idle())
+                    .append('\n');
+        }
+        out.append("# HELP puma_plus_worker_resident_memory_bytes Resident set size of one worker process.\n");
+        out.append("# TYPE puma_plus_worker_resident_memory_bytes gauge\n");
+        for (Dispatcher.ProcessStatus p : slots.processes()) {
+            Long rss = resident.get(p.pid());
+            if (rss != null) {
+                out.append("puma_plus_worker_resident_memory_bytes{").append(workerLabels(p)).append("} ")
+                        .append(rss).append('\n');
+            }
+        }
+    }
+
+    private static String workerLabels(Dispatcher.ProcessStatus p) {
+        return "pid=\"" + p.pid() + "\",index=\"" + p.workerIndex() + "\",generation=\"" + p.generation() + "\"";
+    }
+
+    private static void process(StringBuilder out, RuntimeGauges.Sample r) {
+        if (r.residentBytes() >= 0) {
+            gauge(out, "process_resident_memory_bytes", "Resident memory size of the host process in bytes.",
+                    r.residentBytes());
+        }
+        if (r.cpuSeconds() >= 0) {
+            out.append("# HELP process_cpu_seconds_total User and system CPU time of the host process in seconds.\n");
+            out.append("# TYPE process_cpu_seconds_total counter\n");
+            out.append("process_cpu_seconds_total ").append(number(r.cpuSeconds())).append('\n');
+        }
+        if (r.openFds() >= 0) {
+            gauge(out, "process_open_fds", "Open file descriptors of the host process.", r.openFds());
+        }
+        if (r.maxFds() >= 0) {
+            gauge(out, "process_max_fds", "The host process's limit on open file descriptors.", r.maxFds());
+        }
+        gauge(out, "jvm_threads_current", "Live threads of the host's JVM.", r.threads());
+        jvmMemory(out, "used", "Heap in use", r.heapUsedBytes());
+        jvmMemory(out, "committed", "Heap the JVM holds from the operating system", r.heapCommittedBytes());
+        if (r.heapMaxBytes() >= 0) {
+            jvmMemory(out, "max", "The heap's limit", r.heapMaxBytes());
+        }
+        out.append("# HELP jvm_gc_collection_seconds Time spent in a given JVM garbage collector in seconds.\n");
+        out.append("# TYPE jvm_gc_collection_seconds summary\n");
+        for (RuntimeGauges.Collector gc : r.collectors()) {
+            String label = "{gc=\"" + escapeLabel(gc.name()) + "\"} ";
+            out.append("jvm_gc_collection_seconds_count").append(label).append(gc.collections()).append('\n');
+            out.append("jvm_gc_collection_seconds_sum").append(label).append(number(gc.seconds())).append('\n');
+        }
+    }
+
+    private static void jvmMemory(StringBuilder out, String kind, String help, long bytes) {
+        String name = "jvm_memory_bytes_" + kind;
+        out.append("# HELP ").append(name).append(' ').append(help).append(", bytes.\n");
+        out.append("# TYPE ").append(name).append(" gauge\n");
+        out.append(name).append("{area=\"heap\"} ").append(bytes).append('\n');
+    }
+
+    /** A label value as the format escapes it: backslash, double quote and newline. */
+    static String escapeLabel(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 
     private static StringBuilder histogram(StringBuilder out, String name, String help, Histogram h) {

@@ -40,8 +40,9 @@ import io.netty.util.concurrent.EventExecutor;
  * time of the last 10 s (else 60 s, else since start).
  *
  * <p>Threading: the recording methods ({@code record} on the histograms, {@link #countStatus}, {@link #countShed},
- * {@link #epochOffsetNanos}) are wait-free and allocation-free, for any thread. {@link #tick} and the
- * readers synchronize on this object; they allocate little and run once a second or per scrape.
+ * {@link #countHealthCheck}, {@link #epochOffsetNanos}) are wait-free and allocation-free, for any thread.
+ * {@link #tick} and the readers synchronize on this object; they allocate little and run once a second or
+ * per scrape.
  */
 final class QueueMetrics {
 
@@ -61,6 +62,9 @@ final class QueueMetrics {
     private final LongAdder[] statusClasses = new LongAdder[5];
     /** Requests shed at admission (answered 503 at once: predicted wait over the limit). */
     private final LongAdder shed = new LongAdder();
+    /** Health check requests (health_check_path): answered by the host, and let through to the app. */
+    private final LongAdder healthByHost = new LongAdder();
+    private final LongAdder healthByApp = new LongAdder();
 
     /** S_slot as of the last tick (see {@link #cachedMeanSlotNanos()}). */
     private volatile double cachedMeanSlotNanos = Double.NaN;
@@ -99,6 +103,16 @@ final class QueueMetrics {
     /** Requests shed since start. */
     long shed() {
         return shed.sum();
+    }
+
+    /** Counts one health check request: {@code byHost} when the host answered it, else it jumped the queue. */
+    void countHealthCheck(boolean byHost) {
+        (byHost ? healthByHost : healthByApp).increment();
+    }
+
+    /** Health check requests since start that the host answered ({@code byHost}) or the app did. */
+    long healthChecks(boolean byHost) {
+        return (byHost ? healthByHost : healthByApp).sum();
     }
 
     /** Responses counted for status class {@code digit}xx (1..5). */

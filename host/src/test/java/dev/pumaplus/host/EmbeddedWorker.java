@@ -29,8 +29,14 @@ final class EmbeddedWorker {
 
     /** A link of worker process {@code pid} that joins {@code queue}'s dispatcher (its HELLO was read). */
     EmbeddedWorker(QueueFixture queue, long pid, long workerIndex) {
+        this(queue, pid, workerIndex, 1);
+    }
+
+    /** The same, for a worker of shepherd generation {@code generation}. */
+    EmbeddedWorker(QueueFixture queue, long pid, long workerIndex, long generation) {
         channel = new EmbeddedChannel();
-        link = new WorkerLink(++ids, channel, new Hello(Protocol.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, ids),
+        link = new WorkerLink(++ids, channel, new Hello(Protocol.VERSION, Hello.ROLE_WORKER, pid, generation,
+                workerIndex, ids),
                 queue.dispatcher, queue.reporting, new Hijacks());
         channel.pipeline().addLast(link); // joins the queue, as after a HELLO
         channel.runPendingTasks();

@@ -1,7 +1,7 @@
 /*
  * Claims about GET /metrics of the control app: the Prometheus text format's structure (HELP and TYPE per
- * family, cumulative buckets, +Inf equal to _count), the content type, and promtool's verdict when promtool
- * is installed.
+ * family, cumulative buckets, +Inf equal to _count), the content type, the per-worker and process gauges, a
+ * predicted wait that stays finite with no live slot, and promtool's verdict when promtool is installed.
  */
 package dev.pumaplus.host;
 
@@ -100,6 +100,65 @@ class PrometheusExpositionTest {
                 "puma_plus_predicted_wait_seconds", "puma_plus_utilization")) {
             assertTrue(text.contains("# TYPE " + gauge + " gauge\n" + gauge + " "), gauge);
         }
+    }
+
+    @Test
+    void predictedWaitIsTheDocumentedCapNeverInfinityWhileNoSlotIsLive() {
+        String text = PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot());
+        assertEquals(0, dispatcher.snapshot().live());
+        assertTrue(text.contains("\npuma_plus_predicted_wait_seconds 3600\n"), text);
+        assertEquals(3600, PrometheusExposition.PREDICTED_WAIT_CAP_SECONDS);
+        assertTrue(text.lines().noneMatch(l -> l.endsWith(" +Inf")), "no sample reads +Inf: " + text);
+    }
+
+    @Test
+    void eachWorkerProcessHasItsBusyAndIdleSlotsAndResidentMemoryUnderItsPidIndexAndGeneration() {
+        EmbeddedWorker a = new EmbeddedWorker(queue, 100, 0);
+        new EmbeddedWorker(queue, 100, 0);
+        new EmbeddedWorker(queue, 200, 1);
+        queue.admission.submit(new Object(), DispatcherTest.get("/"), io.netty.buffer.Unpooled.EMPTY_BUFFER, true,
+                new RecordingSink());
+        a.discardSent();
+        Dispatcher.Snapshot slots = dispatcher.snapshot();
+        RuntimeGauges.Sample runtime = new RuntimeGauges.Sample(50L << 20, 1.5, 42, 1024, 17, 10L << 20, 20L << 20,
+                -1, List.of(new RuntimeGauges.Collector("G1 \"Young\" Generation", 3, 0.012)),
+                Map.of(100L, 80L << 20));
+        String text = PrometheusExposition.render(dispatcher.metrics(), slots, runtime);
+        assertTrue(text.contains("puma_plus_worker_slots{pid=\"100\",index=\"0\",generation=\"1\",state=\"busy\"} 1\n"),
+                text);
+        assertTrue(text.contains("puma_plus_worker_slots{pid=\"100\",index=\"0\",generation=\"1\",state=\"idle\"} 1\n"),
+                text);
+        assertTrue(text.contains("puma_plus_worker_slots{pid=\"200\",index=\"1\",generation=\"1\",state=\"idle\"} 1\n"),
+                text);
+        assertTrue(text.contains("puma_plus_worker_resident_memory_bytes{pid=\"100\",index=\"0\",generation=\"1\"} "
+                + (80L << 20) + "\n"), text);
+        assertTrue(!text.contains("puma_plus_worker_resident_memory_bytes{pid=\"200\""),
+                "a worker whose memory could not be read is left out");
+        assertTrue(text.contains("\nprocess_resident_memory_bytes " + (50L << 20) + "\n"), text);
+        assertTrue(text.contains("\nprocess_cpu_seconds_total 1.5\n"), text);
+        assertTrue(text.contains("\nprocess_open_fds 42\n"), text);
+        assertTrue(text.contains("\nprocess_max_fds 1024\n"), text);
+        assertTrue(text.contains("\njvm_threads_current 17\n"), text);
+        assertTrue(text.contains("\njvm_memory_bytes_used{area=\"heap\"} " + (10L << 20) + "\n"), text);
+        assertTrue(!text.contains("jvm_memory_bytes_max"), "an undefined heap limit is left out");
+        assertTrue(text.contains("# TYPE jvm_gc_collection_seconds summary\n"
+                + "jvm_gc_collection_seconds_count{gc=\"G1 \\\"Young\\\" Generation\"} 3\n"
+                + "jvm_gc_collection_seconds_sum{gc=\"G1 \\\"Young\\\" Generation\"} 0.012\n"), text);
+        assertTrue(text.contains("puma_plus_health_checks_total{answered_by=\"host\"} 0\n"), text);
+    }
+
+    @Test
+    void theRuntimeReadingComesFromThisProcessAndItsOwnProc() {
+        long self = ProcessHandle.current().pid();
+        RuntimeGauges.Sample r = RuntimeGauges.sample(List.of(self, Long.MAX_VALUE));
+        assertTrue(r.residentBytes() > 10L << 20, "a JVM's RSS is over 10 MiB: " + r.residentBytes());
+        assertEquals(Map.of(self, r.workerResidentBytes().get(self)), r.workerResidentBytes(),
+                "a pid that does not exist is absent");
+        assertTrue(r.openFds() >= 3, "stdin, stdout, stderr at least: " + r.openFds());
+        assertTrue(r.threads() >= 1);
+        assertTrue(r.heapUsedBytes() > 0);
+        assertTrue(!r.collectors().isEmpty());
+        assertTrue(r.cpuSeconds() > 0);
     }
 
     @Test

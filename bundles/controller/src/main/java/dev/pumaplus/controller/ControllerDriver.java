@@ -18,6 +18,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,12 +36,17 @@ import java.util.function.Function;
  * at {@link State#initial()} for each driver: a swapped-in policy starts with no streaks and no cooldowns,
  * while the units the actuators run carry over untouched.
  *
- * <p>Threading: ticks run on the driver's thread; {@link Autoscaler} methods read volatile fields from any
- * thread.
+ * <p>The last {@link #KEPT_DECISIONS} decisions are also kept in memory for {@link #decisionsAfter} (the
+ * dashboard's list), whether or not a decision log is written.
+ *
+ * <p>Threading: ticks run on the driver's thread; {@link Autoscaler} methods read volatile fields, or copy
+ * the kept decisions under their lock, from any thread.
  */
 final class ControllerDriver implements Autoscaler {
 
     private static final Logger LOG = System.getLogger(ControllerDriver.class.getName());
+    /** Decisions kept for {@link #decisionsAfter}: two minutes of 1 s ticks. */
+    static final int KEPT_DECISIONS = 120;
 
     private final Policy policy;
     private final LoadSignals signals;
@@ -52,6 +60,8 @@ final class ControllerDriver implements Autoscaler {
     private State state = State.initial();
     private volatile long ticks;
     private volatile String lastDecision;
+    /** The most recent decisions, oldest first; guarded by itself. */
+    private final ArrayDeque<TickDecision> recent = new ArrayDeque<>(KEPT_DECISIONS);
 
     /**
      * @param actuators   the registered Actuator of a kind, or null
@@ -148,9 +158,12 @@ final class ControllerDriver implements Autoscaler {
         }
         Observation o = b.build();
         Decision d = policy.decide(state, o);
+        Instant now = Instant.now();
         if (log != null) {
-            DecisionLog.append(log, Instant.now().toString(), policy, state, o, d);
+            DecisionLog.append(log, now.toString(), policy, state, o, d);
         }
+        keep(new TickDecision(ticks, now.toEpochMilli(), policy.id(), d.action(), d.delta(), d.bridgeDelta(),
+                o.units(), d.tier(), d.reason()));
         state = d.next();
         if (d.delta() > 0) {
             a.add(d.delta());
@@ -164,6 +177,15 @@ final class ControllerDriver implements Autoscaler {
         }
         ticks++;
         lastDecision = Replay.summary(d);
+    }
+
+    private void keep(TickDecision decision) {
+        synchronized (recent) {
+            if (recent.size() == KEPT_DECISIONS) {
+                recent.removeFirst();
+            }
+            recent.addLast(decision);
+        }
     }
 
     /** Bytes in MiB; NaN for the SPI's -1 (unknown). */
@@ -184,5 +206,18 @@ final class ControllerDriver implements Autoscaler {
     @Override
     public String lastDecision() {
         return lastDecision;
+    }
+
+    @Override
+    public List<TickDecision> decisionsAfter(long tick) {
+        synchronized (recent) {
+            List<TickDecision> after = new ArrayList<>();
+            for (TickDecision d : recent) {
+                if (d.tick() > tick) {
+                    after.add(d);
+                }
+            }
+            return after;
+        }
     }
 }

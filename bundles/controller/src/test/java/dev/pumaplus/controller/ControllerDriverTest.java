@@ -1,7 +1,7 @@
 /*
  * Claims about the live driver's wiring: it finds the primary actuator and the bridge by kind among the
- * registered actuators, applies a decision's units to the one and its bridge slots to the other, and
- * skips a tick while a configured actuator is missing.
+ * registered actuators, applies a decision's units to the one and its bridge slots to the other,
+ * skips a tick while a configured actuator is missing, and keeps the recent decisions the dashboard lists.
  */
 package dev.pumaplus.controller;
 
@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.Autoscaler.TickDecision;
 import dev.pumaplus.spi.ExtraSlotActuator;
 import dev.pumaplus.spi.LoadSignals;
 import dev.pumaplus.spi.WorkerPool;
@@ -176,5 +177,36 @@ class ControllerDriverTest {
         driver.tick();
         assertEquals(0, driver.ticks());
         assertEquals(List.of(), fork.added);
+    }
+
+    @Test
+    void theKeptDecisionsMatchTheLogLinesAndTheOldestRollOffPastTheLimit(@TempDir Path dir) throws Exception {
+        RecordingFork fork = new RecordingFork();
+        Path log = dir.resolve("decisions.jsonl");
+        ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, Map.<String, Actuator>of(
+                "fork", fork)::get, "fork", null, log, HOUR_MS);
+        driver.start();
+        try {
+            for (int i = 0; i < ControllerDriver.KEPT_DECISIONS + 5; i++) {
+                driver.tick();
+            }
+        } finally {
+            driver.stop();
+        }
+        List<TickDecision> kept = driver.decisionsAfter(-1);
+        assertEquals(ControllerDriver.KEPT_DECISIONS, kept.size());
+        assertEquals(5, kept.get(0).tick(), "the five oldest rolled off");
+        assertEquals(ControllerDriver.KEPT_DECISIONS + 4, kept.get(kept.size() - 1).tick());
+        List<String> lines = Files.readAllLines(log);
+        TickDecision first = kept.get(0);
+        DecisionLog.Entry logged = DecisionLog.parse(lines.get(5));
+        assertEquals(logged.decision().reason(), first.reason());
+        assertEquals(logged.decision().action(), first.action());
+        assertEquals(logged.decision().tier(), first.tier());
+        assertEquals(logged.observation().units(), first.units());
+        assertEquals(logged.policyId(), first.policyId());
+        assertEquals(java.time.Instant.parse(logged.at()).toEpochMilli(), first.epochMillis());
+        assertEquals(List.of(kept.get(kept.size() - 1)), driver.decisionsAfter(kept.get(kept.size() - 2).tick()),
+                "only the ticks after the one asked for");
     }
 }
