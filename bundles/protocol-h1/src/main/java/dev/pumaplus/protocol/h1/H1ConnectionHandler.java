@@ -69,8 +69,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Read-ahead: at most {@link H1Config#maxPipelinedRequests()} requests are read ahead of the one being
  * answered; at that bound the connection stops reading and the decoder stops decoding ({@link
- * H1RequestDecoder#hold}) until a response completes, so a client pipelining without reading its answers
- * holds no more than that many requests (and their responses) in the host.
+ * H1RequestDecoder#hold}) until a response completes and the channel is writable (a completed response
+ * has been handed to the channel, not yet taken by the client), so a client pipelining without reading its
+ * answers holds no more than that many requests, and their responses, in the host.
  *
  * <p>Calls go one way: this handler creates and drives each {@link PendingResponse}, which reports back only
  * through {@link PendingResponse.Connection}. Timeouts and the request timings run on the event loop's
@@ -190,6 +191,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (ctx.channel().isWritable()) {
             writeProgressed();
+            if (readAheadFull && responses.size() <= config.maxPipelinedRequests() && !inactive) {
+                resumeReadAhead();
+            }
         } else {
             armWriteTimer();
         }
@@ -450,7 +454,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
                 break;
             }
         }
-        if (readAheadFull && responses.size() <= config.maxPipelinedRequests()) {
+        if (readAheadFull && responses.size() <= config.maxPipelinedRequests() && ctx.channel().isWritable()) {
             resumeReadAhead();
         }
         maybeIdle();
