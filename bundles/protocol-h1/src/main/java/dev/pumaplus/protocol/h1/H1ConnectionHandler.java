@@ -656,8 +656,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         } else if (decoder.reads() == readsAtIdle && pendingWriteBytes() == 0) {
             ctx.close(); // no byte in time: close without a response, as puma does
         } else {
-            // Bytes of a request are trickling in, or the last response is still on its way to a slow
-            // reader (the write timeout watches that one): the connection is not idle yet.
+            // The last response is still on its way to a slow reader (the write timeout watches that one),
+            // or, with header_timeout off, bytes of a request are trickling in (with it on, the first byte
+            // ended this clock): the connection is not idle yet.
             armIdleTimer(TimeUnit.NANOSECONDS.toSeconds(idleTimeoutNanos));
         }
     }
