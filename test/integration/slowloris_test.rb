@@ -106,8 +106,10 @@ class SlowlorisTest < IntegrationTest
 
   # The attackers, in a child process so that their loop never holds this process's lock (the GVL) while
   # an ordinary request waits for its answer. The child opens every connection before #initialize returns,
-  # trickles a byte a second on each, reconnects a connection the server closed (counting 408s) and, told
-  # to stop, closes everything and reports.
+  # then trickles a byte a second on each, reconnects a connection the server closed (counting 408s) and,
+  # told to stop, closes everything and reports. The header tricklers start one after another over one
+  # header_timeout, as independent attackers would, so their deadlines (and reconnections) are spread out
+  # rather than all falling in the same instant.
   class Attack
     def initialize(port)
       @control, child_control = UNIXSocket.pair
@@ -139,28 +141,33 @@ class SlowlorisTest < IntegrationTest
 
     HEADER = "GET / HTTP/1.1\r\nHost: x\r\nX-Trickle: ".b
     BODY_HEAD = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 500000\r\n\r\n".b
+    TICK = 0.02 # seconds between the loop's passes
 
-    Trickler = Struct.new(:socket, :kind)
+    # +due+: when it next sends (its first bytes, then a byte a second); +started+: it sent its first bytes.
+    Trickler = Struct.new(:socket, :kind, :due, :started)
 
     private
 
     def trickle(port, control)
       cut = 0
       closed = 0
-      tricklers = Array.new(HEADER_TRICKLERS) { open_trickler(port, :header) } +
-                  Array.new(BODY_TRICKLERS) { open_trickler(port, :body) }
+      now = monotonic
+      tricklers = Array.new(HEADER_TRICKLERS) do |i|
+        open_trickler(port, :header, now + (i * HEADER_TIMEOUT.to_f / HEADER_TRICKLERS))
+      end
+      tricklers += Array.new(BODY_TRICKLERS) { |i| open_trickler(port, :body, now + (i.to_f / BODY_TRICKLERS)) }
       control.write("R")
-      slice = 0
-      slices = 10 # a tenth of the connections every 100 ms: a byte a second each
-      loop do
-        if control.wait_readable(0.1)
-          control.read(1) # the stop byte, read so that closing does not reset the socket
-          break
-        end
-
+      until control.wait_readable(TICK)
+        now = monotonic
         tricklers.each_with_index do |trickler, i|
-          next unless i % slices == slice
+          next if trickler.due > now
 
+          trickler.due += 1
+          unless trickler.started
+            trickler.socket.write(trickler.kind == :header ? HEADER : BODY_HEAD)
+            trickler.started = true
+            next
+          end
           answer = begin
             trickler.socket.read_nonblock(256, exception: false)
           rescue Errno::ECONNRESET
@@ -169,7 +176,7 @@ class SlowlorisTest < IntegrationTest
           if answer != :wait_readable # an answer or EOF: the server is done with this one
             answer.to_s.start_with?("HTTP/1.1 408") ? cut += 1 : closed += 1
             trickler.socket.close
-            tricklers[i] = open_trickler(port, trickler.kind)
+            tricklers[i] = open_trickler(port, trickler.kind, now)
             next
           end
           begin
@@ -178,17 +185,19 @@ class SlowlorisTest < IntegrationTest
             nil # full, or closed: the next read sees which
           end
         end
-        slice = (slice + 1) % slices
       end
+      control.read(1) # the stop byte, read so that closing does not reset the socket
       open = tricklers.count { |t| !t.socket.closed? }
       tricklers.each { |t| t.socket.close unless t.socket.closed? }
       { open: open, cut_with_408: cut, other_closes: closed }
     end
 
-    def open_trickler(port, kind)
-      socket = Socket.tcp("127.0.0.1", port)
-      socket.write(kind == :header ? HEADER : BODY_HEAD)
-      Trickler.new(socket, kind)
+    def open_trickler(port, kind, due)
+      Trickler.new(Socket.tcp("127.0.0.1", port), kind, due, false)
+    end
+
+    def monotonic
+      Process.clock_gettime(Process::CLOCK_MONOTONIC)
     end
   end
 end
