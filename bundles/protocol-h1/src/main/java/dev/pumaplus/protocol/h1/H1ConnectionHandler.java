@@ -609,7 +609,8 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         if (inactive || refusing || decoder.headerSectionStartNanos() < 0) {
             return;
         }
-        ctx.channel().config().setAutoRead(false); // nothing more of this request is wanted
+        // Reading goes on (what comes is discarded: the connection refuses further requests), so that the
+        // linger after the 408 can drain a client still sending and the 408 is not lost to a reset.
         reject(false, false, 408);
     }
 
