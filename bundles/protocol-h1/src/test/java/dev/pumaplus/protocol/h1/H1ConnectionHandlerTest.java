@@ -678,6 +678,25 @@ class H1ConnectionHandlerTest {
     }
 
     @Test
+    void readAheadWaitsForAnUnwritableChannelAsWellAsForTheAnswer() {
+        open(new H1Config(-1, 30, 20, 10, 10, -1, 1));
+        StringBuilder pipeline = new StringBuilder();
+        for (int i = 0; i < 5; i++) {
+            pipeline.append("GET /").append(i).append(" HTTP/1.1\r\nHost: x\r\n\r\n");
+        }
+        send(pipeline.toString());
+        assertEquals(2, queue.submitted.size(), "one being answered and one read ahead");
+        // The client takes nothing: the answers it has not read keep the channel unwritable.
+        channel.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+        answer(queue.submitted.get(0), "0");
+        assertEquals(2, queue.submitted.size(), "an answered request whose bytes wait lets no new one in");
+        assertFalse(channel.config().isAutoRead());
+        channel.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
+        channel.runPendingTasks();
+        assertEquals(3, queue.submitted.size(), "writable again: the next request is read");
+    }
+
+    @Test
     void busyConnectionIsNotClosedByTheIdleTimer() {
         open(new H1Config(-1, 30, 5, 10, 10, -1, 16));
         send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
