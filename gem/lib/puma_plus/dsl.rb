@@ -23,6 +23,10 @@
 #   persistent_timeout 75             # seconds a keep-alive connection may idle (default 20)
 #   first_data_timeout 10             # seconds to wait for a request's first bytes (default 30)
 #   write_timeout 30                  # seconds a response write may make no progress (default 10)
+#   header_timeout 5                  # seconds a request's header section may take in all (default 10)
+#   max_connections 10_000            # connections per listener; beyond them clients wait in the backlog
+#                                     #   (default: from the host's open-file limit)
+#   max_pipelined_requests 4          # requests read ahead of the one being answered (default 16)
 #   http_content_length_limit 10_000_000   # bytes; larger bodies get 413 (default none)
 #   worker_boot_timeout 120           # seconds a worker may take to dial in (default 60)
 #   shutdown_timeout 10               # seconds a graceful stop waits (default 30)
@@ -206,7 +210,7 @@ module PumaPlus
     # named here (each raises ConfigError naming the directive).
     ONE_VALUE = {
       environment: :string, rackup: :string, persistent_timeout: :seconds,
-      first_data_timeout: :seconds, write_timeout: :seconds, worker_boot_timeout: :seconds,
+      first_data_timeout: :seconds, write_timeout: :seconds, header_timeout: :seconds, worker_boot_timeout: :seconds,
       shutdown_timeout: :seconds, worker_timeout: :seconds, worker_shutdown_timeout: :seconds, pidfile: :string,
       state_path: :string, tag: :string, log_format: :log_format, decision_log: :string, client_timeout: :duration
     }.freeze
@@ -365,6 +369,20 @@ module PumaPlus
         @settings[:control_url] = Setting.bind("activate_control_app", url)
         @settings[:control_token] = Setting.string("activate_control_app auth_token", auth_token) unless auth_token.nil?
         @settings[:control_token] = nil if Setting.boolean("activate_control_app no_token", no_token)
+      end
+    end
+
+    # nil: the host derives the bound from its open-file limit (the default).
+    def max_connections(count)
+      directive(:max_connections) do
+        @settings[:max_connections] = count.nil? ? nil : Setting.integer("max_connections", count, min: 1)
+      end
+    end
+
+    # 0: no read-ahead, one request at a time (puma's behaviour).
+    def max_pipelined_requests(count)
+      directive(:max_pipelined_requests) do
+        @settings[:max_pipelined_requests] = Setting.integer("max_pipelined_requests", count)
       end
     end
 

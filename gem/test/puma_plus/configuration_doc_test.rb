@@ -49,12 +49,14 @@ class PumaPlus::ConfigurationDocTest < PumaPlus::TestCase
     d = PumaPlus::Configuration::DEFAULTS
     assert_equal d[:binds].first, defaults["bind"]
     assert_equal "#{d[:min_threads]}, #{d[:threads]}", defaults["threads"]
-    %i[workers persistent_timeout first_data_timeout write_timeout worker_boot_timeout shutdown_timeout
-       worker_timeout worker_shutdown_timeout].each do |key|
+    %i[workers persistent_timeout first_data_timeout write_timeout header_timeout max_pipelined_requests
+       worker_boot_timeout shutdown_timeout worker_timeout worker_shutdown_timeout].each do |key|
       assert_equal d[key].to_s, defaults[key.to_s], key
     end
     assert_equal [d[:environment], d[:rackup]], [defaults["environment"], defaults["rackup"]]
     assert_equal "none", defaults["http_content_length_limit"]
+    assert_nil d[:max_connections]
+    assert_equal "derived from the open-file limit", defaults["max_connections"]
     %i[log_requests server_timing quiet].each { |key| assert_equal d[key].to_s, defaults[key.to_s], key }
     assert_equal d[:log_format], defaults["log_format"]
   end

@@ -31,6 +31,7 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                    "rackup" => File.join(@dir, "config.ru"), "environment" => "development",
                    "preload_app" => false, "control_url" => nil, "control_token" => nil,
                    "persistent_timeout" => 20, "first_data_timeout" => 30, "write_timeout" => 10,
+                   "header_timeout" => 10, "max_connections" => nil, "max_pipelined_requests" => 16,
                    "http_content_length_limit" => nil, "worker_boot_timeout" => 60, "shutdown_timeout" => 30,
                    "log_requests" => false, "server_timing" => false, "worker_timeout" => 60,
                    "worker_shutdown_timeout" => 30, "pidfile" => nil, "state_path" => nil, "stdout_path" => nil,
@@ -47,7 +48,8 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
   def test_config_json_has_every_documented_key_even_when_null
     keys = JSON.parse(resolve.to_json).keys
     assert_equal %w[binds bind_to_activated_sockets workers threads rackup environment preload_app control_url control_token
-                    persistent_timeout first_data_timeout write_timeout http_content_length_limit
+                    persistent_timeout first_data_timeout write_timeout header_timeout max_connections
+                    max_pipelined_requests http_content_length_limit
                     worker_boot_timeout shutdown_timeout log_requests server_timing worker_timeout
                     worker_shutdown_timeout pidfile state_path stdout_path stderr_path redirect_append tag quiet
                     log_format bundles
@@ -176,6 +178,16 @@ server_timing false
     assert_equal [75, 10, 10_000_000, 120, 3, 30], # 2.5 s rounds up to whole seconds
                  [config.persistent_timeout, config.first_data_timeout, config.http_content_length_limit,
                   config.worker_boot_timeout, config.shutdown_timeout, config.write_timeout]
+  end
+
+  def test_connection_limits_reach_the_config_frame_from_the_file
+    sent = JSON.parse(resolve(file: "header_timeout 2.5\nmax_connections 300\nmax_pipelined_requests 0\n").to_json)
+    assert_equal [3, 300, 0], sent.values_at("header_timeout", "max_connections", "max_pipelined_requests")
+  end
+
+  def test_max_connections_must_be_a_positive_integer
+    error = assert_raises(PumaPlus::ConfigError) { resolve(file: "max_connections 0\n") }
+    assert_match(/max_connections: expected an integer >= 1, got 0/, error.message)
   end
 
   def test_write_timeout_defaults_to_ten_seconds_and_reaches_the_config_frame

@@ -7,6 +7,8 @@
 package dev.pumaplus.host;
 
 import static dev.pumaplus.spi.ConnectionSettings.DEFAULT_FIRST_DATA_TIMEOUT;
+import static dev.pumaplus.spi.ConnectionSettings.DEFAULT_HEADER_TIMEOUT;
+import static dev.pumaplus.spi.ConnectionSettings.DEFAULT_MAX_PIPELINED_REQUESTS;
 import static dev.pumaplus.spi.ConnectionSettings.DEFAULT_PERSISTENT_TIMEOUT;
 import static dev.pumaplus.spi.ConnectionSettings.DEFAULT_WRITE_TIMEOUT;
 
@@ -48,6 +50,10 @@ import java.util.Objects;
  * @param healthCheckPath        the health check path, or null for none
  * @param healthCheckAnswer      {@code "app"} (jumps the queue) or {@code "host"} (the host answers)
  * @param bundles                bundle jar names in start order
+ * @param headerTimeout          total time a request's header section may take (protocol bundles; compared)
+ * @param maxConnections         connections per listener, or null: derived from the descriptor limit
+ *                               (protocol-h1; compared on restart)
+ * @param maxPipelinedRequests   requests an HTTP/1.1 connection may have unanswered (protocol-h1; compared)
  */
 record HostConfig(
         List<String> binds, int workers, int threads, String environment, String controlUrl, String controlToken,
@@ -55,7 +61,8 @@ record HostConfig(
         Duration workerBootTimeout, Duration shutdownTimeout, Duration workerShutdownTimeout,
         boolean logRequests, boolean serverTiming, LogFormat logFormat,
         Path pidfile, Path statePath, Path stdoutPath, Path stderrPath,
-        Double shedWaitLimitMs, String healthCheckPath, String healthCheckAnswer, List<String> bundles) {
+        Double shedWaitLimitMs, String healthCheckPath, String healthCheckAnswer, List<String> bundles,
+        Duration headerTimeout, Integer maxConnections, int maxPipelinedRequests) {
 
     static final List<String> DEFAULT_BINDS = List.of("tcp://0.0.0.0:9292");
     static final int DEFAULT_WORKERS = 1;
@@ -75,18 +82,21 @@ record HostConfig(
             "control_token", "persistent_timeout", "first_data_timeout", "write_timeout",
             "http_content_length_limit", "worker_boot_timeout", "shutdown_timeout", "worker_shutdown_timeout",
             "log_requests", "server_timing", "log_format", "pidfile", "state_path", "stdout_path", "stderr_path",
-            "shed_wait_limit_ms", "health_check_path", "health_check_answer", "bundles");
+            "shed_wait_limit_ms", "health_check_path", "health_check_answer", "bundles", "header_timeout",
+            "max_connections", "max_pipelined_requests");
 
     /** The keys whose change a hot restart reports but cannot apply: the listeners and bundles stay. */
     private static final List<String> LISTENER_KEYS = List.of("binds", "control_url", "persistent_timeout",
-            "first_data_timeout", "write_timeout", "http_content_length_limit", "bundles");
+            "first_data_timeout", "write_timeout", "http_content_length_limit", "bundles", "header_timeout",
+            "max_connections", "max_pipelined_requests");
 
     /** Every setting at its default: what an empty CONFIG object means. */
     static final HostConfig DEFAULTS = new HostConfig(DEFAULT_BINDS, DEFAULT_WORKERS, DEFAULT_THREADS,
             DEFAULT_ENVIRONMENT, null, null, DEFAULT_PERSISTENT_TIMEOUT, DEFAULT_FIRST_DATA_TIMEOUT,
             DEFAULT_WRITE_TIMEOUT, null, DEFAULT_WORKER_BOOT_TIMEOUT, DEFAULT_SHUTDOWN_TIMEOUT,
             DEFAULT_WORKER_SHUTDOWN_TIMEOUT, false, false, LogFormat.TEXT, null, null, null, null,
-            DEFAULT_SHED_WAIT_LIMIT_MS, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_HEALTH_CHECK_ANSWER, DEFAULT_BUNDLES);
+            DEFAULT_SHED_WAIT_LIMIT_MS, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_HEALTH_CHECK_ANSWER, DEFAULT_BUNDLES,
+            DEFAULT_HEADER_TIMEOUT, null, DEFAULT_MAX_PIPELINED_REQUESTS);
 
     /** Reads the CONFIG object {@code root}. */
     static HostConfig from(JsonNode root) {
@@ -114,7 +124,10 @@ record HostConfig(
                 root.has("shed_wait_limit_ms") ? nullableNumber(root.get("shed_wait_limit_ms")) : (Double) DEFAULT_SHED_WAIT_LIMIT_MS,
                 text(root, "health_check_path", DEFAULT_HEALTH_CHECK_PATH),
                 text(root, "health_check_answer", DEFAULT_HEALTH_CHECK_ANSWER),
-                strings(root, "bundles", DEFAULT_BUNDLES));
+                strings(root, "bundles", DEFAULT_BUNDLES),
+                seconds(root, "header_timeout", DEFAULT_HEADER_TIMEOUT),
+                root.hasNonNull("max_connections") ? (int) number(root, "max_connections", 0) : null,
+                (int) number(root, "max_pipelined_requests", DEFAULT_MAX_PIPELINED_REQUESTS));
     }
 
     /** Slots the generation's workers open: workers × threads. */
@@ -146,7 +159,7 @@ record HostConfig(
     /** The values of {@link #LISTENER_KEYS}, in that order. */
     private List<Object> listenerValues() {
         return java.util.Arrays.asList(binds, controlUrl, persistentTimeout, firstDataTimeout, writeTimeout,
-                httpContentLengthLimit, bundles);
+                httpContentLengthLimit, bundles, headerTimeout, maxConnections, maxPipelinedRequests);
     }
 
     private static String text(JsonNode root, String key, String fallback) {

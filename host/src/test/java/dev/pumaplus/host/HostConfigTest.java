@@ -102,13 +102,19 @@ class HostConfigTest {
         assertEquals(HostConfig.DEFAULTS.persistentTimeout(), defaults.persistentTimeout());
         assertEquals(HostConfig.DEFAULTS.firstDataTimeout(), defaults.firstDataTimeout());
         assertEquals(HostConfig.DEFAULTS.writeTimeout(), defaults.writeTimeout());
+        assertEquals(HostConfig.DEFAULTS.headerTimeout(), defaults.headerTimeout());
+        assertEquals(ConnectionSettings.DERIVED, defaults.maxConnections());
+        assertNull(HostConfig.DEFAULTS.maxConnections());
+        assertEquals(HostConfig.DEFAULTS.maxPipelinedRequests(), defaults.maxPipelinedRequests());
     }
 
     @Test
     void nullMeansNoneWhereASettingMayBeAbsentAndTheDefaultElsewhere() throws Exception {
         HostConfig c = HostConfig.from(JSON.readTree(
-                "{\"shed_wait_limit_ms\": null, \"health_check_path\": null, \"control_url\": null, \"workers\": null}"));
+                "{\"shed_wait_limit_ms\": null, \"health_check_path\": null, \"control_url\": null, \"workers\": null,"
+                + " \"max_connections\": null}"));
         assertNull(c.shedWaitLimitMs());
+        assertNull(c.maxConnections());
         assertNull(c.healthCheckPath());
         assertNull(c.controlUrl());
         assertEquals(HostConfig.DEFAULT_WORKERS, c.workers());

@@ -2,7 +2,8 @@
  * Sets up each client connection one listener accepts (the accept step of accept → parse → queue → ...): on
  * a TLS listener the TLS handler and ALPN, which hand "h2" to protocol-h2 and keep "http/1.1" here; on a
  * cleartext one the HTTP/1.1 handlers, preceded, when protocol-h2 is loaded, by the h2c detectors (prior
- * knowledge preface, Upgrade: h2c). Keeps the listener's open connections, to drain and close them.
+ * knowledge preface, Upgrade: h2c). Keeps the listener's open connections, to drain and close them. On TLS
+ * it also runs the first-data timeout, whose period includes the handshake.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -19,11 +20,17 @@ import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One per listener, shared by its connections; {@link #initChannel} runs on the new connection's event
  * loop, {@link #drain} and {@link #closeConnections} on any thread.
+ *
+ * <p>First data on TLS: the HTTP/1.1 handler joins only after the handshake, too late to time a client that
+ * sends nothing (or trickles its handshake), so here a TLS connection is closed if {@code first_data_timeout}
+ * after accept its handshake is not done, or it chose HTTP/1.1 and has sent no request byte. A connection
+ * handed to HTTP/2 by then is protocol-h2's to time (its idle timeout).
  */
 final class H1ChannelInitializer extends ChannelInitializer<Channel> {
 
@@ -53,12 +60,29 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
         if (tls != null) {
             channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
             channel.pipeline().addLast("alpn", new Alpn());
+            if (config.firstDataTimeoutSecs() > 0) {
+                ScheduledFuture<?> check = channel.eventLoop().schedule(() -> closeIfNoFirstData(channel),
+                        config.firstDataTimeoutSecs(), TimeUnit.SECONDS);
+                channel.closeFuture().addListener(closed -> check.cancel(false));
+            }
             return;
         }
         if (h2 != null) {
             channel.pipeline().addLast("h2c-preface", new H2cPrefaceDetector(h2));
         }
         addHttp1(channel.pipeline(), queue);
+    }
+
+    /** The first-data timeout of a TLS connection is up: closed (without a response, as puma does) unless data came. */
+    private static void closeIfNoFirstData(Channel channel) {
+        if (channel.pipeline().get(Alpn.class) != null) {
+            channel.close(); // the handshake is not done
+            return;
+        }
+        H1RequestDecoder http1 = channel.pipeline().get(H1RequestDecoder.class);
+        if (http1 != null && http1.reads() == 0) {
+            channel.close();
+        }
     }
 
     /**

@@ -1,8 +1,8 @@
 /*
  * One HTTP/1.1 client connection after parsing (parse → queue → ... → respond): turns each request into a
  * RequestHead, submits it to the host's RequestQueue through a RequestBodyBuffer, keeps the responses
- * (PendingResponse) in request order, and applies keep-alive, the size limits, the idle timeouts and the
- * response write timeout.
+ * (PendingResponse) in request order, and applies keep-alive, the size limits, the idle timeouts, the
+ * header-section deadline, the read-ahead bound and the response write timeout.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -62,6 +62,17 @@ import java.util.concurrent.TimeUnit;
  * pauses its worker, or a closing connection has bytes left, and only if bytes wait in the channel: a
  * client that keeps up never schedules one.
  *
+ * <p>Header deadline: a request's header section must be complete {@link H1Config#headerTimeoutSecs()}
+ * seconds after its first byte arrived, however the bytes trickle in; past it the request is answered 408
+ * (after the responses before it) and the connection closes. The idle clock (first data, keep-alive) ends
+ * with a request's first byte; the header deadline takes over from there.
+ *
+ * <p>Read-ahead: at most {@link H1Config#maxPipelinedRequests()} requests are read ahead of the one being
+ * answered; at that bound the connection stops reading and the decoder stops decoding ({@link
+ * H1RequestDecoder#hold}) until a response completes and the channel is writable (a completed response
+ * has been handed to the channel, not yet taken by the client), so a client pipelining without reading its
+ * answers holds no more than that many requests, and their responses, in the host.
+ *
  * <p>Calls go one way: this handler creates and drives each {@link PendingResponse}, which reports back only
  * through {@link PendingResponse.Connection}. Timeouts and the request timings run on the event loop's
  * clock ({@link RequestClock}).
@@ -119,6 +130,13 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     private ScheduledFuture<?> writeTimer;
     /** Event loop ticker time of the last write progress seen while {@link #writeTimer} is armed. */
     private long lastWriteProgressNanos;
+    /** The header deadline's check, or null; due for the header section that began at {@link #headerStartNanos}. */
+    private ScheduledFuture<?> headerCheck;
+    private long headerStartNanos;
+    /** The decoder is held at the read-ahead bound (and auto-read is off). */
+    private boolean readAheadFull;
+    /** When the decoder was last resumed: a held request's header clock starts no earlier. */
+    private long resumedAtNanos = Long.MIN_VALUE;
 
     H1ConnectionHandler(RequestQueue queue, H1Config config, H1RequestDecoder decoder) {
         this.queue = queue;
@@ -137,6 +155,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         cancelIdleCheck();
+        cancelHeaderCheck();
         disarmWriteTimer();
     }
 
@@ -150,6 +169,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         inactive = true;
         cancelIdleCheck();
+        cancelHeaderCheck();
         disarmWriteTimer();
         if (lingerClose != null) {
             lingerClose.cancel(false);
@@ -171,6 +191,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
         if (ctx.channel().isWritable()) {
             writeProgressed();
+            if (readAheadFull && responses.size() <= config.maxPipelinedRequests() && !inactive) {
+                resumeReadAhead();
+            }
         } else {
             armWriteTimer();
         }
@@ -203,6 +226,13 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
 
     // ---- inbound: parse → queue ----
 
+    /** After each read: a header section in progress starts its deadline, and ends the idle clock. */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        armHeaderDeadline();
+        super.channelReadComplete(ctx);
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ParsedRequest parsed) {
@@ -221,6 +251,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
                 return;
             }
             disarmIdleTimer();
+            cancelHeaderCheck(); // the header section is complete
             boolean http10 = request.protocolVersion().equals(HttpVersion.HTTP_1_0);
             boolean headRequest = HttpMethod.HEAD.equals(request.method());
             DecoderResult result = request.decoderResult();
@@ -292,7 +323,11 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
                 refusing = true;
                 done.closeConnectionAfter();
             }
-            ctx.channel().config().setAutoRead(true);
+            if (responses.size() > config.maxPipelinedRequests()) {
+                holdReadAhead(); // the next request waits in the decoder until an answer completes
+            } else {
+                ctx.channel().config().setAutoRead(true);
+            }
             maybeIdle();
         }
     }
@@ -310,7 +345,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void requestBodyResumed() {
-        if (!inactive && !ctx.channel().config().isAutoRead()) {
+        if (!inactive && !readAheadFull && !ctx.channel().config().isAutoRead()) {
             ctx.channel().config().setAutoRead(true);
             ctx.read();
         }
@@ -419,12 +454,43 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
                 break;
             }
         }
+        if (readAheadFull && responses.size() <= config.maxPipelinedRequests() && ctx.channel().isWritable()) {
+            resumeReadAhead();
+        }
         maybeIdle();
+    }
+
+    /** Stops reading: the read-ahead bound is reached. */
+    private void holdReadAhead() {
+        readAheadFull = true;
+        decoder.hold();
+        ctx.channel().config().setAutoRead(false);
+    }
+
+    /**
+     * Below the bound again: decodes the requests the decoder kept (each is submitted before this returns,
+     * and may hold it again) and, unless that happened, reads on.
+     */
+    private void resumeReadAhead() {
+        readAheadFull = false;
+        resumedAtNanos = RequestClock.nanoTime(ctx.executor());
+        // On before decoding: a request decoded now turns it off again if its body pauses or the bound is hit.
+        ctx.channel().config().setAutoRead(true);
+        try {
+            decoder.resume(ctx.pipeline().context(decoder));
+        } catch (Exception e) {
+            ctx.close(); // the decoder reports a malformed request as a message; anything else ends the connection
+            return;
+        }
+        armHeaderDeadline();
     }
 
     private void maybeIdle() {
         if (!responses.isEmpty() || reading != null || inactive || closing) {
             return;
+        }
+        if (decoder.headerSectionStartNanos() >= 0 && !draining && !refusing) {
+            return; // the next request is arriving: its header deadline runs, not an idle clock
         }
         if (draining || refusing) {
             closeAfterWrites();
@@ -518,6 +584,43 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
 
     // ---- timeouts ----
 
+    /**
+     * Starts the header deadline if a header section is in progress and none runs yet; a request held at the
+     * read-ahead bound waits for the connection, not the client, and is not timed until it is decoded.
+     */
+    private void armHeaderDeadline() {
+        long seconds = config.headerTimeoutSecs();
+        long start = decoder.headerSectionStartNanos();
+        if (seconds <= 0 || start < 0 || headerCheck != null || readAheadFull || refusing || inactive) {
+            return;
+        }
+        disarmIdleTimer(); // a request has begun: the connection is no longer idle
+        headerStartNanos = Math.max(start, resumedAtNanos);
+        long due = headerStartNanos + TimeUnit.SECONDS.toNanos(seconds) - RequestClock.nanoTime(ctx.executor());
+        headerCheck = ctx.executor().schedule(this::checkHeaderDeadline, due, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * The header deadline passed with the header section still incomplete: 408 after the responses before
+     * it, then close. Nothing of this request was answered, so the 408 is the whole of its answer.
+     */
+    private void checkHeaderDeadline() {
+        headerCheck = null;
+        if (inactive || refusing || decoder.headerSectionStartNanos() < 0) {
+            return;
+        }
+        // Reading goes on (what comes is discarded: the connection refuses further requests), so that the
+        // linger after the 408 can drain a client still sending and the 408 is not lost to a reset.
+        reject(false, false, 408);
+    }
+
+    private void cancelHeaderCheck() {
+        if (headerCheck != null) {
+            headerCheck.cancel(false);
+            headerCheck = null;
+        }
+    }
+
     /** Starts the idle clock with {@code seconds} (none if not positive): closed if no byte comes in time. */
     private void armIdleTimer(long seconds) {
         if (seconds <= 0) {
@@ -554,8 +657,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         } else if (decoder.reads() == readsAtIdle && pendingWriteBytes() == 0) {
             ctx.close(); // no byte in time: close without a response, as puma does
         } else {
-            // Bytes of a request are trickling in, or the last response is still on its way to a slow
-            // reader (the write timeout watches that one): the connection is not idle yet.
+            // The last response is still on its way to a slow reader (the write timeout watches that one),
+            // or, with header_timeout off, bytes of a request are trickling in (with it on, the first byte
+            // ended this clock): the connection is not idle yet.
             armIdleTimer(TimeUnit.NANOSECONDS.toSeconds(idleTimeoutNanos));
         }
     }

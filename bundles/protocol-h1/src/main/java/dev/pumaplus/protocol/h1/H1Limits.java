@@ -1,11 +1,15 @@
 /*
- * The fixed HTTP/1.1 limits applied while parsing (the parse step of accept → parse → queue → ...); the size
- * at which a request body stops being held and starts streaming is RequestBodyBuffer's, shared by every
- * protocol.
+ * The fixed HTTP/1.1 limits applied while parsing (the parse step of accept → parse → queue → ...), and the
+ * connection bound a listener derives when none is configured (the accept step); the size at which a
+ * request body stops being held and starts streaming is RequestBodyBuffer's, shared by every protocol.
  */
 package dev.pumaplus.protocol.h1;
 
-/** Constants only; the values follow puma's so a client sees the same limits as under puma. */
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Constants and pure derivations; the parse limits follow puma's so a client sees the same limits as under puma. */
 final class H1Limits {
 
     /** Longest request-target (bytes) before the request is answered with 414; puma's MAX_REQUEST_URI_LENGTH. */
@@ -19,6 +23,48 @@ final class H1Limits {
 
     /** Largest body piece (bytes) the decoder hands on at once. */
     static final int MAX_CHUNK_BYTES = 64 * 1024;
+
+    // ---- connections ----
+
+    /**
+     * Descriptors kept out of the derived connection bound: worker links, the control app, log and temp
+     * files, the JVM's own.
+     */
+    static final int RESERVED_DESCRIPTORS = 512;
+
+    /** The descriptor limit assumed where the process's own cannot be read (not Linux). */
+    static final long ASSUMED_DESCRIPTOR_LIMIT = 4096;
+
+    /** The derived bound never goes below this, even under a tiny descriptor limit. */
+    static final int MIN_DERIVED_CONNECTIONS = 64;
+
+    /**
+     * The connections each of {@code listeners} listeners may keep open when {@code max_connections} is not
+     * set: the process's descriptor limit less {@link #RESERVED_DESCRIPTORS}, shared evenly, at least
+     * {@link #MIN_DERIVED_CONNECTIONS}; so together the listeners cannot run the process out of descriptors.
+     */
+    static int derivedConnectionsPerListener(long descriptorLimit, int listeners) {
+        long share = (descriptorLimit - RESERVED_DESCRIPTORS) / Math.max(1, listeners);
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(MIN_DERIVED_CONNECTIONS, share));
+    }
+
+    /**
+     * The soft limit on open files of this process (the JVM raises it to the hard limit at start), from
+     * {@code /proc/self/limits}; {@link #ASSUMED_DESCRIPTOR_LIMIT} where that cannot be read.
+     */
+    static long descriptorLimit() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+                if (line.startsWith("Max open files")) {
+                    String soft = line.substring("Max open files".length()).trim().split("\\s+")[0];
+                    return soft.equals("unlimited") ? Integer.MAX_VALUE : Long.parseLong(soft);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return ASSUMED_DESCRIPTOR_LIMIT;
+        }
+        return ASSUMED_DESCRIPTOR_LIMIT;
+    }
 
     private H1Limits() {
     }

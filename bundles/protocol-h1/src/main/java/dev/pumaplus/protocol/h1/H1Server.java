@@ -1,10 +1,12 @@
 /*
  * The HTTP/1.1 listener (the accept step of accept → parse → queue → ...): binds every configured address
- * (TCP, TLS or a unix domain socket file), announces it to the host, and on a graceful stop closes the
- * listening sockets, removes its socket files and drains connections.
+ * (TCP, TLS or a unix domain socket file), each with its connection bound (AcceptLimit), announces it to
+ * the host, and on a graceful stop closes the listening sockets, removes its socket files and drains
+ * connections.
  */
 package dev.pumaplus.protocol.h1;
 
+import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http2Handoff;
@@ -97,6 +99,10 @@ final class H1Server implements Listener {
             throw new IllegalStateException("protocol-h1: the 'binds' setting is empty: nothing to listen on");
         }
         List<BindAddress> addresses = binds.stream().map(BindAddress::parse).toList();
+        int maxConnections = config.maxConnections() == ConnectionSettings.DERIVED
+                ? H1Limits.derivedConnectionsPerListener(H1Limits.descriptorLimit(), addresses.size())
+                : config.maxConnections();
+        LOG.log(System.Logger.Level.INFO, "puma-plus: at most " + maxConnections + " connections per listener");
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(loops.group())
                 .channel(loops.tcpServerChannel())
@@ -118,12 +124,14 @@ final class H1Server implements Listener {
                 listeners.add(initializer);
                 int fd = activated.take(address);
                 if (fd >= 0) {
-                    channel = adopt(initializer, fd, address.isUnix());
+                    channel = adopt(initializer, new AcceptLimit(maxConnections), fd, address.isUnix());
                     LOG.log(System.Logger.Level.INFO, "puma-plus: " + address + " is systemd's activated socket (fd " + fd + ")");
                 } else if (address.isUnix()) {
-                    channel = bindSocketFile(domainBootstrap.childHandler(initializer), address);
+                    channel = bindSocketFile(domainBootstrap.handler(new AcceptLimit(maxConnections))
+                            .childHandler(initializer), address);
                 } else {
-                    channel = bootstrap.childHandler(initializer).bind(address.socketAddress()).syncUninterruptibly().channel();
+                    channel = bootstrap.handler(new AcceptLimit(maxConnections)).childHandler(initializer)
+                            .bind(address.socketAddress()).syncUninterruptibly().channel();
                 }
             } catch (Exception e) {
                 close();
@@ -167,7 +175,7 @@ final class H1Server implements Listener {
      * Wraps systemd's already bound and listening socket {@code fd} in an epoll server channel and starts
      * accepting on it (registering an active channel begins the accept loop).
      */
-    private Channel adopt(H1ChannelInitializer initializer, int fd, boolean unix) {
+    private Channel adopt(H1ChannelInitializer initializer, AcceptLimit limit, int fd, boolean unix) {
         if (!loops.transport().equals("epoll")) {
             throw new IllegalStateException("protocol-h1: socket activation (LISTEN_FDS) needs the epoll transport;"
                     + " the host runs " + loops.transport());
@@ -176,7 +184,7 @@ final class H1Server implements Listener {
                 ? new io.netty.channel.epoll.EpollServerDomainSocketChannel(fd)
                 : new io.netty.channel.epoll.EpollServerSocketChannel(fd);
         ServerBootstrap bootstrap = new ServerBootstrap().group(loops.group()).channelFactory(factory)
-                .childHandler(initializer);
+                .handler(limit).childHandler(initializer);
         if (!unix) {
             bootstrap.childOption(ChannelOption.TCP_NODELAY, true);
         }

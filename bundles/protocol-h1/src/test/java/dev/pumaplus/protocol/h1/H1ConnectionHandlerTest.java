@@ -49,7 +49,7 @@ class H1ConnectionHandlerTest {
     }
 
     private void open() {
-        open(new H1Config(-1, 30, 20, 10));
+        open(new H1Config(-1, 30, 20, 10, 10, -1, 16));
     }
 
     @AfterEach
@@ -100,7 +100,7 @@ class H1ConnectionHandlerTest {
     }
 
     private void assertRejected(String request, String status) {
-        open(new H1Config(100, 30, 20, 10));
+        open(new H1Config(100, 30, 20, 10, 10, -1, 16));
         send(request);
         String out = output();
         assertTrue(out.startsWith("HTTP/1.1 " + status), out);
@@ -584,7 +584,7 @@ class H1ConnectionHandlerTest {
 
     @Test
     void idleKeepAliveConnectionClosesAfterPersistentTimeout() {
-        open(new H1Config(-1, 30, 5, 10));
+        open(new H1Config(-1, 30, 5, 10, 10, -1, 16));
         send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         answer(queue.submitted.get(0), "ok");
         output();
@@ -599,7 +599,7 @@ class H1ConnectionHandlerTest {
 
     @Test
     void silentNewConnectionClosesAfterFirstDataTimeout() {
-        open(new H1Config(-1, 3, 20, 10));
+        open(new H1Config(-1, 3, 20, 10, 10, -1, 16));
         channel.advanceTimeBy(4, TimeUnit.SECONDS);
         channel.runScheduledPendingTasks();
         assertFalse(channel.isOpen());
@@ -607,8 +607,98 @@ class H1ConnectionHandlerTest {
     }
 
     @Test
+    void headerSectionTricklingPastTheHeaderTimeoutIsAnswered408AndClosedThoughEveryByteCameInTime() {
+        open(new H1Config(-1, 30, 20, 10, 5, -1, 16));
+        String request = "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: abcdefghij\r\n";
+        for (int i = 0; i < request.length() && channel.isOpen(); i++) {
+            send(request.substring(i, i + 1)); // a byte a second: every idle clock would be satisfied
+            channel.advanceTimeBy(1, TimeUnit.SECONDS);
+            channel.runScheduledPendingTasks();
+            if (i < 4) {
+                assertTrue(channel.isOpen(), "open before the header deadline, at " + (i + 1) + " s");
+            }
+        }
+        String out = output();
+        assertTrue(out.startsWith("HTTP/1.1 408 "), out);
+        assertTrue(queue.submitted.isEmpty(), "the request never reached the queue");
+        channel.advanceTimeBy(H1ConnectionHandler.LINGER_SECONDS, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void headerDeadlineOfAPipelinedRequestRunsFromItsOwnFirstByteAndItsAnswerFollowsTheEarlierOnes() {
+        open(new H1Config(-1, 30, 20, 10, 5, -1, 16));
+        send("GET /1 HTTP/1.1\r\nHost: x\r\n\r\nGET /2 HT");
+        channel.advanceTimeBy(4, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals(1, queue.submitted.size());
+        assertTrue(channel.isOpen());
+        channel.advanceTimeBy(2, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertEquals("", output(), "the 408 waits for the answer to /1");
+        answer(queue.submitted.get(0), "one");
+        String out = output();
+        assertTrue(out.startsWith("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\noneHTTP/1.1 408 "), out);
+    }
+
+    @Test
+    void completeHeaderSectionsAreNeverCutByTheHeaderDeadline() {
+        open(new H1Config(-1, 30, 20, 10, 5, -1, 16));
+        send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        channel.advanceTimeBy(30, TimeUnit.SECONDS);
+        channel.runScheduledPendingTasks();
+        assertTrue(channel.isOpen(), "a request in flight is the app's, not the header deadline's");
+        answer(queue.submitted.get(0), "ok");
+        assertTrue(output().startsWith("HTTP/1.1 200 OK"));
+    }
+
+    @Test
+    void pipelinedRequestsBeyondTheBoundAreNeitherDecodedNorReadUntilAnAnswerCompletes() {
+        open(new H1Config(-1, 30, 20, 10, 10, -1, 2));
+        StringBuilder pipeline = new StringBuilder();
+        for (int i = 0; i < 10; i++) {
+            pipeline.append("GET /").append(i).append(" HTTP/1.1\r\nHost: x\r\n\r\n");
+        }
+        send(pipeline.toString());
+        assertEquals(3, queue.submitted.size(), "one being answered and two read ahead");
+        assertFalse(channel.config().isAutoRead(), "the connection stops reading at the bound");
+        answer(queue.submitted.get(0), "0");
+        assertEquals(4, queue.submitted.size(), "one answer out, one more request in");
+        assertFalse(channel.config().isAutoRead());
+        for (int i = 1; i < 10; i++) {
+            answer(queue.submitted.get(i), Integer.toString(i));
+        }
+        assertEquals(10, queue.submitted.size());
+        assertTrue(channel.config().isAutoRead(), "reading again once below the bound");
+        String out = output();
+        for (int i = 0; i < 10; i++) {
+            assertTrue(out.contains("\r\n\r\n" + i), "answer " + i + " in " + out);
+        }
+    }
+
+    @Test
+    void readAheadWaitsForAnUnwritableChannelAsWellAsForTheAnswer() {
+        open(new H1Config(-1, 30, 20, 10, 10, -1, 1));
+        StringBuilder pipeline = new StringBuilder();
+        for (int i = 0; i < 5; i++) {
+            pipeline.append("GET /").append(i).append(" HTTP/1.1\r\nHost: x\r\n\r\n");
+        }
+        send(pipeline.toString());
+        assertEquals(2, queue.submitted.size(), "one being answered and one read ahead");
+        // The client takes nothing: the answers it has not read keep the channel unwritable.
+        channel.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
+        answer(queue.submitted.get(0), "0");
+        assertEquals(2, queue.submitted.size(), "an answered request whose bytes wait lets no new one in");
+        assertFalse(channel.config().isAutoRead());
+        channel.unsafe().outboundBuffer().setUserDefinedWritability(1, true);
+        channel.runPendingTasks();
+        assertEquals(3, queue.submitted.size(), "writable again: the next request is read");
+    }
+
+    @Test
     void busyConnectionIsNotClosedByTheIdleTimer() {
-        open(new H1Config(-1, 30, 5, 10));
+        open(new H1Config(-1, 30, 5, 10, 10, -1, 16));
         send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
         channel.advanceTimeBy(60, TimeUnit.SECONDS);
         channel.runScheduledPendingTasks();
@@ -690,7 +780,7 @@ class H1ConnectionHandlerTest {
         H1RequestDecoder decoder = new H1RequestDecoder();
         HeldWrites held = new HeldWrites();
         channel = new EmbeddedChannel(held, decoder,
-                new H1ConnectionHandler(queue, new H1Config(-1, 30, 20, 10), decoder));
+                new H1ConnectionHandler(queue, new H1Config(-1, 30, 20, 10, 10, -1, 16), decoder));
         channel.freezeTime();
         return held;
     }

@@ -17,17 +17,24 @@ import dev.pumaplus.spi.HostSettings;
  *                              send per {@code rstWindowSecs} before the connection is closed with GOAWAY
  * @param rstWindowSecs         the window of {@code maxRstFramesPerWindow}, seconds
  * @param contentLengthLimit    largest request body in bytes (http_content_length_limit); 0 or less: none
+ * @param idleTimeoutSecs       seconds a connection may have no open stream before GOAWAY and close
+ *                              (persistent_timeout); 0 or less: none
+ * @param writeTimeoutSecs      seconds response data may wait, none of it taken by the client, before GOAWAY
+ *                              and close (write_timeout); 0 or less: none
  */
 record H2Config(int maxConcurrentStreams, long maxHeaderListBytes, int maxRstFramesPerWindow, int rstWindowSecs,
-        long contentLengthLimit) {
+        long contentLengthLimit, long idleTimeoutSecs, long writeTimeoutSecs) {
 
-    /** Fixed limits (docs/ARCHITECTURE.md, "HTTP/2") and the body limit from {@code settings}. */
+    /** Fixed limits (docs/ARCHITECTURE.md, "HTTP/2"), the body limit and the timeouts from {@code settings}. */
     static H2Config from(HostSettings settings) {
+        ConnectionSettings connections = ConnectionSettings.from(settings);
         return new H2Config(
                 100,
                 112 * 1024, // as HTTP/1.1's header section limit
                 200,
                 30,
-                ConnectionSettings.from(settings).contentLengthLimit());
+                connections.contentLengthLimit(),
+                connections.persistentTimeout().toSeconds(),
+                connections.writeTimeout().toSeconds());
     }
 }

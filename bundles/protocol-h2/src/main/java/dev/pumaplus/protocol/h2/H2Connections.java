@@ -1,7 +1,8 @@
 /*
  * Every HTTP/2 connection of the process (accept → parse): the Http2Handoff service protocol-h1 calls to
  * hand over a connection (ALPN h2, h2c prior knowledge, h2c upgrade), which installs Netty's HTTP/2 frame
- * codec and a multiplexer that gives each stream an H2StreamHandler; also the Listener that drains them.
+ * codec, a multiplexer that gives each stream an H2StreamHandler and the connection's timeouts
+ * (H2TimeoutHandler); also the Listener that drains them.
  */
 package dev.pumaplus.protocol.h2;
 
@@ -47,6 +48,8 @@ import java.util.concurrent.TimeUnit;
  * rapid-reset protection ({@code decoderEnforceMaxRstFramesPerWindow}): a client resetting more streams
  * than allowed per window gets GOAWAY and is closed. Reset streams cancel their exchanges, so a flood of
  * HEADERS+RST_STREAM leaves no request queued and no worker busy for long.
+ * The idle and write timeouts ({@link H2TimeoutHandler}) close a connection with no open stream, or one
+ * whose client takes none of its response data, with GOAWAY.
  *
  * <p>Threading: {@link #serve} and {@link #upgrade} run on the connection's event loop;
  * {@link #stopAccepting} and {@link #close} on any thread.
@@ -64,7 +67,9 @@ final class H2Connections implements Http2Handoff, Listener {
 
     @Override
     public void serve(Channel channel, String scheme, String altSvc) {
-        channel.pipeline().addLast("h2-codec", codec());
+        Http2FrameCodec codec = codec();
+        channel.pipeline().addFirst("h2-timeouts", new H2TimeoutHandler(codec.connection(), config));
+        channel.pipeline().addLast("h2-codec", codec);
         channel.pipeline().addLast("h2-streams", multiplexer(scheme, altSvc));
         channels.add(channel);
     }
@@ -90,6 +95,7 @@ final class H2Connections implements Http2Handoff, Listener {
                 }
             }
         };
+        channel.pipeline().addFirst("h2-timeouts", new H2TimeoutHandler(codec.connection(), config));
         channel.pipeline().addLast("h2c-encoder", encoder);
         channel.pipeline().addLast("h2c-upgrade", upgrade);
         channel.pipeline().addLast("h2c-refused", new RefusedUpgrade());

@@ -22,7 +22,9 @@ public final class H3Activator extends ProtocolActivator {
 
     @Override
     protected Endpoint open(HostSettings settings, RequestQueue queue) {
-        H3Endpoints endpoints = new H3Endpoints(queue, ConnectionSettings.from(settings).contentLengthLimit());
+        ConnectionSettings connections = ConnectionSettings.from(settings);
+        H3Endpoints endpoints = new H3Endpoints(queue, connections.contentLengthLimit(),
+                (int) Math.min(Integer.MAX_VALUE, connections.persistentTimeout().toSeconds()));
         return new Endpoint(endpoints, List.of(Http3Endpoints.class, Listener.class), endpoints::close);
     }
 }

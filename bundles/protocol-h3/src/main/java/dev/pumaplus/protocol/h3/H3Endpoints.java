@@ -23,7 +23,9 @@ import tech.kwik.core.server.ServerConnector;
 import tech.kwik.flupke.server.Http3ApplicationProtocolFactory;
 
 /**
- * Limits per QUIC connection: 100 concurrent request streams, 30 s idle timeout. Flupke calls the request
+ * Limits per QUIC connection: 100 concurrent request streams, and QUIC's max idle timeout from
+ * {@code persistent_timeout} (as HTTP/2's idle timeout; a QUIC connection with no packet for that long is
+ * closed). Flupke calls the request
  * handler on a thread of its executor and expects it to block until the response is written, so the
  * executor makes one virtual thread per request: a waiting request costs no platform thread.
  *
@@ -34,12 +36,18 @@ final class H3Endpoints implements Http3Endpoints, Listener {
 
     private final RequestQueue queue;
     private final long contentLengthLimit;
+    private final int idleTimeoutSecs;
     private final ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
     private final List<ServerConnector> connectors = new ArrayList<>();
 
-    H3Endpoints(RequestQueue queue, long contentLengthLimit) {
+    /**
+     * @param contentLengthLimit largest request body in bytes; 0 or less: none
+     * @param idleTimeoutSecs    QUIC's max idle timeout, at least 1
+     */
+    H3Endpoints(RequestQueue queue, long contentLengthLimit, int idleTimeoutSecs) {
         this.queue = queue;
         this.contentLengthLimit = contentLengthLimit;
+        this.idleTimeoutSecs = Math.max(1, idleTimeoutSecs);
     }
 
     @Override
@@ -47,7 +55,7 @@ final class H3Endpoints implements Http3Endpoints, Listener {
         try {
             DatagramSocket socket = new DatagramSocket(address);
             ServerConnectionConfig config = ServerConnectionConfig.builder()
-                    .maxIdleTimeoutInSeconds(30)
+                    .maxIdleTimeoutInSeconds(idleTimeoutSecs)
                     .maxOpenPeerInitiatedBidirectionalStreams(100)
                     .maxOpenPeerInitiatedUnidirectionalStreams(10)
                     .build();
