@@ -48,6 +48,11 @@ import java.util.Objects;
  * @param healthCheckPath        the health check path, or null for none
  * @param healthCheckAnswer      {@code "app"} (jumps the queue) or {@code "host"} (the host answers)
  * @param bundles                bundle jar names in start order
+ * @param controlNoToken         the control app runs without a token ({@code no_token: true}; the gem allows it
+ *                               only on a loopback control URL); else a null {@code controlToken} means one
+ *                               is generated at boot
+ * @param metricsUrl             the read-only listener for /metrics and the dashboard, or null for none
+ * @param controllerJarDir       the only directory {@code POST /controller?jar=} loads from, or null: no swap
  */
 record HostConfig(
         List<String> binds, int workers, int threads, String environment, String controlUrl, String controlToken,
@@ -55,7 +60,8 @@ record HostConfig(
         Duration workerBootTimeout, Duration shutdownTimeout, Duration workerShutdownTimeout,
         boolean logRequests, boolean serverTiming, LogFormat logFormat,
         Path pidfile, Path statePath, Path stdoutPath, Path stderrPath,
-        Double shedWaitLimitMs, String healthCheckPath, String healthCheckAnswer, List<String> bundles) {
+        Double shedWaitLimitMs, String healthCheckPath, String healthCheckAnswer, List<String> bundles,
+        boolean controlNoToken, String metricsUrl, Path controllerJarDir) {
 
     static final List<String> DEFAULT_BINDS = List.of("tcp://0.0.0.0:9292");
     static final int DEFAULT_WORKERS = 1;
@@ -75,18 +81,20 @@ record HostConfig(
             "control_token", "persistent_timeout", "first_data_timeout", "write_timeout",
             "http_content_length_limit", "worker_boot_timeout", "shutdown_timeout", "worker_shutdown_timeout",
             "log_requests", "server_timing", "log_format", "pidfile", "state_path", "stdout_path", "stderr_path",
-            "shed_wait_limit_ms", "health_check_path", "health_check_answer", "bundles");
+            "shed_wait_limit_ms", "health_check_path", "health_check_answer", "bundles", "control_no_token",
+            "metrics_url", "controller_jar_dir");
 
     /** The keys whose change a hot restart reports but cannot apply: the listeners and bundles stay. */
     private static final List<String> LISTENER_KEYS = List.of("binds", "control_url", "persistent_timeout",
-            "first_data_timeout", "write_timeout", "http_content_length_limit", "bundles");
+            "first_data_timeout", "write_timeout", "http_content_length_limit", "bundles", "metrics_url");
 
     /** Every setting at its default: what an empty CONFIG object means. */
     static final HostConfig DEFAULTS = new HostConfig(DEFAULT_BINDS, DEFAULT_WORKERS, DEFAULT_THREADS,
             DEFAULT_ENVIRONMENT, null, null, DEFAULT_PERSISTENT_TIMEOUT, DEFAULT_FIRST_DATA_TIMEOUT,
             DEFAULT_WRITE_TIMEOUT, null, DEFAULT_WORKER_BOOT_TIMEOUT, DEFAULT_SHUTDOWN_TIMEOUT,
             DEFAULT_WORKER_SHUTDOWN_TIMEOUT, false, false, LogFormat.TEXT, null, null, null, null,
-            DEFAULT_SHED_WAIT_LIMIT_MS, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_HEALTH_CHECK_ANSWER, DEFAULT_BUNDLES);
+            DEFAULT_SHED_WAIT_LIMIT_MS, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_HEALTH_CHECK_ANSWER, DEFAULT_BUNDLES,
+            false, null, null);
 
     /** Reads the CONFIG object {@code root}. */
     static HostConfig from(JsonNode root) {
@@ -114,7 +122,10 @@ record HostConfig(
                 root.has("shed_wait_limit_ms") ? nullableNumber(root.get("shed_wait_limit_ms")) : (Double) DEFAULT_SHED_WAIT_LIMIT_MS,
                 text(root, "health_check_path", DEFAULT_HEALTH_CHECK_PATH),
                 text(root, "health_check_answer", DEFAULT_HEALTH_CHECK_ANSWER),
-                strings(root, "bundles", DEFAULT_BUNDLES));
+                strings(root, "bundles", DEFAULT_BUNDLES),
+                flag(root, "control_no_token"),
+                text(root, "metrics_url", null),
+                path(root, "controller_jar_dir"));
     }
 
     /** Slots the generation's workers open: workers × threads. */
@@ -146,7 +157,7 @@ record HostConfig(
     /** The values of {@link #LISTENER_KEYS}, in that order. */
     private List<Object> listenerValues() {
         return java.util.Arrays.asList(binds, controlUrl, persistentTimeout, firstDataTimeout, writeTimeout,
-                httpContentLengthLimit, bundles);
+                httpContentLengthLimit, bundles, metricsUrl);
     }
 
     private static String text(JsonNode root, String key, String fallback) {
