@@ -361,7 +361,7 @@ final class ControlApp {
     }
 
     /**
-     * The route table, the one place that says what each listener serves (docs/CONTROL.md, "Endpoints").
+     * The route table, the one place that says what each listener serves (docs/CONTROL.md, "The control app").
      * PUBLIC routes are also on the read-only metrics listener, without the token.
      */
     private Map<String, Route> routes() {
