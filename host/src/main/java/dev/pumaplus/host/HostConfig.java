@@ -84,9 +84,13 @@ record HostConfig(
             "shed_wait_limit_ms", "health_check_path", "health_check_answer", "bundles", "control_no_token",
             "metrics_url", "controller_jar_dir");
 
-    /** The keys whose change a hot restart reports but cannot apply: the listeners and bundles stay. */
+    /**
+     * The keys whose change a hot restart reports but cannot apply: the listeners, the control app (its
+     * token, drawn once per process, and its jar directory) and the bundles stay.
+     */
     private static final List<String> LISTENER_KEYS = List.of("binds", "control_url", "persistent_timeout",
-            "first_data_timeout", "write_timeout", "http_content_length_limit", "bundles", "metrics_url");
+            "first_data_timeout", "write_timeout", "http_content_length_limit", "bundles", "metrics_url",
+            "control_token", "control_no_token", "controller_jar_dir");
 
     /** Every setting at its default: what an empty CONFIG object means. */
     static final HostConfig DEFAULTS = new HostConfig(DEFAULT_BINDS, DEFAULT_WORKERS, DEFAULT_THREADS,
@@ -157,7 +161,7 @@ record HostConfig(
     /** The values of {@link #LISTENER_KEYS}, in that order. */
     private List<Object> listenerValues() {
         return java.util.Arrays.asList(binds, controlUrl, persistentTimeout, firstDataTimeout, writeTimeout,
-                httpContentLengthLimit, bundles, metricsUrl);
+                httpContentLengthLimit, bundles, metricsUrl, controlToken, controlNoToken, controllerJarDir);
     }
 
     private static String text(JsonNode root, String key, String fallback) {
