@@ -42,6 +42,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -375,7 +376,7 @@ final class ControlApp {
         table.put("/phased-restart", new Route(Access.ACTION, false, acting(Actions::phasedRestart)));
         table.put("/stop", new Route(Access.ACTION, false, acting(a -> a.stop(false))));
         table.put("/halt", new Route(Access.ACTION, false, acting(a -> a.stop(true))));
-        return Map.copyOf(table);
+        return Collections.unmodifiableMap(table);
     }
 
     /** A read: GET or HEAD (else 405), answered with what {@code render} makes of the query. */
