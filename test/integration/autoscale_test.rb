@@ -82,9 +82,10 @@ class AutoscaleTest < TimingTest
 
   def test_swapping_the_controller_bundle_under_load_fails_no_request_and_the_next_tick_logs_the_new_policy
     log = File.join(temp_dir, "decisions.jsonl")
-    server = autoscaling_server(log)
-    # The variant: the same bundle with only policy.properties changed (docs/CONTROL.md).
+    # The variant: the same bundle with only policy.properties changed (docs/CONTROL.md), in the one
+    # directory the control app loads controller jars from.
     dir = temp_dir
+    server = autoscaling_server(log, "controller_jar_dir #{dir.inspect}")
     variant = File.join(dir, "controller.jar")
     FileUtils.cp(File.join(PumaPlusServer::ROOT, "gem/vendor/java/bundles/controller.jar"), variant)
     File.write(File.join(dir, "policy.properties"), "policy=one-unit/1\n")
@@ -95,7 +96,7 @@ class AutoscaleTest < TimingTest
       sleep 3
       # The operator's verb: `puma-plus ctl controller JAR` (POST /controller?jar=).
       Open3.capture2e(PumaPlusServer::EXE, "ctl", "--control-url", "tcp://127.0.0.1:#{server.control_port}",
-                      "controller", variant)
+                      "-T", server.control_token, "controller", variant)
     end
     done = offer(server, rps: 100, seconds: 7, ms: 10, prefix: "swap")
     out, status = swapper.value
@@ -109,7 +110,8 @@ class AutoscaleTest < TimingTest
     policies = decisions(log).map { |d| d["policy"] }
     assert_equal %w[tiered/1 one-unit/1], policies.chunk_while { |a, b| a == b }.map(&:first),
                  "one switch, no tick of the old policy after it"
-    out, = Open3.capture2e(PumaPlusServer::EXE, "ctl", "--control-url", "tcp://127.0.0.1:#{server.control_port}", "controller")
+    out, = Open3.capture2e(PumaPlusServer::EXE, "ctl", "--control-url", "tcp://127.0.0.1:#{server.control_port}",
+                           "-T", server.control_token, "controller")
     assert_equal "one-unit/1", JSON.parse(out)["policy"]
   end
 end

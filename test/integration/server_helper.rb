@@ -16,7 +16,9 @@ class PumaPlusServer
 
   class BootError < StandardError; end
 
-  attr_reader :pid, :port, :control_port, :slots, :exit_status
+  # control_token: the token the control app requires: the one it generated and printed at boot, else the
+  # one given with --control-token; nil when none is known (a config file's auth_token: pass it yourself).
+  attr_reader :pid, :port, :control_port, :control_token, :slots, :exit_status
 
   # Every server ever started is stopped at exit too, so an interrupted or timed-out run (script/test's
   # `timeout` sends TERM) leaves no process group behind. Registered lazily: at_exit handlers run in
@@ -80,6 +82,9 @@ class PumaPlusServer
 
     @port = Integer(listening[1])
     @control_port = control && Integer(control[1])
+    generated = wait_for_line(/\Apuma-plus: control app token: (\h{32}) \(generated at boot/, 0)
+    given = @command.each_cons(2).find { |flag, _| flag == "--control-token" }&.last
+    @control_token = generated ? generated[1] : given
     self
   rescue StandardError
     stop if @pid
@@ -124,9 +129,17 @@ class PumaPlusServer
     connection&.close
   end
 
+  # The control app's URI for +path+ (which may carry a query), with ?token= when a token is known.
+  def control_uri(path)
+    uri = URI("http://127.0.0.1:#{control_port}#{path}")
+    uri.query = [uri.query, control_token && URI.encode_www_form(token: control_token)].compact.join("&")
+    uri.query = nil if uri.query.empty?
+    uri
+  end
+
   # GET /stats from the control app, parsed.
   def stats
-    JSON.parse(Net::HTTP.get(URI("http://127.0.0.1:#{control_port}/stats")))
+    JSON.parse(Net::HTTP.get(control_uri("/stats")))
   end
 
   def worker_pids

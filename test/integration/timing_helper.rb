@@ -265,7 +265,7 @@ class TimingTest < IntegrationTest
   end
 
   def control_get(server, path)
-    Net::HTTP.get_response(URI("http://127.0.0.1:#{server.control_port}#{path}"))
+    Net::HTTP.get_response(server.control_uri(path))
   end
 
   def metrics(server)

@@ -31,7 +31,9 @@ module PumaPlus
               --preload                load the app in the shepherd before forking
               --ractors                every slot is a Ractor, not a thread (experimental; docs/RACK.md)
               --control-url URI        control app listener, tcp://HOST:PORT (port 0 allowed)
-              --control-token TOKEN    token the control app requires (?token=)
+              --control-token TOKEN    token the control app requires (?token=; default: generated at
+                                       boot and printed; `none`: no token, loopback URL only)
+              --metrics-url URI        read-only /metrics listener, tcp://HOST:PORT, no token
           -v, --log-requests           log one line per request with its timing points
               --tls-cert PATH          PEM certificate chain for ssl:// binds that name none
               --tls-key PATH           PEM private key (RSA or EC) for ssl:// binds that name none
@@ -53,7 +55,7 @@ module PumaPlus
       accepted, reported at boot with the reason, and ignored (docs/CONFIG.md, "Puma names").
 
       puma-plus ctl [-C PATH | -S PATH | --control-url URI [--control-token TOKEN]] COMMAND
-          COMMAND: stats, status, restart, phased-restart, reload-config, stop, halt
+          COMMAND: stats, status, restart, phased-restart, reload-config, stop, halt, controller [JAR]
 
       Environment: PORT, WEB_CONCURRENCY, PUMA_MAX_THREADS / RAILS_MAX_THREADS, RACK_ENV / RAILS_ENV,
       JAVA_HOME (the JDK to run, 21 or newer).
@@ -173,7 +175,11 @@ module PumaPlus
         o.on("--preload") { @settings[:preload_app] = true }
         o.on("--ractors") { @settings[:ractors] = true }
         o.on("--control-url URI") { |v| @settings[:control_url] = Setting.bind("--control-url", v) }
-        o.on("--control-token TOKEN") { |v| @settings[:control_token] = Setting.string("--control-token", v) }
+        # puma's spelling of no_token: `--control-token none` (loopback only, as no_token).
+        o.on("--control-token TOKEN") do |v|
+          @settings[:control_token] = v == "none" ? false : Setting.string("--control-token", v)
+        end
+        o.on("--metrics-url URI") { |v| @settings[:metrics_url] = Setting.bind("--metrics-url", v) }
         o.on("-v", "--log-requests") { @settings[:log_requests] = true }
         o.on("--tls-cert PATH") { |v| @settings[:tls_cert] = Setting.string("--tls-cert", v) }
         o.on("--tls-key PATH") { |v| @settings[:tls_key] = Setting.string("--tls-key", v) }

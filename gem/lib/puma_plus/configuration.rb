@@ -66,10 +66,12 @@ module PumaPlus
       client_timeout: 10,
       shed_wait_limit: nil,
       health_check_path: "/health",
-      health_check_answer: "app"
+      health_check_answer: "app",
+      metrics_url: nil,
+      controller_jar_dir: nil
     }.freeze
     # Settings that are paths, made absolute against the working directory at resolution.
-    PATHS = %i[pidfile state_path stdout_path stderr_path decision_log].freeze
+    PATHS = %i[pidfile state_path stdout_path stderr_path decision_log controller_jar_dir].freeze
     HOOKS = (DSL::HOOK_DIRECTIVES + [:lowlevel_error_handler]).freeze
     # The host starts bundles in this order: protocol-h1 last, since it owns the TCP listeners and hands
     # connections to the others (h2 by ALPN or h2c, h3 on the UDP port of each ssl:// bind).
@@ -174,6 +176,7 @@ module PumaPlus
       @values[:binds] = resolve_tls(absolute_socket_files(@values[:binds], cwd), cwd, env_vars)
       @unsupported = unsupported
       @sources = sources
+      check_open_control_app!
       if autoscale_bridge == "ractor" && !ractors
         raise ConfigError, "#{source(:autoscale_bridge)}: autoscale bridge: :ractor needs `ractors` " \
                            "(the directive, or --ractors): a Ractor slot serves only where every slot is a Ractor"
@@ -268,7 +271,8 @@ module PumaPlus
         "environment" => environment,
         "preload_app" => preload_app,
         "control_url" => control_url,
-        "control_token" => control_token,
+        "control_token" => control_token || nil,
+        "control_no_token" => control_token == false,
         "persistent_timeout" => persistent_timeout,
         "first_data_timeout" => first_data_timeout,
         "write_timeout" => write_timeout,
@@ -302,6 +306,8 @@ module PumaPlus
         "shed_wait_limit_ms" => resolved_shed_wait_limit && (resolved_shed_wait_limit * 1000).round(3),
         "health_check_path" => health_check_path || nil,
         "health_check_answer" => health_check_answer,
+        "metrics_url" => metrics_url,
+        "controller_jar_dir" => controller_jar_dir,
         "bundles" => BUNDLE_START_ORDER.select { |name, _| bundles.include?(name) }.values +
                      (autoscale ? AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : []) +
                      (autoscale && autoscale_bridge ? [BRIDGE_BUNDLES.fetch(autoscale_bridge)] : [])
@@ -313,6 +319,22 @@ module PumaPlus
     end
 
     private
+
+    # A control app without a token (`no_token: true`, `--control-token none`) answers anyone who can
+    # connect, so it may listen only where no one else can: a loopback address (docs/SECURITY.md, "The
+    # control app"). Raises ConfigError naming where the no_token came from.
+    def check_open_control_app!
+      return unless control_url && control_token == false
+
+      host = Setting::BIND.match(control_url)[:host].delete("[]")
+      return if Setting.loopback_host?(host)
+
+      url_source = source(:control_url) == source(:control_token) ? "" : " (#{source(:control_url)})"
+      raise ConfigError, "#{source(:control_token)}: activate_control_app no_token: true is allowed only on a " \
+                         "loopback address (127.0.0.0/8, ::1, localhost), but the control app listens on " \
+                         "#{control_url}#{url_source}: give it a token (auth_token:, or drop no_token to have one " \
+                         "generated at boot) or bind it to 127.0.0.1"
+    end
 
     # A unix:// bind's relative socket file is the start directory's (puma's unix://tmp/app.sock): the
     # host is told the absolute path.

@@ -61,7 +61,11 @@ module PumaPlus
 
         raise Error, "cannot reach the control app at #{url}: #{e.message}"
       end
-      raise Error, "the control app refused the token (403)" if response.code == "403"
+      if response.code == "403"
+        raise Error, "the control app refused the token (403)" if response.body.to_s.include?("invalid auth token")
+
+        raise Error, "#{@command}: the control app refused (403): #{response.body.to_s.strip}"
+      end
       unless response.code == "200"
         raise Error, "#{@command}: the control app answered #{response.code} #{response.body.to_s.strip}".rstrip
       end
@@ -93,7 +97,12 @@ module PumaPlus
         raise Error, "the control app listens on port 0 (an ephemeral port): use -S with state_path"
       end
 
-      [config.control_url, @token || config.control_token]
+      if @token.nil? && config.control_token.nil?
+        raise Error, "the control app's token is generated at boot: pass -T TOKEN (the boot log prints it), " \
+                     "or use -S with state_path"
+      end
+
+      [config.control_url, @token || config.control_token || nil]
     rescue SystemCallError => e
       raise Error, e.message
     end

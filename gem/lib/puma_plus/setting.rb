@@ -5,6 +5,7 @@
 # returns the normalised value or raises ConfigError with "<what>: <problem>"; callers add file:line.
 
 require "uri"
+require "socket"
 require "etc"
 require_relative "config_error"
 
@@ -72,6 +73,17 @@ module PumaPlus
       end
 
       value
+    end
+
+    # True when +host+ (a name or address literal, IPv6 without brackets) is this machine by its literal
+    # spelling: localhost, 127.0.0.0/8 or ::1. Names are never resolved (the host refuses the same rule).
+    def loopback_host?(host)
+      return true if host.casecmp?("localhost")
+
+      address = Addrinfo.getaddrinfo(host, nil, nil, :STREAM, nil, Socket::AI_NUMERICHOST).first
+      address.ipv4_loopback? || address.ipv6_loopback?
+    rescue SocketError
+      false
     end
 
     # A listener: tcp://HOST:PORT as #bind, ssl://HOST:PORT[?cert=PATH&key=PATH] (puma's syntax; a

@@ -29,7 +29,7 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
     config = resolve
     assert_equal({ "binds" => ["tcp://0.0.0.0:9292"], "bind_to_activated_sockets" => false, "workers" => 1, "threads" => 5,
                    "rackup" => File.join(@dir, "config.ru"), "environment" => "development",
-                   "preload_app" => false, "control_url" => nil, "control_token" => nil,
+                   "preload_app" => false, "control_url" => nil, "control_token" => nil, "control_no_token" => false,
                    "persistent_timeout" => 20, "first_data_timeout" => 30, "write_timeout" => 10,
                    "header_timeout" => 10, "max_connections" => nil, "max_pipelined_requests" => 16,
                    "http_content_length_limit" => nil, "worker_boot_timeout" => 60, "shutdown_timeout" => 30,
@@ -41,13 +41,15 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                    "autoscale_target_queue_p95_ms" => 50.0, "autoscale_actuator" => "fork",
                    "autoscale_bridge" => nil, "ractors" => false, "decision_log" => nil,
                    "client_timeout" => 10, "shed_wait_limit_ms" => 2500.0, "health_check_path" => "/health",
-                   "health_check_answer" => "app", "bundles" => ["protocol-h2", "protocol-h1"] },
+                   "health_check_answer" => "app", "metrics_url" => nil, "controller_jar_dir" => nil,
+                   "bundles" => ["protocol-h2", "protocol-h1"] },
                  config.to_h)
   end
 
   def test_config_json_has_every_documented_key_even_when_null
     keys = JSON.parse(resolve.to_json).keys
     assert_equal %w[binds bind_to_activated_sockets workers threads rackup environment preload_app control_url control_token
+                    control_no_token metrics_url controller_jar_dir
                     persistent_timeout first_data_timeout write_timeout header_timeout max_connections
                     max_pipelined_requests http_content_length_limit
                     worker_boot_timeout shutdown_timeout log_requests server_timing worker_timeout
@@ -124,6 +126,36 @@ server_timing false
                  resolve(%w[--bind-to-activated-sockets only app.ru]).then { |c| [c.bind_to_activated_sockets, c.rackup] }
     assert_equal "only", resolve(file: "bind_to_activated_sockets :only\n").to_h["bind_to_activated_sockets"]
     assert_equal true, resolve(file: "bind_to_activated_sockets\n").to_h["bind_to_activated_sockets"]
+  end
+
+  def test_no_token_on_a_loopback_control_url_sends_no_token_and_says_so
+    %w[127.0.0.1 127.3.2.1 localhost [::1]].each do |host|
+      h = resolve(file: %(activate_control_app "tcp://#{host}:0", no_token: true\n)).to_h
+      assert_equal [nil, true], h.values_at("control_token", "control_no_token"), host
+    end
+    h = resolve(%w[--control-url tcp://127.0.0.1:0 --control-token none]).to_h
+    assert_equal [nil, true], h.values_at("control_token", "control_no_token"), "puma's --control-token none"
+  end
+
+  def test_no_token_on_a_non_loopback_control_url_is_a_config_error_naming_file_line_and_directive
+    error = assert_raises(PumaPlus::ConfigError) do
+      resolve(file: %(workers 2\nactivate_control_app "tcp://0.0.0.0:9293", no_token: true\n))
+    end
+    assert_match %r{\A\S*config/puma-plus\.rb:2: activate_control_app no_token: true is allowed only on a loopback address}, error.message
+    assert_includes error.message, "tcp://0.0.0.0:9293"
+    error = assert_raises(PumaPlus::ConfigError) { resolve(%w[--control-url tcp://10.1.2.3:9293 --control-token none]) }
+    assert_match(/\Aflag --control-token: .*no_token/, error.message)
+  end
+
+  def test_without_auth_token_the_host_is_left_to_generate_one
+    h = resolve(file: %(activate_control_app "tcp://0.0.0.0:9293"\n)).to_h
+    assert_equal ["tcp://0.0.0.0:9293", nil, false], h.values_at("control_url", "control_token", "control_no_token")
+  end
+
+  def test_metrics_url_and_controller_jar_dir_reach_the_config_frame
+    h = resolve(%w[--metrics-url tcp://0.0.0.0:0], file: %(controller_jar_dir "jars"\n)).to_h
+    assert_equal ["tcp://0.0.0.0:0", File.join(@dir, "jars")], h.values_at("metrics_url", "controller_jar_dir")
+    assert_raises(PumaPlus::ConfigError) { resolve(%w[--metrics-url unix:///tmp/m.sock]) }
   end
 
   def test_control_app_from_file_and_token_from_flag

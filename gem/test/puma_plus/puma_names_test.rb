@@ -87,7 +87,7 @@ class PumaPlus::PumaNamesTest < PumaPlus::TestCase
     File.write(File.join(@dir, "config", "puma-plus.rb"), "workers :auto\nactivate_control_app 'tcp://127.0.0.1:0', no_token: true\n")
     config = PumaPlus::Configuration.resolve([], env: {}, cwd: @dir)
     assert_equal Etc.nprocessors, config.workers
-    assert_equal ["tcp://127.0.0.1:0", nil], [config.control_url, config.control_token]
+    assert_equal ["tcp://127.0.0.1:0", false], [config.control_url, config.control_token], "false: no token at all"
     assert_equal Etc.nprocessors, PumaPlus::Configuration.resolve([], env: { "WEB_CONCURRENCY" => "auto" }, cwd: @dir).workers
   end
 

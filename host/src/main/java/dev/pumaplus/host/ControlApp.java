@@ -1,7 +1,8 @@
 /*
- * The host's control app: a small HTTP server on the host's own event loops that answers /stats and
- * /metrics from the Dispatcher's live counters and the request timing (QueueMetrics), never through the
- * request queue, so it answers even when every slot is busy.
+ * The host's control app: a small HTTP server on the host's own event loops that answers /stats, /metrics
+ * and pumactl's verbs from the Dispatcher's live counters and the request timing (QueueMetrics), never
+ * through the request queue, so it answers even when every slot is busy; and the read-only metrics
+ * listener (metrics_url), which serves the same route table's public routes without the token.
  */
 package dev.pumaplus.host;
 
@@ -22,6 +23,7 @@ import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -29,24 +31,43 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.NetUtil;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * Serves {@code GET /stats}: puma's cluster stats shape, computed live from {@link Dispatcher#snapshot()}
+ * Two listeners share one route table ({@link #routes}): the <b>control listener</b> ({@code control_url})
+ * serves every route, and with a token set ({@code ?token=}, the default: {@link #randomToken}) refuses
+ * any request without it (403), whatever its path, as puma does; the <b>metrics listener</b>
+ * ({@code metrics_url}) serves only the {@link Access#PUBLIC} routes, without a token, and answers 404 for
+ * the others as if they did not exist. On the control listener a request that changes state (an
+ * {@link Access#ACTION} route, or any method but GET and HEAD) is refused with 403 when a browser sent it
+ * on a page's behalf ({@link #fromBrowserPage}); without a token, every request whose {@code Host} is not
+ * this machine's is refused (DNS rebinding), and the listener binds only to a loopback address.
+ *
+ * <p>{@code GET /stats}: puma's cluster stats shape, computed live from {@link Dispatcher#snapshot()}
  * with worker links grouped by the pid in their HELLO, plus a {@code queue} object (below).
  * {@code ?pretty=1} indents. {@code GET /metrics}: the Prometheus text format ({@link PrometheusExposition}).
  * {@code /dashboard} and below: the live page and its stream ({@link Dashboard}).
- * With a token configured, {@code ?token=} must match on both (else 403). Other paths: 404; other methods:
- * 405.
+ * {@code /restart}, {@code /reload-config}, {@code /phased-restart}, {@code /stop}, {@code /halt}: pumactl's
+ * verbs (GET or POST). {@code /controller}: {@link ControllerEndpoint}. Other paths: 404; other methods: 405.
  *
  * <p>{@code queue}: {@code window} ("10s"); queue time p50/p95/p99/max over the last 10 s in ms
  * ({@code p50_ms} ...); {@code depth} (L), {@code busy_slots}, {@code live_slots} (c);
@@ -66,12 +87,37 @@ import java.util.concurrent.TimeUnit;
  * one apiece to the first workers) so that per-worker values sum exactly to the global depth: dashboards
  * built for puma sum backlog across workers. The top-level {@code backlog} is the global depth.
  *
- * <p>Threading: the handler runs on the host's event loops; the snapshot is taken under the dispatcher's
+ * <p>Threading: the handlers run on the host's event loops; the snapshot is taken under the dispatcher's
  * lock and rendered outside it.
  */
 final class ControlApp {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final SecureRandom RANDOM = new SecureRandom();
+    /** Bytes of a generated token: 128 bits, written as 32 hex digits (puma's SecureRandom.hex(16)). */
+    private static final int TOKEN_BYTES = 16;
+
+    /** Who may reach a route. */
+    enum Access {
+        /** Read-only and safe to publish: on the control listener (with its token) and the metrics listener. */
+        PUBLIC,
+        /** A read on the control listener only. */
+        READ,
+        /** Changes the server's state: control listener only, never from a browser page. */
+        ACTION
+    }
+
+    /**
+     * One route's handler: answers the request on {@code ctx} once, through {@link #send} or as a stream
+     * it keeps writing to. Called on the listener's event loop; must not block it.
+     */
+    interface Endpoint {
+        void serve(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder query) throws Exception;
+    }
+
+    /** {@code subtree}: the route also answers every path below its own ({@code /dashboard/...}). */
+    private record Route(Access access, boolean subtree, Endpoint endpoint) {
+    }
 
     /**
      * What the lifecycle endpoints ask of the launcher (pumactl's verbs). Called on an event loop; each
@@ -90,21 +136,28 @@ final class ControlApp {
     }
 
     private final Dispatcher dispatcher;
+    /** Required as {@code ?token=} on the control listener; null: none ({@code no_token}, loopback only). */
     private final String token;
+    /** The only directory {@code POST /controller?jar=} loads from; null: swapping is refused. */
+    private final Path controllerJarDir;
+    private final Map<String, Route> routes;
     private volatile int workers;
     private volatile int threads;
     /** The shepherd generation serving: puma's "phase" (0 for the first, as puma counts). */
     private volatile int phase;
     private final Instant startedAt;
     private volatile Actions actions;
-    private Channel server;
+    /** The bound listeners (control, metrics): added by the launcher's thread, closed by whichever stops. */
+    private final List<Channel> servers = new CopyOnWriteArrayList<>();
     /** The OSGi runtime, for the autoscaler's /controller endpoint; null until {@link #felix} is called. */
     private volatile EmbeddedFelix felix;
     private final Dashboard dashboard;
 
-    ControlApp(Dispatcher dispatcher, String token, int workers, int threads, Instant startedAt) {
+    ControlApp(Dispatcher dispatcher, String token, Path controllerJarDir, int workers, int threads,
+               Instant startedAt) {
         this.dispatcher = dispatcher;
         this.token = token;
+        this.controllerJarDir = controllerJarDir;
         this.workers = workers;
         this.threads = threads;
         this.startedAt = startedAt;
@@ -112,9 +165,17 @@ final class ControlApp {
             EmbeddedFelix runtime = felix;
             return runtime == null ? List.of() : runtime.services(Autoscaler.class);
         });
+        this.routes = routes();
     }
 
-    /** Enables GET /restart, /phased-restart, /reload-config, /stop and /halt (404 without). */
+    /** A fresh token: 128 bits from {@link SecureRandom}, as 32 lowercase hex digits. */
+    static String randomToken() {
+        byte[] bytes = new byte[TOKEN_BYTES];
+        RANDOM.nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
+
+    /** Enables /restart, /phased-restart, /reload-config, /stop and /halt (404 without). */
     void actions(Actions lifecycle) {
         this.actions = lifecycle;
     }
@@ -127,31 +188,57 @@ final class ControlApp {
     }
 
     /**
-     * Listens on {@code url} ({@code tcp://HOST:PORT}, port 0 allowed); returns the bound address.
+     * Opens the control listener on {@code url} ({@code tcp://HOST:PORT}, port 0 allowed); returns the
+     * bound address.
+     *
+     * @throws IOException when the URL is malformed, names a non-loopback address while there is no token,
+     *                     or the bind fails
+     */
+    InetSocketAddress bind(HostTransport transport, String url) throws IOException {
+        String host = host("control_url", url);
+        if (token == null && !InetAddress.getByName(host).isLoopbackAddress()) {
+            throw new IOException("control_url " + url + " is not a loopback address: the control app runs "
+                    + "without a token (no_token) only on 127.0.0.0/8, ::1 or localhost");
+        }
+        return listen(transport, "control_url", url, true);
+    }
+
+    /**
+     * Opens the read-only metrics listener on {@code url} ({@code tcp://HOST:PORT}, any address: it serves
+     * only public routes); returns the bound address.
      *
      * @throws IOException when the URL is malformed or the bind fails
      */
-    InetSocketAddress bind(HostTransport transport, String url) throws IOException {
+    InetSocketAddress bindMetrics(HostTransport transport, String url) throws IOException {
+        return listen(transport, "metrics_url", url, false);
+    }
+
+    private static String host(String setting, String url) throws IOException {
         URI uri = URI.create(url);
         if (!"tcp".equals(uri.getScheme()) && !"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-            throw new IOException("control_url must be tcp://HOST:PORT, got " + url);
+            throw new IOException(setting + " must be tcp://HOST:PORT, got " + url);
         }
-        String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
+        return uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
+    }
+
+    private InetSocketAddress listen(HostTransport transport, String setting, String url, boolean control)
+            throws IOException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(transport.group)
                 .channel(transport.tcpServerChannel)
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(16 * 1024), new Handler());
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(16 * 1024),
+                                new Handler(control));
                     }
                 });
-        ChannelFuture bound = bootstrap.bind(host, uri.getPort()).awaitUninterruptibly();
+        ChannelFuture bound = bootstrap.bind(host(setting, url), URI.create(url).getPort()).awaitUninterruptibly();
         if (!bound.isSuccess()) {
-            throw new IOException("control app cannot listen on " + url + ": " + bound.cause().getMessage(), bound.cause());
+            throw new IOException(setting + ": cannot listen on " + url + ": " + bound.cause().getMessage(), bound.cause());
         }
-        server = bound.channel();
-        return (InetSocketAddress) server.localAddress();
+        servers.add(bound.channel());
+        return (InetSocketAddress) bound.channel().localAddress();
     }
 
     /** Gives the control app the OSGi runtime: {@code /controller} reports and swaps the controller bundle. */
@@ -159,9 +246,9 @@ final class ControlApp {
         felix = runtime;
     }
 
-    /** Closes the listener. */
+    /** Closes the listeners. */
     void close() {
-        if (server != null) {
+        for (Channel server : servers) {
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
     }
@@ -267,8 +354,102 @@ final class ControlApp {
         return BigDecimal.valueOf(value).setScale(scale, RoundingMode.HALF_UP);
     }
 
+    /** The route for {@code path}: an exact path, else the subtree route whose path is a prefix of it. */
+    private Route route(String path) {
+        Route exact = routes.get(path);
+        if (exact != null) {
+            return exact;
+        }
+        for (Map.Entry<String, Route> e : routes.entrySet()) {
+            if (e.getValue().subtree() && path.startsWith(e.getKey() + "/")) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The route table, the one place that says what each listener serves (docs/CONTROL.md, "The control app").
+     * PUBLIC routes are also on the read-only metrics listener, without the token.
+     */
+    private Map<String, Route> routes() {
+        Map<String, Route> table = new LinkedHashMap<>();
+        table.put("/metrics", new Route(Access.PUBLIC, false, reading(this::metricsResponse)));
+        table.put(Dashboard.PATH, new Route(Access.PUBLIC, true, (ctx, request, query) ->
+                dashboard.handle(ctx, request, query.path(), response -> send(ctx, request, response))));
+        table.put("/stats", new Route(Access.READ, false, reading(this::statsResponse)));
+        table.put(ControllerEndpoint.PATH, new Route(Access.READ, false, (ctx, request, query) ->
+                ControllerEndpoint.handle(felix, controllerJarDir, request, query, response -> send(ctx, request, response))));
+        table.put("/restart", new Route(Access.ACTION, false, acting(Actions::restart)));
+        table.put("/reload-config", new Route(Access.ACTION, false, acting(Actions::restart)));
+        table.put("/phased-restart", new Route(Access.ACTION, false, acting(Actions::phasedRestart)));
+        table.put("/stop", new Route(Access.ACTION, false, acting(a -> a.stop(false))));
+        table.put("/halt", new Route(Access.ACTION, false, acting(a -> a.stop(true))));
+        return Collections.unmodifiableMap(table);
+    }
+
+    /** A read: GET or HEAD (else 405), answered with what {@code render} makes of the query. */
+    private static Endpoint reading(Render render) {
+        return (ctx, request, query) -> {
+            if (!request.method().equals(HttpMethod.GET) && !request.method().equals(HttpMethod.HEAD)) {
+                FullHttpResponse response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed\n");
+                response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
+                send(ctx, request, response);
+                return;
+            }
+            send(ctx, request, render.render(query));
+        };
+    }
+
+    /**
+     * A lifecycle verb: GET (what pumactl sends) or POST, else 405; 404 until {@link #actions} is called.
+     * Answered before the work starts, and the connection closed, since a stop closes this listener.
+     */
+    private Endpoint acting(Consumer<Actions> verb) {
+        return (ctx, request, query) -> {
+            Actions a = actions;
+            if (a == null) {
+                send(ctx, request, text(HttpResponseStatus.NOT_FOUND, "not found\n"));
+                return;
+            }
+            if (!request.method().equals(HttpMethod.GET) && !request.method().equals(HttpMethod.POST)) {
+                FullHttpResponse response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed\n");
+                response.headers().set(HttpHeaderNames.ALLOW, "GET, POST");
+                send(ctx, request, response);
+                return;
+            }
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                    Unpooled.copiedBuffer("{\"status\":\"ok\"}", StandardCharsets.UTF_8));
+            response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+            HttpUtil.setKeepAlive(response, false);
+            ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE).addListener(done -> verb.accept(a));
+        };
+    }
+
+    private FullHttpResponse metricsResponse(QueryStringDecoder query) {
+        byte[] body = PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot())
+                .getBytes(StandardCharsets.UTF_8);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.wrappedBuffer(body));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusExposition.CONTENT_TYPE);
+        return response;
+    }
+
+    private FullHttpResponse statsResponse(QueryStringDecoder query) throws IOException {
+        List<String> pretty = query.parameters().get("pretty");
+        boolean indent = pretty != null && !pretty.isEmpty() && !pretty.get(0).equals("0")
+                && !pretty.get(0).equals("false");
+        byte[] body = (indent ? JSON.writerWithDefaultPrettyPrinter() : JSON.writer()).writeValueAsBytes(stats());
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.wrappedBuffer(body));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        return response;
+    }
+
+    /** {@code ?token=} matches the token, compared in constant time; always true without a token. */
     private boolean authorized(QueryStringDecoder query) {
-        if (token == null || token.isEmpty()) {
+        if (token == null) {
             return true;
         }
         List<String> given = query.parameters().get("token");
@@ -276,109 +457,114 @@ final class ControlApp {
                 given.get(0).getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * True when a browser sent the request on a page's behalf: it carries {@code Origin} (every cross-site
+     * request but a plain GET, and every POST), or {@code Sec-Fetch-Site} with any value but {@code none}
+     * (a fetch, image or form a page started; {@code none} is the user's own address-bar navigation).
+     * pumactl, {@code puma-plus ctl}, curl and scrapers send neither.
+     */
+    static boolean fromBrowserPage(HttpHeaders headers) {
+        String site = headers.get("Sec-Fetch-Site");
+        return headers.contains(HttpHeaderNames.ORIGIN) || site != null && !site.equals("none");
+    }
+
+    /**
+     * True for a {@code Host} value (name, optional port) that names this machine literally: localhost,
+     * 127.0.0.0/8 or ::1. Never resolved: a name that resolves to loopback is exactly what DNS rebinding
+     * uses.
+     */
+    static boolean loopbackHost(String host) {
+        String name = host.startsWith("[") && host.indexOf(']') > 0
+                ? host.substring(1, host.indexOf(']'))
+                : host.replaceFirst(":\\d*\\z", "");
+        if (name.equalsIgnoreCase("localhost")) {
+            return true;
+        }
+        InetAddress literal = NetUtil.createInetAddressFromIpAddressString(name);
+        return literal != null && literal.isLoopbackAddress();
+    }
+
+    /** Writes {@code response} (Content-Length, keep-alive as the request asked). Any thread. */
+    static void send(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response) {
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
+        if (request.method().equals(HttpMethod.HEAD)) {
+            response.content().clear();
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        HttpUtil.setKeepAlive(response, keepAlive);
+        ChannelFuture written = ctx.writeAndFlush(response);
+        if (!keepAlive) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /** A text/plain response. */
+    static FullHttpResponse text(HttpResponseStatus status, String body) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        return response;
+    }
+
+    /** A response made from the request's query alone. */
+    private interface Render {
+        FullHttpResponse render(QueryStringDecoder query) throws IOException;
+    }
+
+    /**
+     * One listener's requests: the control listener ({@code control} true) checks the token and the
+     * browser rules before any route; the metrics listener serves PUBLIC routes only, and 404 for the rest
+     * as if they did not exist.
+     */
     private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+        private final boolean control;
+
+        Handler(boolean control) {
+            this.control = control;
+        }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) throws Exception {
             QueryStringDecoder query = new QueryStringDecoder(request.uri());
-            if (Dashboard.handles(query.path())) {
-                if (!authorized(query)) {
-                    send(ctx, request, text(HttpResponseStatus.FORBIDDEN, "forbidden\n"));
-                } else {
-                    dashboard.handle(ctx, request, query.path(), response -> send(ctx, request, response));
-                }
+            String refusal = control ? refusal(request, query) : null;
+            if (refusal != null) {
+                send(ctx, request, text(HttpResponseStatus.FORBIDDEN, refusal));
                 return;
             }
-            if (query.path().equals(ControllerEndpoint.PATH)) {
-                if (!authorized(query)) {
-                    send(ctx, request, text(HttpResponseStatus.FORBIDDEN, "forbidden\n"));
-                } else {
-                    ControllerEndpoint.handle(felix, request, query, response -> send(ctx, request, response));
-                }
+            Route route = route(query.path());
+            if (route == null || !control && route.access() != Access.PUBLIC) {
+                send(ctx, request, text(HttpResponseStatus.NOT_FOUND, "not found\n"));
                 return;
             }
-            FullHttpResponse response;
-            boolean metrics = query.path().equals("/metrics");
-            Runnable action = action(query.path());
-            if (action != null) {
-                // pumactl's verbs: GET, with the token, answered before the work starts (a stop closes us)
-                if (!authorized(query)) {
-                    response = text(HttpResponseStatus.FORBIDDEN, "forbidden\n");
-                } else {
-                    response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                            Unpooled.copiedBuffer("{\"status\":\"ok\"}", StandardCharsets.UTF_8));
-                    response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
-                    response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
-                    HttpUtil.setKeepAlive(response, false);
-                    ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE)
-                            .addListener(done -> action.run());
-                    return;
-                }
-            } else if (!query.path().equals("/stats") && !metrics) {
-                response = text(HttpResponseStatus.NOT_FOUND, "not found\n");
-            } else if (!request.method().equals(HttpMethod.GET) && !request.method().equals(HttpMethod.HEAD)) {
-                response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method not allowed\n");
-                response.headers().set(HttpHeaderNames.ALLOW, "GET, HEAD");
-            } else if (!authorized(query)) {
-                response = text(HttpResponseStatus.FORBIDDEN, "forbidden\n");
-            } else if (metrics) {
-                byte[] body = PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot())
-                        .getBytes(StandardCharsets.UTF_8);
-                response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                        Unpooled.wrappedBuffer(body));
-                response.headers().set(HttpHeaderNames.CONTENT_TYPE, PrometheusExposition.CONTENT_TYPE);
-            } else {
-                List<String> pretty = query.parameters().get("pretty");
-                boolean indent = pretty != null && !pretty.isEmpty() && !pretty.get(0).equals("0")
-                        && !pretty.get(0).equals("false");
-                ObjectNode stats = stats();
-                byte[] body = (indent ? JSON.writerWithDefaultPrettyPrinter() : JSON.writer()).writeValueAsBytes(stats);
-                response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-                        Unpooled.wrappedBuffer(body));
-                response.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+            boolean changesState = route.access() == Access.ACTION
+                    || !request.method().equals(HttpMethod.GET) && !request.method().equals(HttpMethod.HEAD);
+            if (control && changesState && fromBrowserPage(request.headers())) {
+                send(ctx, request, text(HttpResponseStatus.FORBIDDEN,
+                        "forbidden: a browser page may not change the server's state\n"));
+                return;
             }
-            send(ctx, request, response);
+            route.endpoint().serve(ctx, request, query);
         }
 
-        /** Writes {@code response} (Content-Length, keep-alive as the request asked). Any thread. */
-        private void send(ChannelHandlerContext ctx, FullHttpRequest request, FullHttpResponse response) {
-            response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.content().readableBytes());
-            if (request.method().equals(HttpMethod.HEAD)) {
-                response.content().clear();
+        /**
+         * Why the control listener refuses the request before looking at its path (the token, as puma asks
+         * it of every path; without a token, a Host that is not this machine's: DNS rebinding), or null.
+         */
+        private String refusal(FullHttpRequest request, QueryStringDecoder query) {
+            if (!authorized(query)) {
+                return "forbidden: invalid auth token\n";
             }
-            boolean keepAlive = HttpUtil.isKeepAlive(request);
-            HttpUtil.setKeepAlive(response, keepAlive);
-            ChannelFuture written = ctx.writeAndFlush(response);
-            if (!keepAlive) {
-                written.addListener(ChannelFutureListener.CLOSE);
+            String host = request.headers().get(HttpHeaderNames.HOST);
+            if (token == null && host != null && !loopbackHost(host)) {
+                return "forbidden: without a token the control app answers only Host: localhost, 127.0.0.1 or [::1]\n";
             }
+            return null;
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             ctx.close();
-        }
-
-        /** The lifecycle action for {@code path}, or null when it is not one (or none is wired). */
-        private Runnable action(String path) {
-            Actions a = actions;
-            if (a == null) {
-                return null;
-            }
-            return switch (path) {
-                case "/restart", "/reload-config" -> a::restart;
-                case "/phased-restart" -> a::phasedRestart;
-                case "/stop" -> () -> a.stop(false);
-                case "/halt" -> () -> a.stop(true);
-                default -> null;
-            };
-        }
-
-        private FullHttpResponse text(HttpResponseStatus status, String body) {
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                    Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
-            return response;
         }
     }
 }

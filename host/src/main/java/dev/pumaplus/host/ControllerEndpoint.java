@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,8 +29,11 @@ import java.util.function.Consumer;
  * {@code GET /controller}: {@code {"policy": id, "ticks": n, "last_decision": "..."}}, or 404 when no
  * autoscaler runs. {@code POST /controller?jar=/abs/path/controller.jar}: replaces the installed controller
  * bundle ({@value #BUNDLE}) with that jar, live, and answers {@code {"policy": new id, "swap_ms": ms}}
- * once the new bundle runs; 400 without an absolute path to a readable file, 404 when autoscaling is off,
- * 500 when the update fails (the message says why). The control app's token applies.
+ * once the new bundle runs; 404 when autoscaling is off, 403 when no {@code controller_jar_dir} is
+ * configured or the jar's real path (every symlink and {@code ..} resolved) is not inside that directory's
+ * real path, 400 without an absolute path to a readable regular file, 500 when the update fails (the
+ * message says why). The jar loaded is the resolved real path, so a symlink changed after the check
+ * cannot redirect it. The control app's token and browser rules apply.
  *
  * <p>Threading: the swap blocks (the old bundle's ticker stops, the new one starts), so it runs on its
  * own thread, never on the event loop the control app shares with worker links; {@code reply} is called
@@ -45,7 +49,8 @@ final class ControllerEndpoint {
     private ControllerEndpoint() {
     }
 
-    static void handle(EmbeddedFelix felix, FullHttpRequest request, QueryStringDecoder query,
+    /** {@code jarDir}: the configured controller_jar_dir, or null (no swap). */
+    static void handle(EmbeddedFelix felix, Path jarDir, FullHttpRequest request, QueryStringDecoder query,
                        Consumer<FullHttpResponse> reply) {
         if (felix == null || felix.services(Autoscaler.class).isEmpty()) {
             reply.accept(json(HttpResponseStatus.NOT_FOUND, error("autoscaling is off: no controller bundle runs")));
@@ -61,10 +66,20 @@ final class ControllerEndpoint {
             reply.accept(r);
             return;
         }
+        if (jarDir == null) {
+            reply.accept(json(HttpResponseStatus.FORBIDDEN,
+                    error("no controller_jar_dir is configured: the controller bundle cannot be swapped")));
+            return;
+        }
         List<String> jars = query.parameters().get("jar");
-        Path jar = jars == null || jars.isEmpty() ? null : Path.of(jars.get(0));
-        if (jar == null || !jar.isAbsolute() || !Files.isReadable(jar)) {
+        Path given = jars == null || jars.isEmpty() ? null : Path.of(jars.get(0));
+        if (given == null || !given.isAbsolute() || !Files.isRegularFile(given) || !Files.isReadable(given)) {
             reply.accept(json(HttpResponseStatus.BAD_REQUEST, error("?jar= must name a readable bundle jar by absolute path")));
+            return;
+        }
+        Path jar = inside(jarDir, given);
+        if (jar == null) {
+            reply.accept(json(HttpResponseStatus.FORBIDDEN, error("?jar= is not inside controller_jar_dir " + jarDir)));
             return;
         }
         Thread swap = new Thread(() -> {
@@ -80,6 +95,20 @@ final class ControllerEndpoint {
         }, "puma-plus-controller-swap");
         swap.setDaemon(true);
         swap.start();
+    }
+
+    /**
+     * {@code jar}'s real path when it lies below {@code dir}'s real path (compared by path elements, so
+     * {@code /jars-other} is not inside {@code /jars}), else null; null too when either cannot be resolved.
+     */
+    static Path inside(Path dir, Path jar) {
+        try {
+            Path realDir = dir.toRealPath();
+            Path realJar = jar.toRealPath();
+            return realJar.startsWith(realDir) && !realJar.equals(realDir) ? realJar : null;
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     private static ObjectNode status(EmbeddedFelix felix) {

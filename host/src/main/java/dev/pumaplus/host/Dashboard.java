@@ -80,11 +80,6 @@ final class Dashboard {
         this.autoscalers = autoscalers;
     }
 
-    /** Whether {@code path} is the dashboard's: {@code /dashboard} or below it. */
-    static boolean handles(String path) {
-        return path.equals(PATH) || path.startsWith(PATH + "/");
-    }
-
     /**
      * Answers a request for one of the dashboard's paths: a file through {@code reply} (which sets
      * Content-Length and keep-alive), or the stream, which it writes to {@code ctx} itself.

@@ -54,6 +54,11 @@ import java.util.Objects;
  * @param maxConnections         connections per listener, or null: derived from the descriptor limit
  *                               (protocol-h1; compared on restart)
  * @param maxPipelinedRequests   requests an HTTP/1.1 connection may have unanswered (protocol-h1; compared)
+ * @param controlNoToken         the control app runs without a token ({@code no_token: true}; the gem allows it
+ *                               only on a loopback control URL); else a null {@code controlToken} means one
+ *                               is generated at boot
+ * @param metricsUrl             the read-only listener for /metrics and the dashboard, or null for none
+ * @param controllerJarDir       the only directory {@code POST /controller?jar=} loads from, or null: no swap
  */
 record HostConfig(
         List<String> binds, int workers, int threads, String environment, String controlUrl, String controlToken,
@@ -62,7 +67,8 @@ record HostConfig(
         boolean logRequests, boolean serverTiming, LogFormat logFormat,
         Path pidfile, Path statePath, Path stdoutPath, Path stderrPath,
         Double shedWaitLimitMs, String healthCheckPath, String healthCheckAnswer, List<String> bundles,
-        Duration headerTimeout, Integer maxConnections, int maxPipelinedRequests) {
+        Duration headerTimeout, Integer maxConnections, int maxPipelinedRequests,
+        boolean controlNoToken, String metricsUrl, Path controllerJarDir) {
 
     static final List<String> DEFAULT_BINDS = List.of("tcp://0.0.0.0:9292");
     static final int DEFAULT_WORKERS = 1;
@@ -83,12 +89,15 @@ record HostConfig(
             "http_content_length_limit", "worker_boot_timeout", "shutdown_timeout", "worker_shutdown_timeout",
             "log_requests", "server_timing", "log_format", "pidfile", "state_path", "stdout_path", "stderr_path",
             "shed_wait_limit_ms", "health_check_path", "health_check_answer", "bundles", "header_timeout",
-            "max_connections", "max_pipelined_requests");
+            "max_connections", "max_pipelined_requests", "control_no_token", "metrics_url", "controller_jar_dir");
 
-    /** The keys whose change a hot restart reports but cannot apply: the listeners and bundles stay. */
+    /**
+     * The keys whose change a hot restart reports but cannot apply: the listeners, the control app (its
+     * token, drawn once per process, and its jar directory) and the bundles stay.
+     */
     private static final List<String> LISTENER_KEYS = List.of("binds", "control_url", "persistent_timeout",
             "first_data_timeout", "write_timeout", "http_content_length_limit", "bundles", "header_timeout",
-            "max_connections", "max_pipelined_requests");
+            "max_connections", "max_pipelined_requests", "metrics_url", "control_token", "control_no_token", "controller_jar_dir");
 
     /** Every setting at its default: what an empty CONFIG object means. */
     static final HostConfig DEFAULTS = new HostConfig(DEFAULT_BINDS, DEFAULT_WORKERS, DEFAULT_THREADS,
@@ -96,7 +105,7 @@ record HostConfig(
             DEFAULT_WRITE_TIMEOUT, null, DEFAULT_WORKER_BOOT_TIMEOUT, DEFAULT_SHUTDOWN_TIMEOUT,
             DEFAULT_WORKER_SHUTDOWN_TIMEOUT, false, false, LogFormat.TEXT, null, null, null, null,
             DEFAULT_SHED_WAIT_LIMIT_MS, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_HEALTH_CHECK_ANSWER, DEFAULT_BUNDLES,
-            DEFAULT_HEADER_TIMEOUT, null, DEFAULT_MAX_PIPELINED_REQUESTS);
+            DEFAULT_HEADER_TIMEOUT, null, DEFAULT_MAX_PIPELINED_REQUESTS, false, null, null);
 
     /** Reads the CONFIG object {@code root}. */
     static HostConfig from(JsonNode root) {
@@ -127,7 +136,10 @@ record HostConfig(
                 strings(root, "bundles", DEFAULT_BUNDLES),
                 seconds(root, "header_timeout", DEFAULT_HEADER_TIMEOUT),
                 root.hasNonNull("max_connections") ? (int) number(root, "max_connections", 0) : null,
-                (int) number(root, "max_pipelined_requests", DEFAULT_MAX_PIPELINED_REQUESTS));
+                (int) number(root, "max_pipelined_requests", DEFAULT_MAX_PIPELINED_REQUESTS),
+                flag(root, "control_no_token"),
+                text(root, "metrics_url", null),
+                path(root, "controller_jar_dir"));
     }
 
     /** Slots the generation's workers open: workers × threads. */
@@ -159,7 +171,8 @@ record HostConfig(
     /** The values of {@link #LISTENER_KEYS}, in that order. */
     private List<Object> listenerValues() {
         return java.util.Arrays.asList(binds, controlUrl, persistentTimeout, firstDataTimeout, writeTimeout,
-                httpContentLengthLimit, bundles, headerTimeout, maxConnections, maxPipelinedRequests);
+                httpContentLengthLimit, bundles, headerTimeout, maxConnections, maxPipelinedRequests,
+                metricsUrl, controlToken, controlNoToken, controllerJarDir);
     }
 
     private static String text(JsonNode root, String key, String fallback) {

@@ -233,17 +233,35 @@ public final class Launcher {
         }
 
         String controlUrl = config.controlUrl();
+        String metricsUrl = config.metricsUrl();
+        boolean control = controlUrl != null && !controlUrl.isEmpty();
         String stateUrl = null;
-        if (controlUrl != null && !controlUrl.isEmpty()) {
-            ControlApp app = new ControlApp(dispatcher, config.controlToken(), config.workers(), config.threads(), startedAt);
+        // Puma's rule: a control app has a token unless told no_token; one nobody configured is made here,
+        // once per process, so every generation's config reload keeps the one pumactl already holds.
+        boolean generated = control && config.controlToken() == null && !config.controlNoToken();
+        String token = !control || config.controlNoToken() ? null
+                : generated ? ControlApp.randomToken() : config.controlToken();
+        if (control || metricsUrl != null && !metricsUrl.isEmpty()) {
+            ControlApp app = new ControlApp(dispatcher, token, config.controllerJarDir(), config.workers(),
+                    config.threads(), startedAt);
             app.felix(felix);
             app.actions(controlActions());
-            InetSocketAddress bound = app.bind(transport, controlUrl);
             controlApp = app;
-            LOG.log(Level.INFO, "control app on http://" + hostOf(controlUrl) + ":" + bound.getPort());
-            stateUrl = "tcp://" + hostOf(controlUrl) + ":" + bound.getPort();
+            if (control) {
+                InetSocketAddress bound = app.bind(transport, controlUrl);
+                LOG.log(Level.INFO, "control app on http://" + hostOf(controlUrl) + ":" + bound.getPort());
+                if (generated) {
+                    LOG.log(Level.INFO, "control app token: " + token + " (generated at boot"
+                            + (config.statePath() == null ? ")" : "; also in the state file " + config.statePath() + ")"));
+                }
+                stateUrl = "tcp://" + hostOf(controlUrl) + ":" + bound.getPort();
+            }
+            if (metricsUrl != null && !metricsUrl.isEmpty()) {
+                InetSocketAddress bound = app.bindMetrics(transport, metricsUrl);
+                LOG.log(Level.INFO, "metrics on http://" + hostOf(metricsUrl) + ":" + bound.getPort() + "/metrics");
+            }
         }
-        files.writeState(stateUrl, config.controlToken());
+        files.writeState(stateUrl, token);
 
         ready.booted(config.slots());
         return 0;

@@ -12,21 +12,27 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
  * The state file is one JSON object, which is also a YAML document: ctl loads it with Ruby's
  * {@code YAML.safe_load}, and a JSON encoder escapes every character a token or path may hold ({@code "},
  * {@code \}, newlines) in a form YAML's double-quoted scalars read back. Written once the control app is
- * bound (its real port); both files are deleted at stop. Used by the launcher's main thread, and
+ * bound (its real port), readable by its owner alone (0600), since the token in it can stop the server;
+ * both files are deleted at stop. Used by the launcher's main thread, and
  * {@link #reopenOutput} by the SIGHUP handler's.
  */
 final class ProcessFiles {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
     private final Path pidfile;
     private final Path statePath;
@@ -87,9 +93,18 @@ final class ProcessFiles {
         return next;
     }
 
-    /** Writes the state file, if one is configured: the control app's URL (or null for none) and token. */
+    /**
+     * Writes the state file, if one is configured: the control app's URL (or null for none) and token (or
+     * null for none), owner-only (0600) from its first byte: created empty with that mode, or an old file
+     * set to it, before the token is written.
+     */
     void writeState(String controlUrl, String controlToken) throws IOException {
         if (statePath != null) {
+            Files.createDirectories(statePath.toAbsolutePath().getParent());
+            if (!Files.exists(statePath, LinkOption.NOFOLLOW_LINKS)) {
+                Files.createFile(statePath, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+            }
+            Files.setPosixFilePermissions(statePath, OWNER_ONLY);
             write(statePath, stateDocument(ProcessHandle.current().pid(), Path.of("").toAbsolutePath(), controlUrl,
                     controlToken));
         }

@@ -1,21 +1,32 @@
 /*
  * Claims about the control app's /stats: puma's cluster shape computed from the live links, the shared
- * backlog split so per-worker values sum to the queue depth, and the token and path checks.
+ * backlog split so per-worker values sum to the queue depth; and its two listeners' rules: the token on
+ * every control path, no state change from a browser page, no token only on loopback, and the metrics
+ * listener serving /metrics alone.
  */
 package dev.pumaplus.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -42,7 +53,7 @@ class ControlAppTest {
         a1.discardSent(); // three requests run, three wait
         a1.respond("done"); // a1 takes the next waiting one
         b1.discardSent();
-        JsonNode stats = new ControlApp(dispatcher, null, 2, 2, Instant.parse("2026-01-01T00:00:00Z")).stats();
+        JsonNode stats = new ControlApp(dispatcher, null, null, 2, 2, Instant.parse("2026-01-01T00:00:00Z")).stats();
         assertEquals("2026-01-01T00:00:00Z", stats.get("started_at").asText());
         assertEquals(2, stats.get("workers").asInt());
         assertEquals(2, stats.get("booted_workers").asInt());
@@ -74,7 +85,7 @@ class ControlAppTest {
         worker.respond("one"); // the second is dispatched, the third waits
         worker.discardSent();
         dispatcher.metrics().tick(System.nanoTime(), queue.admission.submitted());
-        JsonNode stats = new ControlApp(dispatcher, null, 1, 1, Instant.now()).stats();
+        JsonNode stats = new ControlApp(dispatcher, null, null, 1, 1, Instant.now()).stats();
         for (String key : new String[] {"started_at", "workers", "phase", "booted_workers", "old_workers",
                 "backlog", "worker_status"}) {
             assertTrue(stats.has(key), key);
@@ -116,7 +127,7 @@ class ControlAppTest {
         a.discardSent();
         b.discardSent();
         c.discardSent();
-        JsonNode stats = new ControlApp(dispatcher, null, 3, 1, Instant.now()).stats();
+        JsonNode stats = new ControlApp(dispatcher, null, null, 3, 1, Instant.now()).stats();
         assertEquals(5, stats.get("backlog").asInt());
         int[] backlog = new int[3];
         for (int i = 0; i < 3; i++) {
@@ -130,7 +141,7 @@ class ControlAppTest {
     @Test
     void httpStatsRequiresTheTokenAndAnswersUnknownPathsWith404() throws Exception {
         HostTransport transport = HostTransport.select(1);
-        ControlApp app = new ControlApp(dispatcher, "s3cret", 1, 1, Instant.now());
+        ControlApp app = new ControlApp(dispatcher, "s3cret", null, 1, 1, Instant.now());
         try {
             InetSocketAddress bound = app.bind(transport, "tcp://127.0.0.1:0");
             HttpClient client = HttpClient.newHttpClient();
@@ -147,6 +158,160 @@ class ControlAppTest {
         } finally {
             app.close();
             transport.shutdown();
+        }
+    }
+
+    @Test
+    void everyControlPathNeedsTheTokenEvenOneThatDoesNotExist() throws Exception {
+        HostTransport transport = HostTransport.select(1);
+        ControlApp app = new ControlApp(dispatcher, "s3cret", null, 1, 1, Instant.now());
+        try {
+            String base = "http://127.0.0.1:" + app.bind(transport, "tcp://127.0.0.1:0").getPort();
+            HttpClient client = HttpClient.newHttpClient();
+            for (String path : new String[] {"/metrics", "/stats", "/controller", "/stop", "/halt", "/nope"}) {
+                assertEquals(403, get(client, base + path).statusCode(), path);
+            }
+            assertEquals(200, get(client, base + "/metrics?token=s3cret").statusCode());
+        } finally {
+            app.close();
+            transport.shutdown();
+        }
+    }
+
+    @Test
+    void aVerbSentByABrowserPageIsRefusedWhileTheSameVerbFromPumactlRuns() throws Exception {
+        HostTransport transport = HostTransport.select(1);
+        ControlApp app = new ControlApp(dispatcher, "s3cret", null, 1, 1, Instant.now());
+        CountDownLatch stopped = new CountDownLatch(1);
+        AtomicInteger stops = new AtomicInteger();
+        app.actions(new ControlApp.Actions() {
+            @Override
+            public void restart() {
+            }
+
+            @Override
+            public void phasedRestart() {
+            }
+
+            @Override
+            public void stop(boolean halt) {
+                stops.incrementAndGet();
+                stopped.countDown();
+            }
+        });
+        try {
+            String base = "http://127.0.0.1:" + app.bind(transport, "tcp://127.0.0.1:0").getPort();
+            HttpClient client = HttpClient.newHttpClient();
+            URI stop = URI.create(base + "/stop?token=s3cret");
+            assertEquals(403, client.send(HttpRequest.newBuilder(stop).header("Sec-Fetch-Site", "cross-site").build(),
+                    HttpResponse.BodyHandlers.ofString()).statusCode(), "an <img src> on another site");
+            assertEquals(403, client.send(HttpRequest.newBuilder(stop).header("Origin", "http://evil.example")
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).statusCode(),
+                    "a form POST from another site");
+            assertEquals(200, get(client, base + "/stats?token=s3cret").statusCode(), "a read is not a state change");
+            assertEquals(0, stops.get(), "no refused request stopped anything");
+            assertEquals(200, get(client, stop.toString()).statusCode(), "pumactl's GET with the token");
+            assertTrue(stopped.await(5, TimeUnit.SECONDS));
+            assertEquals(1, stops.get());
+        } finally {
+            app.close();
+            transport.shutdown();
+        }
+    }
+
+    @Test
+    void withoutATokenTheControlListenerRefusesANonLoopbackAddress() {
+        HostTransport transport = HostTransport.select(1);
+        ControlApp app = new ControlApp(dispatcher, null, null, 1, 1, Instant.now());
+        try {
+            IOException refused = assertThrows(IOException.class, () -> app.bind(transport, "tcp://0.0.0.0:0"));
+            assertTrue(refused.getMessage().contains("not a loopback address"), refused.getMessage());
+        } finally {
+            app.close();
+            transport.shutdown();
+        }
+    }
+
+    @Test
+    void withoutATokenARequestNamingAnotherHostIsRefusedAsDnsRebinding() throws Exception {
+        HostTransport transport = HostTransport.select(1);
+        ControlApp app = new ControlApp(dispatcher, null, null, 1, 1, Instant.now());
+        try {
+            int port = app.bind(transport, "tcp://127.0.0.1:0").getPort();
+            assertTrue(rawGet(port, "/stats", "Host: 127.0.0.1:" + port).startsWith("HTTP/1.1 200"));
+            assertTrue(rawGet(port, "/stats", "Host: localhost").startsWith("HTTP/1.1 200"));
+            assertTrue(rawGet(port, "/stats", null).startsWith("HTTP/1.1 200"), "pumactl 5.6 sends HTTP/1.0 without Host");
+            assertTrue(rawGet(port, "/stats", "Host: rebound.example:" + port).startsWith("HTTP/1.1 403"));
+        } finally {
+            app.close();
+            transport.shutdown();
+        }
+    }
+
+    @Test
+    void theMetricsListenerServesMetricsWithoutTheTokenAndNoControlPath() throws Exception {
+        HostTransport transport = HostTransport.select(1);
+        ControlApp app = new ControlApp(dispatcher, "s3cret", null, 1, 1, Instant.now());
+        app.actions(new ControlApp.Actions() {
+            @Override
+            public void restart() {
+                throw new AssertionError("restart reached through the metrics listener");
+            }
+
+            @Override
+            public void phasedRestart() {
+                throw new AssertionError("phased restart reached through the metrics listener");
+            }
+
+            @Override
+            public void stop(boolean halt) {
+                throw new AssertionError("stop reached through the metrics listener");
+            }
+        });
+        try {
+            String base = "http://127.0.0.1:" + app.bindMetrics(transport, "tcp://127.0.0.1:0").getPort();
+            HttpClient client = HttpClient.newHttpClient();
+            HttpResponse<String> metrics = get(client, base + "/metrics");
+            assertEquals(200, metrics.statusCode());
+            assertTrue(metrics.body().contains("# TYPE"), metrics.body());
+            for (String path : new String[] {"/stats", "/controller", "/stop", "/halt", "/restart", "/reload-config",
+                    "/phased-restart", "/stop?token=s3cret", "/stats?token=s3cret"}) {
+                assertEquals(404, get(client, base + path).statusCode(), path);
+            }
+            assertEquals(405, client.send(HttpRequest.newBuilder(URI.create(base + "/metrics"))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString()).statusCode());
+        } finally {
+            app.close();
+            transport.shutdown();
+        }
+    }
+
+    @Test
+    void aHostHeaderIsLoopbackOnlyWhenItNamesThisMachineLiterally() {
+        for (String host : new String[] {"localhost", "LOCALHOST:9293", "127.0.0.1", "127.9.8.7:80", "[::1]", "[::1]:9293"}) {
+            assertTrue(ControlApp.loopbackHost(host), host);
+        }
+        for (String host : new String[] {"evil.example", "localhost.evil.example", "127.0.0.1.evil.example", "10.0.0.1",
+                "0.0.0.0:9293", "[::]", "[::2]:1", ""}) {
+            assertFalse(ControlApp.loopbackHost(host), host);
+        }
+    }
+
+    @Test
+    void generatedTokensAre128RandomBitsInHex() {
+        String a = ControlApp.randomToken();
+        String b = ControlApp.randomToken();
+        assertTrue(a.matches("[0-9a-f]{32}"), a);
+        assertNotEquals(a, b);
+    }
+
+    /** One HTTP/1.0 GET on a raw socket with the given Host line (or none); returns the whole answer. */
+    private static String rawGet(int port, String path, String hostLine) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5000);
+            String head = "GET " + path + " HTTP/1.0\r\n" + (hostLine == null ? "" : hostLine + "\r\n") + "\r\n";
+            socket.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
         }
     }
 

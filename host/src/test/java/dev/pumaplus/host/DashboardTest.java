@@ -132,7 +132,7 @@ class DashboardTest {
     @Test
     void thePageAndTheVendoredLibraryAreServedFromTheHostJarBehindTheToken() throws Exception {
         HostTransport transport = HostTransport.select(1);
-        ControlApp app = new ControlApp(queue.dispatcher, "s3cret", 1, 1, Instant.now());
+        ControlApp app = new ControlApp(queue.dispatcher, "s3cret", null, 1, 1, Instant.now());
         try {
             InetSocketAddress bound = app.bind(transport, "tcp://127.0.0.1:0");
             HttpClient client = HttpClient.newHttpClient();
@@ -165,6 +165,26 @@ class DashboardTest {
             try (var lines = events.body()) {
                 String data = lines.filter(line -> line.startsWith("data: ")).findFirst().orElseThrow();
                 assertTrue(JSON.readTree(data.substring("data: ".length())).has("workers"), data);
+            }
+        } finally {
+            app.close();
+            transport.shutdown();
+        }
+    }
+
+    @Test
+    void theMetricsListenerServesTheDashboardWithoutTheTokenAndNothingThatActs() throws Exception {
+        HostTransport transport = HostTransport.select(1);
+        ControlApp app = new ControlApp(queue.dispatcher, "s3cret", null, 1, 1, Instant.now());
+        try {
+            InetSocketAddress bound = app.bindMetrics(transport, "tcp://127.0.0.1:0");
+            HttpClient client = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + bound.getPort();
+            for (String[] expect : new String[][] {
+                {"/dashboard", "200"}, {"/dashboard/uPlot.min.css", "200"}, {"/stats", "404"}, {"/stop", "404"}}) {
+                var answer = client.send(HttpRequest.newBuilder(URI.create(base + expect[0])).build(),
+                        BodyHandlers.discarding());
+                assertEquals(Integer.parseInt(expect[1]), answer.statusCode(), expect[0]);
             }
         } finally {
             app.close();

@@ -131,5 +131,9 @@ class HostConfigTest {
                 "{\"binds\": [\"tcp://127.0.0.1:1\"], \"write_timeout\": 3, \"workers\": 4, \"shutdown_timeout\": 1}"));
         assertEquals(List.of("binds", "write_timeout"), HostConfig.DEFAULTS.listenerChanges(next));
         assertEquals(List.of(), HostConfig.DEFAULTS.listenerChanges(HostConfig.DEFAULTS));
+        HostConfig control = HostConfig.from(JSON.readTree(
+                "{\"metrics_url\": \"tcp://127.0.0.1:2\", \"control_token\": \"t\", \"controller_jar_dir\": \"/j\"}"));
+        assertEquals(List.of("metrics_url", "control_token", "controller_jar_dir"),
+                HostConfig.DEFAULTS.listenerChanges(control), "the control app keeps its first settings too");
     }
 }

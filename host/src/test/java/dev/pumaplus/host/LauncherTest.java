@@ -101,11 +101,18 @@ class LauncherTest {
     void bootsPrintsTheContractLinesServesStatsAndStopsCleanlyOnSigterm() throws Exception {
         launch("serve");
         String control = awaitLine("puma-plus: control app on http://127.0.0.1:");
+        Matcher t = Pattern.compile("^puma-plus: control app token: ([0-9a-f]{32}) \\(generated at boot\\)$")
+                .matcher(awaitLine("puma-plus: control app token: "));
+        assertTrue(t.find(), "no token configured: one is generated and printed");
         assertEquals("puma-plus: ready, 2 slots", awaitLine("puma-plus: ready"));
         Matcher m = Pattern.compile("http://127\\.0\\.0\\.1:(\\d+)$").matcher(control);
         assertTrue(m.find(), control);
+        String statsUrl = "http://127.0.0.1:" + m.group(1) + "/stats";
+        HttpResponse<String> refused = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create(statsUrl)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, refused.statusCode(), "the generated token is required");
         HttpResponse<String> stats = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + m.group(1) + "/stats")).build(),
+                HttpRequest.newBuilder(URI.create(statsUrl + "?token=" + t.group(1))).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, stats.statusCode());
         JsonNode json = new ObjectMapper().readTree(stats.body());

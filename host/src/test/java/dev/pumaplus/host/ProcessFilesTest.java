@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,5 +54,22 @@ class ProcessFilesTest {
         assertEquals("t", JSON.readTree(Files.readString(state)).get("control_auth_token").asText());
         files.delete();
         assertTrue(Files.notExists(pid) && Files.notExists(state), "both files are removed at stop");
+    }
+
+    @Test
+    void theStateFileHoldingTheTokenIsReadableByItsOwnerAlone() throws Exception {
+        Path state = tmp.resolve("s.state");
+        Files.writeString(state, "old");
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rw-r--r--"));
+        HostConfig config = HostConfig.from(JSON.readTree(JSON.writeValueAsString(java.util.Map.of(
+                "state_path", state.toString()))));
+        ProcessFiles.open(config).writeState("tcp://127.0.0.1:9", "t");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state)),
+                "an existing world-readable file is narrowed before the token is written");
+        Path fresh = tmp.resolve("fresh/s.state");
+        HostConfig freshConfig = HostConfig.from(JSON.readTree(JSON.writeValueAsString(java.util.Map.of(
+                "state_path", fresh.toString()))));
+        ProcessFiles.open(freshConfig).writeState("tcp://127.0.0.1:9", "t");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(fresh)));
     }
 }

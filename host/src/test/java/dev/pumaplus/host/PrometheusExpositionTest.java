@@ -174,7 +174,7 @@ class PrometheusExpositionTest {
     void metricsEndpointServesTheTextFormatThatPromtoolAccepts() throws Exception {
         renderWithData();
         HostTransport transport = HostTransport.select(1);
-        ControlApp app = new ControlApp(dispatcher, null, 1, 1, Instant.now());
+        ControlApp app = new ControlApp(dispatcher, null, null, 1, 1, Instant.now());
         try {
             InetSocketAddress bound = app.bind(transport, "tcp://127.0.0.1:0");
             HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(

@@ -27,7 +27,7 @@ import java.util.List;
  * </pre>
  * KIND {@code puma-plus} or {@code puma} names the process roles and pairs the rows for the ratios:
  * puma-plus:CONFIG against puma:CONFIG. KIND {@code null} is the client's ceiling. Commands take the same
- * placeholders as Scenario's ({port}, {control}, {app}, {puma_plus}, {java}, {jar}, {root}).
+ * placeholders as Scenario's ({port}, {control}, {control_token}, {app}, {puma_plus}, {java}, {jar}, {root}).
  */
 record CapacityScenario(String name, String description, int connections, int threads, String path,
     List<Connection> modes, long timeoutNs, long warmupNs, long measureNs, int repeat, int serverCpu,

@@ -26,7 +26,8 @@ import java.util.List;
  * server-cpu  0                           # the CPU every server is pinned to (taskset)
  * server      NAME KIND COMMAND...        # KIND: puma-plus (its /stats is polled), puma, null, other
  * </pre>
- * Commands may use {port}, {control} (a free port for puma-plus's control app), {root}, {app}
+ * Commands may use {port}, {control} (a free port for puma-plus's control app), {control_token} (the
+ * token the harness polls /stats with), {root}, {app}
  * (bench/app/config.ru), {puma_plus} (gem/exe/puma-plus), {java} and {jar} (this harness).
  */
 public record Scenario(String name, String description, String path, ConnectionMode connection, long timeoutNs,

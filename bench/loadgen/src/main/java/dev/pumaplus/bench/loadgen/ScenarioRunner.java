@@ -9,15 +9,20 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** Single-threaded: the caller's thread is the generator's arrival clock while a run is measured. */
 final class ScenarioRunner {
+  /** The token every puma-plus under test requires ({control_token}): drawn once per harness run. */
+  static final String CONTROL_TOKEN = randomToken();
+
   /** One measured run of one server. */
   record Run(String server, int rep, RunStats stats, List<RunStats> steps, double memAvgMb, double memPeakMb, int processes,
       double cpuPercent,
@@ -73,7 +78,8 @@ final class ScenarioRunner {
             scenario.timeoutNs(), scenario.connection(), null));
       }
       String loadBefore = loadAverage();
-      URI stats = spec.kind().equals("puma-plus") ? URI.create("http://127.0.0.1:" + control + "/stats") : null;
+      URI stats = spec.kind().equals("puma-plus")
+          ? URI.create("http://127.0.0.1:" + control + "/stats?token=" + CONTROL_TOKEN) : null;
       LoadGenerator.Result result;
       ServerSampler sampler = new ServerSampler(server.pid(), stats);
       try {
@@ -103,11 +109,18 @@ final class ScenarioRunner {
     }
   }
 
+  private static String randomToken() {
+    byte[] bytes = new byte[16];
+    new SecureRandom().nextBytes(bytes);
+    return HexFormat.of().formatHex(bytes);
+  }
+
   /** A server line's command with its placeholders filled in (Scenario's Javadoc lists them). */
   static String command(Scenario.ServerSpec spec, int port, int control, Path root) {
     return spec.command()
         .replace("{port}", Integer.toString(port))
         .replace("{control}", Integer.toString(control))
+        .replace("{control_token}", CONTROL_TOKEN)
         .replace("{root}", root.toString())
         .replace("{app}", root.resolve("bench/app/config.ru").toString())
         .replace("{puma_plus}", root.resolve("gem/exe/puma-plus").toString())
