@@ -27,7 +27,7 @@ class DashboardChromiumTest < TimingTest
     server = start_server(app("probe.ru"), workers: 1, threads: 2,
                                            config: config_file("autoscale min: 1, max: 4, target_queue_p95: \"50ms\"",
                                                                "decision_log #{log.inspect}", "shed_wait_limit false"))
-    browser = DevtoolsClient.new(chromium, "http://127.0.0.1:#{server.control_port}/dashboard",
+    browser = DevtoolsClient.new(chromium, server.control_uri("/dashboard").to_s,
                                  profile_dir: temp_dir, window: "1400,1500")
     begin
       connected = eventually(timeout: 15) { browser.evaluate("(window.dashboardState || { points: 0 }).points") >= 3 }
