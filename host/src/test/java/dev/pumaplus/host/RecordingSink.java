@@ -57,11 +57,6 @@ class RecordingSink implements ResponseSink {
         done.complete("fail " + status + " headSent=" + headSent);
     }
 
-    @Override
-    public void resumeRequestBody() {
-        resumes++;
-        events.add("resume");
-    }
 
     synchronized String bodyText() {
         return body.toString();

@@ -17,9 +17,11 @@ import dev.pumaplus.spi.HostSettings;
  *                              send per {@code rstWindowSecs} before the connection is closed with GOAWAY
  * @param rstWindowSecs         the window of {@code maxRstFramesPerWindow}, seconds
  * @param contentLengthLimit    largest request body in bytes (http_content_length_limit); 0 or less: none
+ * @param bodyTimeoutNanos      a request body that brings no byte for this long is answered 408
+ *                              ({@code first_data_timeout}, as HTTP/1.1); 0 or less: none
  */
 record H2Config(int maxConcurrentStreams, long maxHeaderListBytes, int maxRstFramesPerWindow, int rstWindowSecs,
-        long contentLengthLimit) {
+        long contentLengthLimit, long bodyTimeoutNanos) {
 
     /** Fixed limits (docs/ARCHITECTURE.md, "HTTP/2") and the body limit from {@code settings}. */
     static H2Config from(HostSettings settings) {
@@ -28,6 +30,7 @@ record H2Config(int maxConcurrentStreams, long maxHeaderListBytes, int maxRstFra
                 112 * 1024, // as HTTP/1.1's header section limit
                 200,
                 30,
-                ConnectionSettings.from(settings).contentLengthLimit());
+                ConnectionSettings.from(settings).contentLengthLimit(),
+                ConnectionSettings.from(settings).firstDataTimeout().toNanos());
     }
 }
