@@ -21,7 +21,7 @@
 #   on_worker_boot { |index| DB.connect }  # block, run in each worker after fork
 #   activate_control_app "tcp://127.0.0.1:9293", auth_token: "s3cret"
 #   persistent_timeout 75             # seconds a keep-alive connection may idle (default 20)
-#   first_data_timeout 10             # seconds to wait for a request's first bytes (default 30)
+#   first_data_timeout 10             # seconds to wait for a request's first bytes and each next body byte (default 30)
 #   write_timeout 30                  # seconds a response write may make no progress (default 10)
 #   http_content_length_limit 10_000_000   # bytes; larger bodies get 413 (default none)
 #   worker_boot_timeout 120           # seconds a worker may take to dial in (default 60)
