@@ -201,7 +201,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         try {
             bodyFileEnd = file.size();
         } catch (IOException e) {
-            bodyFileEnd = 0; // the frames below then end the body empty; the read error cannot recur
+            unreadableBodyFile(e);
+            return;
         }
         pumpBodyFile();
     }
@@ -236,10 +237,14 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
                 }
             }
         } catch (IOException e) {
-            failReason = "the request's spooled body could not be read: " + e;
-            endBodyFile();
-            channel.close();
+            unreadableBodyFile(e);
         }
+    }
+
+    private void unreadableBodyFile(IOException e) {
+        failReason = "the request's spooled body could not be read: " + e;
+        endBodyFile();
+        channel.close();
     }
 
     private void endBodyFile() {
@@ -251,18 +256,13 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * The client went away after dispatch: the response's held parts are dropped (the worker's remaining
-     * frames are read and discarded) and a spooled body still going down ends early (the worker discards
-     * what it read of it), so the link becomes idle as soon as the worker has answered. Any thread.
+     * The client went away after dispatch: the response's held parts are dropped, and the worker's remaining
+     * frames are read and discarded, so the link becomes idle as soon as the worker has answered. A spooled
+     * body still going down goes on to its end: it is complete, takes the worker's speed only, and an app
+     * given a cut body could store it as if it were whole. Any thread.
      */
     void cancel(QueuedExchange ex) {
-        onLoop(() -> {
-            ex.spool.discard();
-            if (ex == current && bodyFile != null) {
-                endBodyFile();
-                channel.writeAndFlush(Frame.empty(FrameType.BODY, true));
-            }
-        });
+        onLoop(ex.spool::discard);
     }
 
     /**

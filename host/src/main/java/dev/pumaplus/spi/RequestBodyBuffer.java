@@ -50,8 +50,15 @@ public final class RequestBodyBuffer {
      */
     public static final int MEMORY_BYTES = 112 * 1024;
 
-    /** Where spool files are made: the host's {@code java.io.tmpdir} (the launcher passes {@code TMPDIR}). */
-    public static final Path SPOOL_DIR = Path.of(System.getProperty("java.io.tmpdir"));
+    /**
+     * Where spool files are made: {@code TMPDIR} when the host's environment sets it, else
+     * {@code java.io.tmpdir}; the directory Ruby's {@code Dir.tmpdir} gives the workers for theirs.
+     */
+    public static final Path SPOOL_DIR = spoolDir(System.getenv("TMPDIR"));
+
+    static Path spoolDir(String tmpdir) {
+        return Path.of(tmpdir == null || tmpdir.isEmpty() ? System.getProperty("java.io.tmpdir") : tmpdir);
+    }
 
     /** What the protocol does after {@link #add}. */
     public enum Flow {

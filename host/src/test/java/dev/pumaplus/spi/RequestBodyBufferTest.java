@@ -208,4 +208,12 @@ class RequestBodyBufferTest {
         assertEquals(1, stalls.get(), "a complete body has no deadline");
         assertFalse(loop.finish());
     }
+
+    @Test
+    void spoolFilesGoToTmpdirWhenItIsSetElseToJavaIoTmpdir() {
+        assertEquals(java.nio.file.Path.of("/var/spool/x"), RequestBodyBuffer.spoolDir("/var/spool/x"));
+        java.nio.file.Path fallback = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
+        assertEquals(fallback, RequestBodyBuffer.spoolDir(null));
+        assertEquals(fallback, RequestBodyBuffer.spoolDir(""));
+    }
 }
