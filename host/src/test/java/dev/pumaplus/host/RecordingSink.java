@@ -22,7 +22,6 @@ class RecordingSink implements ResponseSink {
     final StringBuilder body = new StringBuilder();
     final CompletableFuture<String> done = new CompletableFuture<>();
     volatile int status;
-    volatile int resumes;
     volatile boolean acceptMore = true;
     /** Calls of {@code body}, including the one carrying end of stream. */
     volatile int bodies;
@@ -56,7 +55,6 @@ class RecordingSink implements ResponseSink {
         events.add("fail " + status + " headSent=" + headSent);
         done.complete("fail " + status + " headSent=" + headSent);
     }
-
 
     synchronized String bodyText() {
         return body.toString();
