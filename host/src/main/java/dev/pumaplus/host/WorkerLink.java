@@ -401,12 +401,15 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         QueuedExchange ex = current;
         ResponseRecord response = ex.response;
         if (!response.cancelled() && !response.failed() && !response.hijacked()) {
+            FileChannel data = null;
             try {
-                FileChannel data = FileChannel.open(Path.of(file.path()), StandardOpenOption.READ);
-                ex.spool.file(data, file.offset(), file.length(), responseEnded);
+                data = FileChannel.open(Path.of(file.path()), StandardOpenOption.READ);
             } catch (IOException | RuntimeException e) {
                 ex.spool.discard();
                 response.fail(502, "cannot read the response's file " + file.path() + ": " + e, true);
+            }
+            if (data != null) {
+                ex.spool.file(data, file.offset(), file.length(), responseEnded);
             }
         }
         if (responseEnded) {
