@@ -1,8 +1,8 @@
 # No slot is ever held by a client's request body: an upload trickling in is held by the host (in memory,
 # then spooled to an unnamed file) and only the whole body is queued, so other requests are served on the
 # one slot meanwhile and the app gets the body intact as a rewindable File; a body over
-# http_content_length_limit is answered 413 and one that stalls for first_data_timeout 408, neither seen by
-# the app; over h2, 100 streams trickling bodies on one connection hold no slot; and a response an h2 client
+# http_content_length_limit is answered 413 and one that stalls for first_data_timeout 408 (HTTP/1.1 and h2),
+# neither seen by the app; over h2, 100 streams trickling bodies on one connection hold no slot; and a response an h2 client
 # never opens its window for frees its slot once the worker wrote it, then still arrives whole.
 require "digest"
 require "open3"
@@ -93,6 +93,24 @@ class BodySpoolTest < IntegrationTest
     refute File.exist?(@log), "the app saw a stalled body"
   ensure
     connection&.close
+  end
+
+  def test_an_h2_stream_whose_body_stalls_is_answered_408_at_first_data_timeout_and_never_reaches_the_app
+    socket = h2_connect
+    socket.write(frame(1, 0x4, 1, request_block("POST", "/upload?log=#{@log}", "content-length" => "100")))
+    socket.write(frame(0, 0, 1, "x" * 10))
+    sent = monotonic
+    answer = +""
+    read_frames(socket, FIRST_DATA_TIMEOUT + 5) do |type, stream, payload|
+      answer << payload if type == 0 && stream == 1
+      break if answer.include?("\n")
+    end
+    waited = monotonic - sent
+    assert_equal "408 Request Timeout\n", answer, with_log(@server, "the stalled stream's answer")
+    assert_in_delta FIRST_DATA_TIMEOUT, waited, 1.0, "408 came #{waited.round(2)} s after the last body byte"
+    refute File.exist?(@log), "the app saw a stalled body"
+  ensure
+    socket&.close
   end
 
   def test_h2_100_streams_trickling_bodies_on_one_connection_hold_no_slot
