@@ -1,9 +1,10 @@
 # No slot is ever held by a client's request body: an upload trickling in is held by the host (in memory,
 # then spooled to an unnamed file) and only the whole body is queued, so other requests are served on the
 # one slot meanwhile and the app gets the body intact as a rewindable File; a body over
-# http_content_length_limit is answered 413 and one that stalls for first_data_timeout 408 (HTTP/1.1 and h2),
-# neither seen by the app; over h2, 100 streams trickling bodies on one connection hold no slot; and a response an h2 client
-# never opens its window for frees its slot once the worker wrote it, then still arrives whole.
+# http_content_length_limit is answered 413 and one that stalls for first_data_timeout 408 (HTTP/1.1 and
+# h2), neither seen by the app; over h2, 100 streams trickling bodies on one connection hold no slot; and a
+# response an h2 client never opens its window for frees its slot once the worker wrote it, then still
+# arrives whole.
 require "digest"
 require "open3"
 require "socket"
