@@ -255,12 +255,14 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             reading = response;
             readingHead = head(request, parsed);
             readingBody = new RequestBodyBuffer(limit, this);
-            RequestBodyBuffer watched = readingBody;
-            readingBody.watch(ctx.executor(), TimeUnit.SECONDS.toNanos(config.firstDataTimeoutSecs()), () -> {
-                if (readingBody == watched) {
-                    abortReading(408); // the client stopped sending its body
-                }
-            });
+            if (chunked || contentLength > 0) { // a bodyless request ends at once: no deadline to schedule
+                RequestBodyBuffer watched = readingBody;
+                readingBody.watch(ctx.executor(), TimeUnit.SECONDS.toNanos(config.firstDataTimeoutSecs()), () -> {
+                    if (readingBody == watched) {
+                        abortReading(408); // the client stopped sending its body
+                    }
+                });
+            }
             if (!keepAlive) {
                 refusing = true; // the last request this connection takes
                 response.closeConnectionAfter();

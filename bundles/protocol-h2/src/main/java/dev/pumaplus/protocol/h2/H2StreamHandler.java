@@ -152,18 +152,21 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
         head = new RequestHead(method, path, "HTTP/2", scheme, local, remote, Collections.unmodifiableList(headers), now,
                 now);
         body = new RequestBodyBuffer(limit, this);
-        body.watch(stream.eventLoop(), config.bodyTimeoutNanos(), () -> {
-            if (!requestDone) {
-                requestDone = true;
-                body.abandon();
-                answer(408); // the client stopped sending its body
-            }
-        });
         if (frame.isEndStream()) {
             onData(Unpooled.EMPTY_BUFFER, true);
-        } else if (h.contains("expect", "100-continue", true)) {
-            // The client waits for this before sending the body (curl does for large uploads), as in HTTP/1.1.
-            stream.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("100"), false));
+        } else {
+            body.watch(stream.eventLoop(), config.bodyTimeoutNanos(), () -> {
+                if (!requestDone) {
+                    requestDone = true;
+                    body.abandon();
+                    answer(408); // the client stopped sending its body
+                }
+            });
+            if (h.contains("expect", "100-continue", true)) {
+                // The client waits for this before sending the body (curl does for large uploads), as in
+                // HTTP/1.1.
+                stream.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("100"), false));
+            }
         }
     }
 
