@@ -10,7 +10,7 @@ class H3FlupkeClientTest < IntegrationTest
   include TlsHelper
   TEST_TIMEOUT = 120
 
-  def test_h3_answers_with_an_rsa_certificate_takes_a_streamed_upload_and_tls_responses_advertise_it
+  def test_h3_answers_with_an_rsa_certificate_takes_a_spooled_upload_and_tls_responses_advertise_it
     cert, key = rsa_certificate(temp_dir)
     server = start_server(app("probe.ru"), threads: 2,
                           args: ["-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}", "--bundles", "h1,h2,h3"])
@@ -26,7 +26,7 @@ class H3FlupkeClientTest < IntegrationTest
     out, = curl("-i", "--http1.1", "http://127.0.0.1:#{server.port}/")
     refute_match(/^alt-svc/i, out, "cleartext responses do not advertise HTTP/3")
 
-    size = 3 * 1024 * 1024 + 7 # past the 1 MiB buffered before the request is runnable: the rest streams
+    size = 3 * 1024 * 1024 + 7 # past the 112 KiB held in memory: the host spools it before it is runnable
     out, err, status = h3_probe("post", "https://localhost:#{tls}/echo", size.to_s)
     assert status.success?, err
     expected = Digest::SHA256.hexdigest((0...size).map { |i| i % 251 }.pack("C*"))

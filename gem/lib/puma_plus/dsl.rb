@@ -25,7 +25,7 @@
 #   metrics_url "tcp://0.0.0.0:9394"  # read-only /metrics and dashboard listener, no token (default none)
 #   controller_jar_dir "/srv/jars"    # where `ctl controller JAR` may load from (default none: refused)
 #   persistent_timeout 75             # seconds a keep-alive connection may idle (default 20)
-#   first_data_timeout 10             # seconds to wait for a request's first bytes (default 30)
+#   first_data_timeout 10             # seconds to wait for a request's first bytes and each next body byte (default 30)
 #   write_timeout 30                  # seconds a response write may make no progress (default 10)
 #   header_timeout 5                  # seconds a request's header section may take in all (default 10)
 #   max_connections 10_000            # connections per listener; beyond them clients wait in the backlog

@@ -9,8 +9,9 @@ require "tmpdir"
 
 module PumaPlus
   class RequestBody
-    # Bytes kept in memory before spooling to a file.
-    SPOOL_THRESHOLD = 1_048_576
+    # Bytes kept in memory before spooling to a file: puma's MAX_BODY (112 KiB), beyond which puma hands the
+    # app a Tempfile; the host spools a body past the same size (RequestBodyBuffer.MEMORY_BYTES).
+    SPOOL_THRESHOLD = 112 * 1024
     # Where spooled bodies go: Dir.tmpdir, read once at load (it reads a class variable, which a Ractor slot
     # may not). The file is opened O_TMPFILE: it has no name from the start, so only our descriptor keeps
     # it and nothing is left if the worker dies. (Tempfile draws its name from a constant Random that a

@@ -12,6 +12,7 @@ import dev.pumaplus.spi.ResponseSink;
 import dev.pumaplus.wire.Request;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.nio.channels.FileChannel;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -83,7 +84,7 @@ final class Admission implements RequestQueue {
     }
 
     @Override
-    public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete,
+    public Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile,
                            ResponseSink sink) {
         long id = requestIds.incrementAndGet();
         boolean health = isHealthCheck(head.target());
@@ -93,13 +94,16 @@ final class Admission implements RequestQueue {
         }
         if (health && byHost) {
             body.release();
+            if (bodyFile != null) {
+                PendingBody.close(bodyFile);
+            }
             answerHealth(sink);
             return HostAnswer.DONE;
         }
         ByteBuf env = Request.payload(alloc, EnvEncoder.pairs(head, id));
         long runnable = dispatcher.clock().nanoTime(); // T2b
         QueuedExchange ex = new QueuedExchange(dispatcher, reporting, connection, id, head, runnable, env, body,
-                bodyComplete, sink);
+                bodyFile, sink);
         double shedWait = health ? Double.NaN : shedWait();
         if (Double.isNaN(shedWait)) {
             dispatcher.enqueue(ex, health);

@@ -6,7 +6,6 @@ package dev.pumaplus.host;
 
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.ResponseSink;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -15,7 +14,7 @@ import java.util.Map;
 
 /**
  * {@link #write} puts a whole text response into a sink. {@link #DONE} is the {@link Exchange} of a request
- * answered that way: nothing is left to stream, resume or cancel (body chunks are released). Thread-safe.
+ * answered that way: nothing is left to resume or cancel. Thread-safe.
  */
 enum HostAnswer implements Exchange {
 
@@ -32,12 +31,6 @@ enum HostAnswer implements Exchange {
         all.add(Map.entry("Content-Length", Integer.toString(bytes.length)));
         sink.head(status, all, false);
         sink.body(Unpooled.wrappedBuffer(bytes), true);
-    }
-
-    @Override
-    public boolean writeBody(ByteBuf chunk, boolean last) {
-        chunk.release();
-        return true;
     }
 
     /** Nothing is paused: the whole answer went to the sink at once. */

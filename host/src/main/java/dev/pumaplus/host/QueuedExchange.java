@@ -1,7 +1,6 @@
 /*
  * One admitted request, as the protocol that submitted it holds it (the Exchange, from queue to respond):
- * the protocol streams the rest of the body, resumes a paused response, cancels, and reports T6 through
- * it. Calls go down only: to the Dispatcher (cancel) and to the WorkerLink the request was dispatched to.
+ * the protocol resumes a paused response, cancels, and reports T6 through it. Calls go down only: to the Dispatcher (cancel) and to the WorkerLink the request was dispatched to.
  */
 package dev.pumaplus.host;
 
@@ -9,10 +8,13 @@ import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.channels.FileChannel;
 
 /**
  * The host's side of an {@link Exchange}, made at admission. Its parts each have one owner: the bytes
- * still to send ({@link PendingBody}), what became of the response ({@link ResponseRecord}) and the queue's
+ * still to send ({@link PendingBody}), what became of the response ({@link ResponseRecord}), the response
+ * parts its sink has not taken yet ({@link ResponseSpool}) and the queue's
  * record of it ({@link Dispatcher.Ticket}, with T3 and the link it runs on).
  *
  * <p>Timing points (ns of the host's {@link NanoClock}): T1 and T2 come with the {@link #head}, T2b
@@ -32,6 +34,8 @@ final class QueuedExchange implements Exchange {
     final long runnableNanos;
     final PendingBody body;
     final ResponseRecord response;
+    /** The response's parts its sink has not taken yet; used on the worker link's event loop only. */
+    final ResponseSpool spool;
     final Dispatcher.Ticket ticket;
     private final Dispatcher dispatcher;
     private final RequestReporting reporting;
@@ -40,16 +44,18 @@ final class QueuedExchange implements Exchange {
 
     /**
      * @param env  the encoded env pair list; ownership transfers
-     * @param body the body buffered so far; ownership transfers
+     * @param body the body when held in memory; ownership transfers
+     * @param file null, or the spool file with the whole body; ownership transfers
      */
     QueuedExchange(Dispatcher dispatcher, RequestReporting reporting, Object connection, long requestId,
-                   RequestHead head, long runnableNanos, ByteBuf env, ByteBuf body, boolean bodyComplete,
+                   RequestHead head, long runnableNanos, ByteBuf env, ByteBuf body, FileChannel file,
                    ResponseSink sink) {
         this.requestId = requestId;
         this.head = head;
         this.runnableNanos = runnableNanos;
-        this.body = new PendingBody(env, body, bodyComplete);
+        this.body = new PendingBody(env, body, file);
         this.response = new ResponseRecord(sink, reporting.metrics());
+        this.spool = new ResponseSpool(response, ByteBufAllocator.DEFAULT);
         this.connection = connection;
         this.dispatcher = dispatcher;
         this.reporting = reporting;
@@ -61,25 +67,15 @@ final class QueuedExchange implements Exchange {
         return ticket.dispatchedNanos();
     }
 
-    @Override
-    public boolean writeBody(ByteBuf chunk, boolean last) {
-        WorkerLink link = ticket.link();
-        int result = body.add(chunk, last, link == null || link.writable());
-        if ((result & PendingBody.DRAIN) != 0) {
-            ticket.link().sendBody(this); // set: the link started taking the body
-        }
-        return (result & PendingBody.ACCEPTED) != 0 || last;
-    }
-
     /**
-     * {@inheritDoc} Before dispatch there is nothing to resume; otherwise the link resumes on its event loop
-     * if this exchange is still the one it runs.
+     * {@inheritDoc} Before dispatch there is nothing to resume; otherwise the exchange's spool delivers on its
+     * link's event loop.
      */
     @Override
     public void resumeResponse() {
         WorkerLink link = ticket.link();
-        if (link != null && !response.finished() && !response.cancelled()) {
-            link.resumeResponse(this);
+        if (link != null && !response.cancelled()) {
+            link.resumeResponse(this); // also after the worker finished: its spool may still hold parts
         }
     }
 
@@ -92,10 +88,16 @@ final class QueuedExchange implements Exchange {
             }
             case RUNNING -> {
                 response.cancel();
-                ticket.link().cancel(this, body.truncate());
+                ticket.link().cancel(this);
             }
             case NONE -> {
-                // finished, refused or cancelled before: nothing is left to stop
+                // Refused or cancelled before: nothing is left to stop. Finished by the worker: its spool
+                // may still hold parts for the client, which are dropped.
+                WorkerLink link = ticket.link();
+                if (link != null && !response.cancelled()) {
+                    response.cancel();
+                    link.cancel(this);
+                }
             }
         }
     }

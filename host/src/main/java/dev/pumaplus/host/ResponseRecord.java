@@ -78,7 +78,10 @@ final class ResponseRecord {
         return cancelled;
     }
 
-    /** The response ended (or the link gave up on it): nothing more is delivered. */
+    /**
+     * The worker's response ended (or the link gave up on it): nothing more comes from the worker. Parts the
+     * exchange's {@link ResponseSpool} holds may still be on their way to the client.
+     */
     void finish() {
         finished = true;
     }

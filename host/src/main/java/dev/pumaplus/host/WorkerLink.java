@@ -20,14 +20,12 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.DefaultFileRegion;
 import io.netty.handler.codec.DecoderException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -38,11 +36,13 @@ import java.util.concurrent.RejectedExecutionException;
  * response END_STREAM or RESPONSE_ABORT; then it tells its {@link Listener} (the {@link Dispatcher}), which
  * makes it IDLE again or hands it the oldest waiting request, which the link starts at once.
  *
- * <p>Response backpressure: when the sink's {@code body} returns false, the link stops reading (autoRead
- * off) until the exchange's {@link QueuedExchange#resumeResponse()}; the worker then blocks in its socket
- * write once the unix socket buffer is full. Reading always resumes when the response ends, when the
- * exchange is cancelled (the rest is drained and discarded) and before the next request starts, so a link
- * never idles unread.
+ * <p>The worker is never paced by the client, in either direction. The request body is complete before
+ * dispatch: in memory it goes down in one go, from a spool file in BODY frames of at most MAX_PAYLOAD as
+ * fast as the worker's socket takes them (the next when the channel turns writable). The response is read
+ * at the worker's speed: every body piece and file region goes through the exchange's {@link ResponseSpool},
+ * which delivers it to the sink at once or holds it while the sink is paused; so the link is free when the
+ * worker has written its response, and the spool goes on delivering it at the client's speed (on this
+ * link's event loop, at the sink's {@link QueuedExchange#resumeResponse()}).
  *
  * <p>Errors: a frame not allowed in the current state is a protocol error (GOAWAY(1), close). When the
  * link closes while BUSY, the exchange's sink gets {@code fail(502, ..., headSent)} at once; nothing else
@@ -56,13 +56,13 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>Version 3 frames: EARLY_HINTS go to the sink's {@code earlyHints} before the head; HIJACK and HIJACK_HEAD
  * announce a hijack to {@link Hijacks} (after a full hijack the worker's closing RESPONSE_HEAD is recorded
- * and never forwarded); RESPONSE_FILE opens the named file and hands the sink a file region, or reads it
- * into {@code body} pieces ({@link FileFeeder}) for a sink that takes no files.
+ * and never forwarded); RESPONSE_FILE opens the named file and hands it to the spool, which gives the sink
+ * a file region, or reads it into {@code body} pieces for a sink that takes no files.
  *
  * <p>Calls go one way: the exchange and the queue call this link; the link reads the exchange's parts (its
  * {@link PendingBody}, its {@link ResponseRecord}) and reports events to the sink and to its listener.
  *
- * <p>Threading: the methods called from other threads ({@link #start}, {@link #sendBody}, {@link #cancel},
+ * <p>Threading: the methods called from other threads ({@link #start}, {@link #cancel},
  * {@link #resumeResponse}, {@link #close}) hand their work to {@link #channel}'s event loop; everything
  * else, the request and response progress included, is confined to that loop.
  */
@@ -105,20 +105,13 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     // event loop only
     private QueuedExchange current;
-    /** Request body chunks taken from the current exchange, on their way into BODY frames. */
-    private final ArrayDeque<ByteBuf> outgoing = new ArrayDeque<>(4);
     private boolean requestEndSent;
     private boolean headForwarded;
     private boolean responseEnded;
-    /** Reading is off because the sink asked for a pause ({@code autoRead} is false exactly then). */
-    private boolean responsePaused;
-    /** A file body the host is reading for a sink that takes no file regions; null otherwise. */
-    private FileFeeder feeder;
-    /**
-     * Frames the decoder delivered while {@link #feeder} was still feeding (pausing reading stops the socket,
-     * not the frames already decoded from it): they follow the file, so they are handled once it is out.
-     */
-    private final ArrayDeque<Frame> afterFile = new ArrayDeque<>(2);
+    /** The current request's spooled body while it goes down in BODY frames; null otherwise. */
+    private FileChannel bodyFile;
+    private long bodyFilePosition;
+    private long bodyFileEnd;
     /** The current request's full hijack was announced (HIJACK), and its offer, until claimed or withdrawn. */
     private Hijacks.Offer hijackOffer;
 
@@ -178,111 +171,108 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         headForwarded = false;
         responseEnded = false;
         hijackOffer = null;
-        resumeReading(); // never paused here (finish resumed); kept so a new exchange always starts reading
-        boolean end = ex.body.takeInto(outgoing);
-        boolean endNow = end && outgoing.isEmpty();
+        ByteBuf body = ex.body.takeBody();
+        FileChannel file = ex.body.takeFile();
+        boolean endNow = body == null && file == null;
         channel.write(Request.frame(env, ex.head.headersParsedNanos(), ex.runnableNanos, ex.dispatchedNanos(),
                 endNow));
-        if (endNow) {
-            requestEndSent = true;
-        } else {
-            writeBodyFrames(end);
+        requestEndSent = endNow;
+        if (body != null) {
+            writeBodyFrames(body);
+        } else if (file != null) {
+            sendBodyFile(file);
         }
         channel.flush();
-        afterProgress(ex);
     }
 
-    /** Asks for the request body that arrived after dispatch to be written. Any thread; acts on the loop. */
-    void sendBody(QueuedExchange ex) {
-        onLoop(() -> drainBody(ex));
+    /** Writes an in-memory body as BODY frames of at most MAX_PAYLOAD, the last with END_STREAM. */
+    private void writeBodyFrames(ByteBuf body) {
+        while (body.readableBytes() > Frame.MAX_PAYLOAD) {
+            channel.write(Frame.of(FrameType.BODY, false, body.readRetainedSlice(Frame.MAX_PAYLOAD)));
+        }
+        channel.write(Frame.of(FrameType.BODY, true, body));
+        requestEndSent = true;
     }
 
-    private void drainBody(QueuedExchange ex) {
-        boolean end = ex.body.takeInto(outgoing);
-        if (ex != current || requestEndSent || !channel.isActive()) {
-            for (ByteBuf chunk; (chunk = outgoing.poll()) != null; ) {
-                chunk.release();
-            }
+    /** Starts sending a spooled body; the rest follows as the worker's socket turns writable. */
+    private void sendBodyFile(FileChannel file) {
+        bodyFile = file;
+        bodyFilePosition = 0;
+        try {
+            bodyFileEnd = file.size();
+        } catch (IOException e) {
+            unreadableBodyFile(e);
             return;
         }
-        writeBodyFrames(end);
-        channel.flush();
-        afterProgress(ex);
-    }
-
-    /** Writes {@link #outgoing} as BODY frames of at most MAX_PAYLOAD; the last carries {@code end}. */
-    private void writeBodyFrames(boolean end) {
-        ByteBuf held = null; // one piece is held back so that the last one can carry END_STREAM
-        for (ByteBuf chunk; (chunk = outgoing.poll()) != null; ) {
-            while (chunk.readableBytes() > Frame.MAX_PAYLOAD) {
-                held = writeBefore(held, chunk.readRetainedSlice(Frame.MAX_PAYLOAD));
-            }
-            if (chunk.isReadable()) {
-                held = writeBefore(held, chunk);
-            } else {
-                chunk.release();
-            }
-        }
-        if (held != null) {
-            channel.write(Frame.of(FrameType.BODY, end, held));
-        } else if (end) {
-            channel.write(Frame.empty(FrameType.BODY, true));
-        }
-        requestEndSent = end;
-    }
-
-    /** Writes {@code held} (when there is one) as a BODY frame that is not the last; returns {@code next}. */
-    private ByteBuf writeBefore(ByteBuf held, ByteBuf next) {
-        if (held != null) {
-            channel.write(Frame.of(FrameType.BODY, false, held));
-        }
-        return next;
-    }
-
-    private void afterProgress(QueuedExchange ex) {
-        if (ex != current) {
-            return;
-        }
-        if (requestEndSent && responseEnded) {
-            finish();
-        } else if (ex.body.takeResume(channel.isWritable()) && !ex.response.cancelled()) {
-            ex.response.sink().resumeRequestBody();
-        }
+        pumpBodyFile();
     }
 
     /**
-     * The client went away after dispatch: read the response again if the sink had paused it, so the
-     * worker's remaining frames drain (discarded) and the link can become idle; with {@code drainBody},
-     * send the end of the request body, which the exchange cut short. Any thread.
+     * Writes the spooled body's next BODY frames while the worker's socket takes them; the last carries
+     * END_STREAM and closes the file. A spool file that cannot be read closes the link (the client gets 502
+     * from channelInactive): the worker must not run the app on a body that is not the client's.
      */
-    void cancel(QueuedExchange ex, boolean drainBody) {
-        onLoop(() -> {
-            resumeFor(ex);
-            if (drainBody) {
-                drainBody(ex);
+    private void pumpBodyFile() {
+        try {
+            while (bodyFile != null && channel.isWritable()) {
+                int size = (int) Math.min(Frame.MAX_PAYLOAD, bodyFileEnd - bodyFilePosition);
+                ByteBuf piece = channel.alloc().buffer(size);
+                try {
+                    for (int done = 0; done < size; ) {
+                        int n = piece.writeBytes(bodyFile, bodyFilePosition + done, size - done);
+                        if (n <= 0) {
+                            throw new IOException("the spooled body ended " + (size - done) + " bytes early");
+                        }
+                        done += n;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    piece.release();
+                    throw e;
+                }
+                bodyFilePosition += size;
+                boolean last = bodyFilePosition == bodyFileEnd;
+                channel.write(Frame.of(FrameType.BODY, last, piece));
+                if (last) {
+                    endBodyFile();
+                }
             }
-        });
+        } catch (IOException e) {
+            unreadableBodyFile(e);
+        }
+    }
+
+    private void unreadableBodyFile(IOException e) {
+        failReason = "the request's spooled body could not be read: " + e;
+        endBodyFile();
+        channel.close();
+    }
+
+    private void endBodyFile() {
+        if (bodyFile != null) {
+            PendingBody.close(bodyFile);
+            bodyFile = null;
+        }
+        requestEndSent = true;
+    }
+
+    /**
+     * The client went away after dispatch: the response's held parts are dropped, and the worker's remaining
+     * frames are read and discarded, so the link becomes idle as soon as the worker has answered. A spooled
+     * body still going down goes on to its end: it is complete, takes the worker's speed only, and an app
+     * given a cut body could store it as if it were whole. Any thread.
+     */
+    void cancel(QueuedExchange ex) {
+        onLoop(ex.spool::discard);
     }
 
     /**
      * The sink of {@code ex} can take more response body. Any thread; always acts in a task on the event
      * loop, even when called there, so it runs after the {@code body} call whose false it answers has been
-     * acted on (the sink may resume before that call returns).
+     * acted on (the sink may resume before that call returns). Also after the link has moved on to another
+     * request: the spool of a response the worker finished still delivers on this loop.
      */
     void resumeResponse(QueuedExchange ex) {
-        onLoop(() -> resumeFor(ex));
-    }
-
-    /** Goes on with {@code ex}'s response if it is the one paused here (a file being fed, or reading). */
-    private void resumeFor(QueuedExchange ex) {
-        if (ex != current) {
-            return; // finished meanwhile: a late resume or cancel must not touch the next exchange
-        }
-        if (feeder != null) {
-            feeder.pump();
-        } else {
-            resumeReading();
-        }
+        onLoop(ex.spool::resume);
     }
 
     private void onLoop(Runnable task) {
@@ -293,30 +283,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Stops reading the worker until {@link #resumeReading()}. Event loop. */
-    private void pauseReading() {
-        if (!responsePaused) {
-            responsePaused = true;
-            channel.config().setAutoRead(false);
-        }
-    }
-
-    /** Reads the worker again after {@link #pauseReading()}; no-op when not paused. Event loop. */
-    private void resumeReading() {
-        if (responsePaused) {
-            responsePaused = false;
-            channel.config().setAutoRead(true); // also issues the read the pause held back
-        }
-    }
-
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        Frame frame = (Frame) msg;
-        if (feeder != null) {
-            afterFile.add(frame);
-            return;
-        }
-        handle(frame);
+        handle((Frame) msg);
     }
 
     /** Acts on one frame from the worker and releases it. Event loop. */
@@ -341,8 +310,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     /** Records the head's timing (status, T4, T5, body read; body wait T2b − T2 + body read). */
     private void headArrived(QueuedExchange ex, ResponseHead head) {
         ex.response.head(head);
-        // Body wait ends when the worker has the whole body: T2b for a buffered body, plus the worker's
-        // read of the rest for a body that streamed past 1 MiB.
+        // Body wait ends when the worker has the whole body: the client's part ends at T2b (the request is
+        // submitted only once its body arrived), the worker's read of it follows.
         reporting.metrics().bodyWait.record(ex.runnableNanos - ex.head.headersParsedNanos() + head.bodyReadNanos());
     }
 
@@ -419,9 +388,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * A file body (RESPONSE_FILE): the host opens the file and sends the region as a {@link DefaultFileRegion}
-     * when the sink takes files, else reads it in pieces through {@link FileFeeder}. A file the host cannot
-     * open fails the response (the head is out: the client sees a truncated response).
+     * A file body (RESPONSE_FILE): the host opens the file and hands it to the exchange's spool, which sends
+     * it as a file region when the sink takes files, else reads it in pieces. A file the host cannot open
+     * fails the response (the head is out: the client sees a truncated response).
      */
     private void onFile(Frame frame) {
         if (current == null || !headForwarded || responseEnded) {
@@ -431,113 +400,20 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
         ResponseRecord response = ex.response;
-        if (response.cancelled() || response.failed() || response.hijacked()) {
-            if (responseEnded) {
-                responseDone(ex);
-            }
-            return;
-        }
-        FileChannel data;
-        try {
-            data = FileChannel.open(Path.of(file.path()), StandardOpenOption.READ);
-        } catch (IOException | RuntimeException e) {
-            response.fail(502, "cannot read the response's file " + file.path() + ": " + e, true);
-            if (responseEnded) {
-                responseDone(ex);
-            }
-            return;
-        }
-        if (response.sink().acceptsFiles()) {
-            boolean more = response.sink().file(new DefaultFileRegion(data, file.offset(), file.length()),
-                    responseEnded);
-            if (responseEnded) {
-                responseDone(ex);
-            } else if (!more && !response.cancelled()) {
-                pauseReading();
-            }
-        } else {
-            pauseReading(); // the worker's next frames wait until the file is out
-            feeder = new FileFeeder(data, file);
-            feeder.pump();
-        }
-    }
-
-    /**
-     * Reads a file body of the current exchange into its sink's {@code body} in pieces of at most
-     * {@link Frame#MAX_PAYLOAD}, pausing when the sink asks to and going on at its resume. The link reads
-     * nothing from the worker meanwhile and holds the frames already decoded ({@link #afterFile}), so the
-     * exchange and whether the file ends the response ({@link #responseEnded}) stay as they were when the
-     * file arrived. Event loop only.
-     */
-    private final class FileFeeder {
-        private final FileChannel data;
-        private final long end;
-        private long position;
-
-        FileFeeder(FileChannel data, ResponseFile file) {
-            this.data = data;
-            this.position = file.offset();
-            this.end = file.offset() + file.length();
-        }
-
-        void pump() {
-            QueuedExchange ex = current;
-            ResponseRecord response = ex.response;
+        if (!response.cancelled() && !response.failed() && !response.hijacked()) {
+            FileChannel data = null;
             try {
-                while (position < end && !response.cancelled()) {
-                    int size = (int) Math.min(Frame.MAX_PAYLOAD, end - position);
-                    ByteBuf piece = channel.alloc().buffer(size);
-                    int read;
-                    try {
-                        read = piece.writeBytes(data, position, size);
-                    } catch (IOException | RuntimeException e) {
-                        piece.release();
-                        throw e;
-                    }
-                    if (read <= 0) {
-                        piece.release();
-                        throw new IOException("the file ended " + (end - position) + " bytes early");
-                    }
-                    position += read;
-                    boolean last = position == end;
-                    if (!response.sink().body(piece, last && responseEnded) && !last) {
-                        return; // resumeResponse calls pump again
-                    }
-                }
+                data = FileChannel.open(Path.of(file.path()), StandardOpenOption.READ);
             } catch (IOException | RuntimeException e) {
-                if (!response.cancelled()) {
-                    response.fail(502, "reading the response's file failed: " + e, true);
-                }
+                ex.spool.discard();
+                response.fail(502, "cannot read the response's file " + file.path() + ": " + e, true);
             }
-            feeder = null;
-            closeQuietly(data);
-            if (responseEnded) {
-                responseDone(ex);
-            } else {
-                resumeReading();
-            }
-            handleAfterFile();
-        }
-    }
-
-    /** The frames held while the file was fed, in order, until one starts another file. */
-    private void handleAfterFile() {
-        Frame frame;
-        while (feeder == null && (frame = afterFile.poll()) != null) {
-            try {
-                handle(frame);
-            } catch (RuntimeException e) {
-                channel.pipeline().fireExceptionCaught(e);
-                return;
+            if (data != null) {
+                ex.spool.file(data, file.offset(), file.length(), responseEnded);
             }
         }
-    }
-
-    private static void closeQuietly(FileChannel data) {
-        try {
-            data.close();
-        } catch (IOException ignored) {
-            // read-only: nothing was lost
+        if (responseEnded) {
+            responseDone(ex);
         }
     }
 
@@ -548,14 +424,11 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
         ResponseRecord response = ex.response;
-        boolean more = response.cancelled() || response.hijacked()
-                || response.sink().body(frame.payload().retain(), responseEnded);
+        if (!response.cancelled() && !response.hijacked()) {
+            ex.spool.body(frame.payload().retain(), responseEnded);
+        }
         if (responseEnded) {
             responseDone(ex);
-        } else if (!more && !response.cancelled()) {
-            // A cancel that raced with the call above has scheduled its own resume; skipping the pause here
-            // only saves the round trip.
-            pauseReading();
         }
     }
 
@@ -566,6 +439,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         responseEnded = true;
         QueuedExchange ex = current;
         if (!ex.response.cancelled()) {
+            ex.spool.discard();
             ex.response.fail(502, "worker aborted: " + frame.payload().toString(StandardCharsets.UTF_8), headForwarded);
         }
         responseDone(ex);
@@ -577,23 +451,19 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         if (!response.failed() && !response.cancelled()) {
             reporting.metrics().service.record(response.serviceNanos());
         }
-        // A pause answered by frames already read (END_STREAM among them) has nothing left to hold back.
-        resumeReading();
         if (!requestEndSent) {
             // The worker answered before reading the whole body; it discards BODY frames up to END_STREAM,
-            // so end the body now instead of streaming the rest of an upload nobody reads.
-            ex.body.truncate();
-            drainBody(ex);
-        } else {
-            finish();
+            // so end the body now instead of sending the rest of an upload nobody reads.
+            endBodyFile();
+            channel.writeAndFlush(Frame.empty(FrameType.BODY, true));
         }
+        finish();
     }
 
     /** Both END_STREAMs passed: the link is free; the queue may hand it the next request at once. */
     private void finish() {
         QueuedExchange ex = current;
         current = null;
-        resumeReading(); // the next request on this link must be read, whatever happened to this one
         ex.response.finish();
         QueuedExchange next = listener.finished(token);
         if (next != null) {
@@ -603,22 +473,18 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        QueuedExchange ex = current;
-        if (ex != null && channel.isWritable() && ex.body.takeResume(true) && !ex.response.cancelled()
-                && !ex.response.finished()) {
-            ex.response.sink().resumeRequestBody();
+        if (bodyFile != null && channel.isWritable()) {
+            pumpBodyFile();
+            channel.flush();
         }
         ctx.fireChannelWritabilityChanged();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (feeder != null) {
-            closeQuietly(feeder.data);
-            feeder = null;
-        }
-        for (Frame held; (held = afterFile.poll()) != null; ) {
-            held.release();
+        if (bodyFile != null) {
+            PendingBody.close(bodyFile);
+            bodyFile = null;
         }
         QueuedExchange ex = token == null ? null : listener.closed(token);
         if (ex != null) {
@@ -626,6 +492,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
             boolean started = ex == current;
             boolean responseRunning = !started || !responseEnded;
             if (!response.cancelled() && !response.finished() && responseRunning) {
+                ex.spool.discard();
                 response.fail(failStatus, failReason, started && headForwarded);
             }
             response.finish();

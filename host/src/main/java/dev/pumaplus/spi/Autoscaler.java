@@ -24,7 +24,7 @@ public interface Autoscaler {
      * autoscaler keeps (at least the last 60); {@code -1} asks for all it keeps. Tick numbers start at 0 for
      * each autoscaler, so a reader that follows a swapped controller starts again at {@code -1}.
      *
-     * @since 1.7.0
+     * @since 2.0.0
      */
     default List<TickDecision> decisionsAfter(long tick) {
         return List.of();

@@ -1,38 +1,26 @@
 /*
- * A protocol bundle's handle on one request it submitted (parse → queue → ... → respond): streams the rest
- * of the body, resumes a paused response, cancels, and reports when the response's last byte was sent.
+ * A protocol bundle's handle on one request it submitted whole (parse → queue → ... → respond): resumes a
+ * paused response, cancels, and reports when the response's last byte was sent.
  */
 package dev.pumaplus.spi;
-
-import io.netty.buffer.ByteBuf;
 
 /** One submitted request, as the protocol that submitted it sees it. Thread-safe. */
 public interface Exchange {
 
     /**
-     * Streams more of the request body, in order; only for requests submitted with {@code bodyComplete}
-     * false. Ownership of {@code chunk} transfers to the host.
-     *
-     * @param last true on the final chunk (which may be empty)
-     * @return false when the protocol should stop reading from its client until
-     *         {@link ResponseSink#resumeRequestBody()} is called
-     */
-    boolean writeBody(ByteBuf chunk, boolean last);
-
-    /**
-     * The sink can take more response body after {@link ResponseSink#body} returned false: the host reads
-     * the worker's response again. Thread-safe and non-blocking; callable from any thread, including from
-     * inside {@code body} itself. The host acts on it on the worker link's event loop, after the call to
-     * {@code body} that returned false has been acted on, so a resume that races ahead of the pause it
-     * answers still ends that pause. A resume while nothing is paused, or for an exchange whose response is
-     * finished or that was cancelled, does nothing.
+     * The sink can take more response body after {@link ResponseSink#body} returned false: the host delivers
+     * what it held for the sink meanwhile (the worker never waits for the client: the host kept reading its
+     * response into a buffer, then a spool file). Thread-safe and non-blocking; callable from any thread,
+     * including from inside {@code body} itself. The host acts on it on the worker link's event loop, after
+     * the call to {@code body} that returned false has been acted on, so a resume that races ahead of the
+     * pause it answers still ends that pause. A resume while nothing is paused, or for an exchange whose
+     * response was delivered in full or that was cancelled, does nothing.
      */
     void resumeResponse();
 
     /**
      * The client went away. A queued request is removed from the queue and never dispatched; for a
-     * running one the rest of the response is discarded (a response paused by {@link ResponseSink#body}
-     * resumes by itself so the worker can finish it). Idempotent.
+     * running one the rest of the response is discarded, held parts included. Idempotent.
      */
     void cancel();
 

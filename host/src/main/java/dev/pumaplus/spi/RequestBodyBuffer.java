@@ -1,55 +1,78 @@
 /*
- * One request's body on its way in (parse → queue): counted against the body limit, held until it is
- * complete or 1 MiB has arrived, then submitted with what it holds while the rest streams to the host.
- * HTTP/1.1, h2 and HTTP/3 feed every request body through one of these, so the rule exists once.
+ * One request's body on its way in (parse → queue): counted against the body limit, held in memory up to
+ * 112 KiB and spooled to an unnamed temporary file beyond that, and submitted only once it is complete, so a
+ * request never reaches the queue, let alone a worker slot, before the client has sent all of it. HTTP/1.1,
+ * h2 and HTTP/3 feed every request body through one of these, so the rule exists once.
  */
 package dev.pumaplus.spi;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Ticker;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The rule: a body of at most {@link #SUBMIT_BYTES} is held whole and submitted complete once its last
- * piece arrives; a larger one is submitted as soon as {@code SUBMIT_BYTES} have arrived, with exactly those
- * bytes, and every later byte goes to {@link Exchange#writeBody} as it arrives. A body of exactly
- * {@code SUBMIT_BYTES} whose end has not been seen yet counts as larger (its end then streams as an empty
- * last piece). Bytes past {@code limitBytes} end the body instead ({@link Flow#TOO_LARGE}).
+ * The rule: a body of at most {@link #MEMORY_BYTES} is held in memory; once more has arrived, what is held
+ * and every later byte go to a spool file that has no name (created in {@link #SPOOL_DIR} and unlinked at
+ * once, so only its descriptor keeps it and nothing is left behind if the host dies). When the piece marked
+ * last arrives the request is submitted with the whole body: the held bytes, or the spool file. Bytes past
+ * {@code limitBytes} end the body instead ({@link Flow#TOO_LARGE}). The body never streams: the host and the
+ * worker get it whole, at their own speed, never paced by the client.
+ *
+ * <p>Progress deadline ({@link #watch}): a body that brings no new byte for the given time is reported to
+ * the protocol, which answers 408 and gives up on the request; the rule is puma's, whose reactor re-arms
+ * {@code first_data_timeout} on every read of an unfinished request.
  *
  * <p>Lifecycle: one buffer per request, created when its head is parsed and fed with {@link #add} in
  * arrival order up to the piece marked last, unless it is {@link #abandon}ed first. The buffer owns every
- * piece given to it from then on: it releases it, submits it or streams it. A single piece that is the whole
+ * piece given to it from then on: it releases it, submits it or spools it. A single piece that is the whole
  * body is submitted as it is, so a bodyless request or one whose body came in one read costs no copy and no
  * extra buffer. Where a body's bytes wait before the request is runnable is decided here and nowhere else.
  *
- * <p>Threading: not thread-safe. Confined to the thread that reads the request (the connection's event loop
- * for HTTP/1.1 and h2, the request's own thread for HTTP/3); the {@link Submitter} is called on it.
+ * <p>Threading: confined to the thread that reads the request (the connection's event loop for HTTP/1.1
+ * and h2, the request's own thread for HTTP/3); the {@link Submitter} is called on it. The deadline's check
+ * runs on the executor given to {@link #watch} and reads only the two volatile fields.
  */
 public final class RequestBodyBuffer {
 
     /**
-     * Body bytes held before a request is submitted (docs/PROTOCOL.md {@code MAX_PAYLOAD}, 1 MiB): a body up
-     * to this size reaches the host whole, a larger one with exactly this many bytes and the rest streamed.
+     * Body bytes held in memory (puma's {@code MAX_BODY}, 112 KiB): a body up to this size reaches the host
+     * as a buffer, a larger one as a spool file.
      */
-    public static final int SUBMIT_BYTES = 1 << 20;
+    public static final int MEMORY_BYTES = 112 * 1024;
+
+    /**
+     * Where spool files are made: {@code TMPDIR} when the host's environment sets it, else
+     * {@code java.io.tmpdir}; the directory Ruby's {@code Dir.tmpdir} gives the workers for theirs.
+     */
+    public static final Path SPOOL_DIR = spoolDir(System.getenv("TMPDIR"));
+
+    static Path spoolDir(String tmpdir) {
+        return Path.of(tmpdir == null || tmpdir.isEmpty() ? System.getProperty("java.io.tmpdir") : tmpdir);
+    }
 
     /** What the protocol does after {@link #add}. */
     public enum Flow {
         /** Keep reading from the client. */
         READ,
         /**
-         * The host asked to pause ({@link Exchange#writeBody} returned false): stop reading from the client
-         * until {@link ResponseSink#resumeRequestBody()}.
-         */
-        PAUSE,
-        /**
-         * The body grew past the limit: every byte was released and, if the request was submitted, its
-         * exchange cancelled. The protocol answers 413 or ends the request; nothing more is taken.
+         * The body grew past the limit: every byte was released. The protocol answers 413 and takes
+         * nothing more.
          */
         TOO_LARGE,
         /**
-         * The host refused the request (its submit threw, e.g. because the host is shutting down): the body
-         * was released and nothing more is taken. The protocol answers 503, so the client never hangs.
+         * The host refused the request (its submit threw, e.g. because the host is shutting down), or the
+         * spool file could not be made or written (the disk is full): the body was released and nothing more
+         * is taken. The protocol answers 503, so the client never hangs.
          */
         REFUSED
     }
@@ -58,31 +81,36 @@ public final class RequestBodyBuffer {
     @FunctionalInterface
     public interface Submitter {
         /**
-         * Submits the request with {@code body} (ownership transfers), on the reading thread.
+         * Submits the request with its whole body (ownership of both transfers), on the reading thread.
          *
-         * @param complete whether {@code body} is the whole body
+         * @param body     the body when it is held in memory (possibly empty); empty when it was spooled
+         * @param bodyFile the spool file holding the whole body from position 0 to its size, or null
          * @return the request's exchange
          * @throws RuntimeException when the host refuses the request ({@link Flow#REFUSED})
          */
-        Exchange submit(ByteBuf body, boolean complete);
+        Exchange submit(ByteBuf body, FileChannel bodyFile);
     }
 
     /** Before the submit: null, the only non-empty piece so far, or {@link #pieces}. */
     private ByteBuf held;
     /** Created at the second non-empty piece held. */
     private CompositeByteBuf pieces;
+    /** The spool file once the body passed {@link #MEMORY_BYTES}; null before and after the submit. */
+    private FileChannel spool;
     private long received;
-    /** Set by the submit; later bytes stream to it. */
-    private Exchange exchange;
     /** The last piece was seen, or the body was refused, abandoned or too large: nothing more is taken. */
-    private boolean ended;
+    private volatile boolean ended;
+    /** Ticker time of the last byte received (or of {@link #watch}); read by the deadline's check. */
+    private volatile long progressNanos;
+    private Ticker ticker;
+    private volatile ScheduledFuture<?> deadline;
     private final long limitBytes;
     private final Submitter submitter;
 
     /**
      * @param limitBytes the most body bytes a request may have ({@code http_content_length_limit}); 0 or
      *                   less: no limit
-     * @param submitter  called once, when the request becomes runnable
+     * @param submitter  called once, when the whole body has arrived
      */
     public RequestBodyBuffer(long limitBytes, Submitter submitter) {
         this.limitBytes = limitBytes;
@@ -90,8 +118,38 @@ public final class RequestBodyBuffer {
     }
 
     /**
-     * Takes the next piece of the body (ownership transfers) and submits the request when this piece makes
-     * it runnable; once submitted, streams the piece to the host. A piece after the end is released.
+     * Arms the progress deadline: when {@code timeoutNanos} pass without a new body byte before the body
+     * ended, {@code stalled} runs once on {@code timer} (the protocol then answers 408 and abandons this
+     * buffer). The check is scheduled once and moves itself to the new deadline when bytes came meanwhile,
+     * so receiving costs a field write. No-op for a timeout of 0 or less.
+     *
+     * @param timer the executor whose clock ({@link EventExecutor#ticker()}) and schedule the deadline uses
+     */
+    public void watch(EventExecutor timer, long timeoutNanos, Runnable stalled) {
+        if (timeoutNanos <= 0 || ended) {
+            return;
+        }
+        ticker = timer.ticker();
+        progressNanos = ticker.nanoTime();
+        deadline = timer.schedule(() -> check(timer, timeoutNanos, stalled), timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    private void check(EventExecutor timer, long timeoutNanos, Runnable stalled) {
+        if (ended) {
+            return;
+        }
+        long idle = ticker.nanoTime() - progressNanos;
+        if (idle >= timeoutNanos) {
+            stalled.run();
+        } else {
+            deadline = timer.schedule(() -> check(timer, timeoutNanos, stalled), timeoutNanos - idle,
+                    TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Takes the next piece of the body (ownership transfers), and submits the request when the piece is the
+     * last. A piece after the end is released.
      *
      * @param last true on the body's final piece (which may be empty)
      */
@@ -100,33 +158,36 @@ public final class RequestBodyBuffer {
             piece.release();
             return Flow.READ;
         }
-        received += piece.readableBytes();
+        int size = piece.readableBytes();
+        received += size;
+        if (size > 0 && ticker != null) {
+            progressNanos = ticker.nanoTime();
+        }
         if (limitBytes > 0 && received > limitBytes) {
             piece.release();
             abandon();
             return Flow.TOO_LARGE;
         }
-        ended = last;
-        if (exchange != null) {
-            return stream(piece, last);
+        try {
+            if (spool == null && received <= MEMORY_BYTES) {
+                hold(piece);
+            } else {
+                spool(piece);
+            }
+        } catch (IOException e) {
+            abandon();
+            return Flow.REFUSED;
         }
-        hold(piece);
-        if (received > SUBMIT_BYTES || (received == SUBMIT_BYTES && !last)) {
-            return submitFirstPart(last);
+        if (!last) {
+            return Flow.READ;
         }
-        if (last) {
-            ByteBuf body = held == null ? Unpooled.EMPTY_BUFFER : held;
-            held = null;
-            pieces = null;
-            return submit(body, true) ? Flow.READ : Flow.REFUSED;
-        }
-        return Flow.READ;
+        end();
+        return submit() ? Flow.READ : Flow.REFUSED;
     }
 
     /**
      * The rest of the body will never come (the client went away, the protocol gave up on the request):
-     * releases what is held and, if the request was submitted before its body ended, cancels its exchange,
-     * since the host would otherwise wait for bytes that never arrive. Idempotent; later pieces are released.
+     * releases what is held and closes the spool file. Idempotent; later pieces are released.
      */
     public void abandon() {
         if (held != null) {
@@ -134,10 +195,19 @@ public final class RequestBodyBuffer {
             held = null;
             pieces = null;
         }
-        if (!ended && exchange != null) {
-            exchange.cancel();
+        if (spool != null) {
+            closeQuietly(spool);
+            spool = null;
         }
+        end();
+    }
+
+    private void end() {
         ended = true;
+        if (deadline != null) {
+            deadline.cancel(false);
+            deadline = null;
+        }
     }
 
     private void hold(ByteBuf piece) {
@@ -155,38 +225,67 @@ public final class RequestBodyBuffer {
         }
     }
 
-    /** The held bytes reached {@link #SUBMIT_BYTES}: submits exactly that many, streams the rest. */
-    private Flow submitFirstPart(boolean last) {
-        ByteBuf all = held;
-        held = null;
-        pieces = null;
-        ByteBuf first = all.readRetainedSlice(SUBMIT_BYTES);
-        ByteBuf rest = all.readRetainedSlice(all.readableBytes());
-        all.release();
-        if (!submit(first, false)) {
-            rest.release();
-            return Flow.REFUSED;
+    /** Writes {@code piece} (released here) to the spool file, making it first with what is held. */
+    private void spool(ByteBuf piece) throws IOException {
+        try {
+            if (spool == null) {
+                spool = open();
+                if (held != null) {
+                    ByteBuf h = held;
+                    held = null;
+                    pieces = null;
+                    try {
+                        write(spool, h);
+                    } finally {
+                        h.release();
+                    }
+                }
+            }
+            write(spool, piece);
+        } finally {
+            piece.release();
         }
-        if (rest.isReadable() || last) {
-            return stream(rest, last);
-        }
-        rest.release();
-        return Flow.READ;
     }
 
-    /** False when the host refused the request: the body ends there. */
-    private boolean submit(ByteBuf body, boolean complete) {
+    /** A new spool file with no name: created owner-only, opened, and unlinked before it holds a byte. */
+    private static FileChannel open() throws IOException {
+        Path path = Files.createTempFile(SPOOL_DIR, "puma-plus-body-", ".tmp");
         try {
-            exchange = submitter.submit(body, complete);
+            return FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } finally {
+            Files.delete(path);
+        }
+    }
+
+    private static void write(FileChannel file, ByteBuf bytes) throws IOException {
+        for (ByteBuffer b : bytes.nioBuffers()) {
+            while (b.hasRemaining()) {
+                file.write(b);
+            }
+        }
+    }
+
+    /** False when the host refused the request. */
+    private boolean submit() {
+        ByteBuf body = held == null ? Unpooled.EMPTY_BUFFER : held;
+        FileChannel file = spool;
+        held = null;
+        pieces = null;
+        spool = null;
+        try {
+            submitter.submit(body, file);
             return true;
         } catch (RuntimeException e) {
-            // body went to the host with the call (RequestQueue.submit's ownership rule), refused or not.
-            ended = true;
+            // body and file went to the host with the call (RequestQueue.submit's ownership rule)
             return false;
         }
     }
 
-    private Flow stream(ByteBuf piece, boolean last) {
-        return exchange.writeBody(piece, last) || last ? Flow.READ : Flow.PAUSE;
+    private static void closeQuietly(FileChannel file) {
+        try {
+            file.close();
+        } catch (IOException ignored) {
+            // unnamed: closing it frees its blocks, and there is nothing else to lose
+        }
     }
 }

@@ -1,10 +1,11 @@
 package dev.pumaplus.spi;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.channels.FileChannel;
 
 /**
  * The host's single queue of runnable requests, registered as an OSGi service. A protocol bundle submits
- * each request once it is runnable (its body buffered, or its first 1 MiB buffered for larger bodies);
+ * each request once it is runnable: its whole body has arrived ({@link RequestBodyBuffer});
  * the host dispatches it to an idle worker link at once or as soon as one becomes idle, oldest first.
  * Every request is its own entry: no client connection ever holds a worker between requests.
  *
@@ -27,11 +28,12 @@ public interface RequestQueue {
      * @param connection   identifies the client connection (any object with identity, e.g. the Netty
      *                     channel); used only for the fairness rule above
      * @param head         the parsed request
-     * @param body         the request body bytes buffered so far (possibly empty); ownership transfers
-     * @param bodyComplete true if {@code body} is the whole body; false if the rest follows through
-     *                     {@link Exchange#writeBody}
+     * @param body         the whole request body when it is held in memory (possibly empty; empty when
+     *                     {@code bodyFile} is given); ownership transfers
+     * @param bodyFile     null, or the unnamed spool file holding the whole body from position 0 to its size
+     *                     (read with positional reads); ownership transfers: the host closes it
      * @param sink         receives the response, on a host thread, in order
-     * @return the handle through which the protocol streams the rest of the body or cancels
+     * @return the handle through which the protocol cancels and reports T6
      */
-    Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete, ResponseSink sink);
+    Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile, ResponseSink sink);
 }

@@ -1,7 +1,8 @@
 /*
  * The response-side water marks every protocol applies (respond step): a response stops taking body from
- * its worker while more than 1 MiB it accepted has not reached the client, and takes more once that is down
- * to 256 KiB, so a slow client holds a bounded amount of memory and, through the host, pauses its worker.
+ * the host while more than 1 MiB it accepted has not reached the client, and takes more once that is down
+ * to 256 KiB, so a slow client holds a bounded amount of the protocol's memory; the host holds the rest
+ * (its response spool, memory then a file) and never pauses the worker for it.
  */
 package dev.pumaplus.spi;
 
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ResponseBackpressure {
 
-    /** Unwritten body bytes above which {@code body} answers false (the worker link stops reading). */
+    /** Unwritten body bytes above which {@code body} answers false (the host holds the rest). */
     public static final long HIGH_WATER_BYTES = 1 << 20;
     /** Unwritten body bytes at or below which a paused response is resumed. */
     public static final long LOW_WATER_BYTES = 256 << 10;

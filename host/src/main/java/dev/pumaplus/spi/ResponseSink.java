@@ -14,9 +14,12 @@ import java.util.Map;
  * A response the host writes itself ({@link RequestQueue}, "Admission") arrives on the thread that called
  * {@code submit}, before {@code submit} returns, or on a host thread at shutdown.
  *
- * <p>Flow control runs both ways, each a pause answered by a resume: {@link Exchange#writeBody} returning
- * false pauses the client's request body until {@link #resumeRequestBody()}; {@link #body} returning false
- * pauses the worker's response until {@link Exchange#resumeResponse()}.
+ * <p>Flow control: {@link #body} returning false pauses delivery to this sink until
+ * {@link Exchange#resumeResponse()}. It never pauses the worker: the host goes on taking the response off
+ * the worker at the worker's speed and holds what the sink has not taken (in memory up to a bound, then in
+ * an unnamed spool file), so the worker's slot is free once the worker has written its response, however
+ * slowly the client reads. A body that arrives while the sink keeps up is delivered at once, chunk by
+ * chunk, so a streamed body (server-sent events) reaches the client as the app produces it.
  */
 public interface ResponseSink {
 
@@ -34,12 +37,9 @@ public interface ResponseSink {
      *
      * <p>Backpressure: the return value says whether the sink can take more at once, typically whether the
      * bytes it accepted and has not yet written to its client stay below its own limit. False asks the host
-     * to stop reading this response from the worker (the worker then blocks in its socket write) until the
-     * sink calls {@link Exchange#resumeResponse()}; the sink must make that call once it can take more,
-     * unless the exchange is cancelled first. The pause is not immediate: chunks the host has already read
-     * from the worker's socket may still arrive after false (the rest of the host's current socket read, by
-     * default at most 64 KiB of frames); the sink takes them too, answering false again as it sees fit. The
-     * return value of the call that carries end of stream is ignored.
+     * to hold the rest of this response ({@link #body} and {@link #file} calls stop) until the sink calls
+     * {@link Exchange#resumeResponse()}; the sink must make that call once it can take more, unless the
+     * exchange is cancelled first. The return value of the call that carries end of stream is ignored.
      *
      * @param chunk       response body bytes (possibly empty), at most 1 MiB ({@code MAX_PAYLOAD})
      * @param endOfStream true on the last piece
@@ -57,12 +57,6 @@ public interface ResponseSink {
      *                 abnormally (close the HTTP/1.1 connection, reset the stream)
      */
     void fail(int status, String reason, boolean headSent);
-
-    /**
-     * The host can take more request body after {@link Exchange#writeBody} returned false. Called on a host
-     * thread.
-     */
-    void resumeRequestBody();
 
     /**
      * Whether this sink takes file regions through {@link #file}, sending them to its client without copying

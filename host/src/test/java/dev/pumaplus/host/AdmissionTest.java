@@ -36,7 +36,7 @@ class AdmissionTest {
 
     private RecordingSink submit(String target) {
         RecordingSink sink = new RecordingSink();
-        queue.admission.submit(new Object(), DispatcherTest.get(target), Unpooled.EMPTY_BUFFER, true, sink);
+        queue.admission.submit(new Object(), DispatcherTest.get(target), Unpooled.EMPTY_BUFFER, null, sink);
         return sink;
     }
 

@@ -48,7 +48,7 @@ class ControlAppTest {
         new EmbeddedWorker(queue, 100, 0);
         EmbeddedWorker b1 = new EmbeddedWorker(queue, 200, 1);
         for (int i = 0; i < 6; i++) {
-            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, null, new RecordingSink());
         }
         a1.discardSent(); // three requests run, three wait
         a1.respond("done"); // a1 takes the next waiting one
@@ -78,7 +78,7 @@ class ControlAppTest {
     void statsKeepPumasKeysAndAddTheQueueObjectWithItsWindows() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         for (int i = 0; i < 3; i++) {
-            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, null, new RecordingSink());
         }
         worker.discardSent();
         queue.advance(3_000_000L); // the first holds its slot for 3 ms
@@ -122,7 +122,7 @@ class ControlAppTest {
         EmbeddedWorker b = new EmbeddedWorker(queue, 20, 1);
         EmbeddedWorker c = new EmbeddedWorker(queue, 30, 2);
         for (int i = 0; i < 8; i++) {
-            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, null, new RecordingSink());
         }
         a.discardSent();
         b.discardSent();

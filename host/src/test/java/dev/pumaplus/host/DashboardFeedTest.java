@@ -91,7 +91,7 @@ class DashboardFeedTest {
     void slotsDepthAndWorkersAreTheDispatchersAndEachDecisionIsSentOnce() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         for (int i = 0; i < 3; i++) {
-            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, null, new RecordingSink());
         }
         worker.discardSent();
         KeptDecisions autoscaler = new KeptDecisions("tiered/1");

@@ -19,7 +19,13 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +52,7 @@ class DispatcherTest {
     }
 
     private Exchange submit(Object connection, String target, RecordingSink sink) {
-        return queue.admission.submit(connection, get(target), Unpooled.EMPTY_BUFFER, true, sink);
+        return queue.admission.submit(connection, get(target), Unpooled.EMPTY_BUFFER, null, sink);
     }
 
     @Test
@@ -244,50 +250,48 @@ class DispatcherTest {
     }
 
     @Test
-    void bodyStreamedBeforeDispatchIsHeldAndSentInOrderAfterIt() {
+    void spooledBodyGoesDownWholeInBodyFramesAndTheFileIsClosed() throws IOException {
         RecordingSink sink = new RecordingSink();
-        Exchange ex = queue.admission.submit(new Object(), get("/upload"), ascii("first,"), false, sink);
-        assertTrue(ex.writeBody(ascii("second,"), false));
+        byte[] bytes = new byte[Frame.MAX_PAYLOAD + 10];
+        bytes[Frame.MAX_PAYLOAD + 9] = 42;
+        FileChannel file = spooled(bytes);
+        queue.admission.submit(new Object(), get("/upload"), Unpooled.EMPTY_BUFFER, file, sink);
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         List<Frame> frames = worker.sent();
         assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
         assertFalse(frames.get(0).endStream());
-        assertFalse(frames.get(2).endStream());
+        assertEquals(Frame.MAX_PAYLOAD, frames.get(1).payload().readableBytes());
+        assertFalse(frames.get(1).endStream());
+        assertEquals(10, frames.get(2).payload().readableBytes());
+        assertEquals(42, frames.get(2).payload().getByte(frames.get(2).payload().readerIndex() + 9));
+        assertTrue(frames.get(2).endStream());
         frames.forEach(Frame::release);
-        assertTrue(ex.writeBody(ascii("third"), true));
-        frames = worker.sent();
-        assertEquals(1, frames.size());
-        assertTrue(frames.get(0).endStream());
-        assertEquals("third", frames.get(0).payload().toString(StandardCharsets.US_ASCII));
-        frames.forEach(Frame::release);
+        assertFalse(file.isOpen(), "the spool file is closed once its last frame is written");
         worker.respond("stored");
         assertEquals(0, dispatcher.snapshot().busy());
     }
 
     @Test
-    void heldBodyOverOneMebibytePausesTheClientUntilItIsSent() {
-        RecordingSink sink = new RecordingSink();
-        Exchange ex = queue.admission.submit(new Object(), get("/big"), Unpooled.EMPTY_BUFFER, false, sink);
-        assertTrue(ex.writeBody(Unpooled.wrappedBuffer(new byte[Frame.MAX_PAYLOAD]), false));
-        assertFalse(ex.writeBody(Unpooled.wrappedBuffer(new byte[Frame.MAX_PAYLOAD / 2]), false),
-                "more than 1 MiB held asks the protocol to stop reading");
-        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
-        List<Frame> frames = worker.sent();
-        assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
-        frames.forEach(Frame::release);
-        assertEquals(1, sink.resumes, "the protocol is resumed once the held body went to the link");
-        ex.writeBody(Unpooled.EMPTY_BUFFER, true);
-        frames = worker.sent();
-        assertEquals(1, frames.size());
-        assertTrue(frames.get(0).endStream());
-        assertEquals(0, frames.get(0).payload().readableBytes());
-        frames.forEach(Frame::release);
+    void spooledBodyOfARequestShedOrAnsweredByTheHostIsClosed() throws IOException {
+        queue.admission.healthCheck("/health", true);
+        FileChannel file = spooled(new byte[10]);
+        queue.admission.submit(new Object(), get("/health"), Unpooled.EMPTY_BUFFER, file, new RecordingSink());
+        assertFalse(file.isOpen());
+    }
+
+    /** An unnamed file holding {@code bytes}, as RequestBodyBuffer spools a body. */
+    static FileChannel spooled(byte[] bytes) throws IOException {
+        Path path = Files.createTempFile("dispatcher-test", ".body");
+        FileChannel file = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        Files.delete(path);
+        file.write(ByteBuffer.wrap(bytes));
+        return file;
     }
 
     @Test
     void bodyChunkLargerThanMaxPayloadIsSplitAcrossBodyFrames() {
         byte[] big = new byte[Frame.MAX_PAYLOAD + 10];
-        queue.admission.submit(new Object(), get("/split"), Unpooled.wrappedBuffer(big), true, new RecordingSink());
+        queue.admission.submit(new Object(), get("/split"), Unpooled.wrappedBuffer(big), null, new RecordingSink());
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         List<Frame> frames = worker.sent();
         assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
@@ -299,34 +303,16 @@ class DispatcherTest {
     }
 
     @Test
-    void earlyResponseEndsTheUnreadRequestBodyAndFreesTheLink() {
+    void responseBeforeTheWorkerReadTheBodyFreesTheLinkWithNoMoreFrames() {
         RecordingSink sink = new RecordingSink();
-        Exchange ex = queue.admission.submit(new Object(), get("/413"), ascii("part"), false, sink);
+        queue.admission.submit(new Object(), get("/413"), ascii("part"), null, sink);
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
-        worker.sent().forEach(Frame::release);
+        List<Frame> frames = worker.sent();
+        assertEquals(List.of(FrameType.REQUEST, FrameType.BODY), types(frames));
+        assertTrue(frames.get(1).endStream(), "a complete body goes down whole at dispatch");
+        frames.forEach(Frame::release);
         worker.respond("too large");
-        List<Frame> frames = worker.sent();
-        assertEquals(List.of(FrameType.BODY), types(frames));
-        assertTrue(frames.get(0).endStream(), "the host ends the request body so the link can be reused");
-        frames.forEach(Frame::release);
-        assertEquals(0, dispatcher.snapshot().busy());
-        assertTrue(ex.writeBody(ascii("ignored"), true));
         assertTrue(worker.sent().isEmpty());
-    }
-
-    @Test
-    void clientGoneDuringUploadEndsTheRequestBodyEarly() {
-        RecordingSink sink = new RecordingSink();
-        Exchange ex = queue.admission.submit(new Object(), get("/upload"), ascii("part"), false, sink);
-        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
-        worker.sent().forEach(Frame::release);
-        ex.cancel();
-        List<Frame> frames = worker.sent();
-        assertEquals(List.of(FrameType.BODY), types(frames));
-        assertTrue(frames.get(0).endStream());
-        frames.forEach(Frame::release);
-        worker.respond("whatever");
-        assertTrue(sink.events.isEmpty());
         assertEquals(0, dispatcher.snapshot().busy());
     }
 
@@ -430,28 +416,49 @@ class DispatcherTest {
         worker.channel.runPendingTasks();
     }
 
-    private static boolean reading(EmbeddedWorker worker) {
-        worker.channel.runPendingTasks();
-        return worker.channel.config().isAutoRead();
-    }
-
     @Test
-    void sinkAskingForAPauseStopsReadingTheLinkUntilResumed() {
+    void sinkAskingForAPauseHoldsTheRestAndTheWorkerIsFreeOnceItWroteItAll() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         sink.acceptMore = false;
         Exchange ex = submit(new Object(), "/big", sink);
         worker.takeRequestPath();
         head(worker);
-        assertTrue(reading(worker), "a head alone never pauses");
         body(worker, "a", false);
-        assertFalse(reading(worker), "body() returned false: the worker is not read");
+        body(worker, "b", false);
+        assertTrue(worker.channel.config().isAutoRead(), "the worker is never paced by the client");
+        assertEquals("a", sink.bodyText(), "after the pause the rest is held");
+        body(worker, "c", true);
+        assertEquals(0, dispatcher.snapshot().busy(), "the slot is free once the worker wrote its response");
+        assertEquals(1, dispatcher.snapshot().completed());
         sink.acceptMore = true;
         ex.resumeResponse();
-        assertTrue(reading(worker));
-        body(worker, "b", true);
-        assertEquals("ab", sink.bodyText());
-        assertEquals(1, dispatcher.snapshot().completed());
+        worker.channel.runPendingTasks();
+        assertEquals("abc", sink.bodyText(), "the held parts follow, in order, at the resume");
+        assertEquals("body end", sink.events.get(sink.events.size() - 1));
+    }
+
+    @Test
+    void heldBytesPastTheMemoryBoundGoThroughTheSpoolFileIntact() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        sink.acceptMore = false;
+        Exchange ex = submit(new Object(), "/spooled", sink);
+        worker.takeRequestPath();
+        head(worker);
+        body(worker, "start,", false);
+        StringBuilder expected = new StringBuilder("start,");
+        for (int i = 0; i < 40; i++) { // 40 × 16 KiB: past ResponseSpool.MEMORY_BYTES
+            String piece = Integer.toString(i % 10).repeat(16 * 1024);
+            expected.append(piece);
+            body(worker, piece, i == 39);
+        }
+        assertEquals(0, dispatcher.snapshot().busy());
+        sink.acceptMore = true;
+        ex.resumeResponse();
+        worker.channel.runPendingTasks();
+        assertEquals(expected.toString(), sink.bodyText());
+        assertEquals("body end", sink.events.get(sink.events.size() - 1));
     }
 
     @Test
@@ -460,36 +467,20 @@ class DispatcherTest {
         RecordingSink sink = new RecordingSink();
         sink.acceptMore = false;
         Exchange ex = submit(new Object(), "/race", sink);
-        sink.duringBody = ex::resumeResponse; // as a protocol whose write completed at once would
+        sink.duringBody = () -> {
+            sink.acceptMore = true;
+            ex.resumeResponse(); // as a protocol whose write completed at once would
+        };
         worker.takeRequestPath();
         head(worker);
         body(worker, "a", false);
-        assertTrue(reading(worker), "the resume is acted on after the pause, so it is not lost");
-    }
-
-    @Test
-    void responseEndingWhilePausedLeavesTheLinkReadingForTheNextRequest() {
-        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
-        RecordingSink sink = new RecordingSink();
-        sink.acceptMore = false;
-        submit(new Object(), "/paused", sink);
-        worker.takeRequestPath();
-        head(worker);
-        body(worker, "a", false);
-        assertFalse(reading(worker));
-        // END_STREAM from the same socket read as the paused frame, delivered without a resume
         body(worker, "b", true);
-        assertTrue(reading(worker), "a finished exchange never leaves its link unread");
-        assertEquals(0, dispatcher.snapshot().busy());
-        RecordingSink next = new RecordingSink();
-        submit(new Object(), "/next", next);
-        assertEquals("/next", worker.takeRequestPath());
-        worker.respond("ok");
-        assertEquals("ok", next.bodyText());
+        worker.channel.runPendingTasks();
+        assertEquals("ab", sink.bodyText(), "the resume is acted on after the pause, so it is not lost");
     }
 
     @Test
-    void resumeFromAFinishedExchangeDoesNotResumeTheNextOneOnItsLink() {
+    void resumeOfAFinishedExchangeDeliversOnlyItsOwnHeldParts() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink first = new RecordingSink();
         first.acceptMore = false;
@@ -504,15 +495,20 @@ class DispatcherTest {
         worker.takeRequestPath();
         head(worker);
         body(worker, "c", false);
-        assertFalse(reading(worker));
+        body(worker, "d", false);
+        first.acceptMore = true;
         firstEx.resumeResponse();
-        assertFalse(reading(worker), "a late resume of the finished exchange is a no-op");
+        worker.channel.runPendingTasks();
+        assertEquals("ab", first.bodyText());
+        assertEquals("c", second.bodyText(), "the other response stays paused");
+        second.acceptMore = true;
         secondEx.resumeResponse();
-        assertTrue(reading(worker));
+        worker.channel.runPendingTasks();
+        assertEquals("cd", second.bodyText());
     }
 
     @Test
-    void cancellingAPausedExchangeResumesReadingSoTheRestDrains() {
+    void cancellingAPausedExchangeDropsWhatIsHeld() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         sink.acceptMore = false;
@@ -520,14 +516,15 @@ class DispatcherTest {
         worker.takeRequestPath();
         head(worker);
         body(worker, "a", false);
-        assertFalse(reading(worker));
+        body(worker, "held", false);
         ex.cancel();
-        assertTrue(reading(worker), "the client is gone: nothing holds the worker back any more");
+        worker.channel.runPendingTasks();
         body(worker, "discarded", true);
-        assertEquals("a", sink.bodyText(), "nothing reaches the sink after the cancel");
         assertEquals(0, dispatcher.snapshot().busy());
+        sink.acceptMore = true;
         ex.resumeResponse(); // late resume of a cancelled exchange: a no-op
-        assertTrue(reading(worker));
+        worker.channel.runPendingTasks();
+        assertEquals("a", sink.bodyText(), "nothing reaches the sink after the cancel");
     }
 
     private static ByteBuf ascii(String s) {

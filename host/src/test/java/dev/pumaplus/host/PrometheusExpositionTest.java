@@ -116,7 +116,7 @@ class PrometheusExpositionTest {
         EmbeddedWorker a = new EmbeddedWorker(queue, 100, 0);
         new EmbeddedWorker(queue, 100, 0);
         new EmbeddedWorker(queue, 200, 1);
-        queue.admission.submit(new Object(), DispatcherTest.get("/"), io.netty.buffer.Unpooled.EMPTY_BUFFER, true,
+        queue.admission.submit(new Object(), DispatcherTest.get("/"), io.netty.buffer.Unpooled.EMPTY_BUFFER, null,
                 new RecordingSink());
         a.discardSent();
         Dispatcher.Snapshot slots = dispatcher.snapshot();

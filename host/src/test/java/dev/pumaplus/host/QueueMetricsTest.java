@@ -50,7 +50,7 @@ class QueueMetricsTest {
 
     @Test
     void queueTimeIsDispatchMinusRunnableExactlyAndTheWorkerIsToldTheSameTimes() {
-        Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/waits"), Unpooled.EMPTY_BUFFER, true,
+        Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/waits"), Unpooled.EMPTY_BUFFER, null,
                 new RecordingSink());
         queue.advance(30 * MS);
         long atDispatch = queue.clock.nanoTime();
@@ -79,7 +79,7 @@ class QueueMetricsTest {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/svc"),
-                Unpooled.EMPTY_BUFFER, true, sink);
+                Unpooled.EMPTY_BUFFER, null, sink);
         worker.discardSent();
         long t4 = 1_000 * MS;
         worker.channel.writeInbound(new ResponseHead(200, t4, t4 + 50 * MS, 20 * MS, List.of())
@@ -101,7 +101,7 @@ class QueueMetricsTest {
         RequestHead head = new RequestHead("POST", "/upload", "HTTP/1.1", "http",
                 new InetSocketAddress("127.0.0.1", 9292), new InetSocketAddress("127.0.0.1", 50000), List.of(),
                 t2 - MS, t2);
-        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), head, Unpooled.EMPTY_BUFFER, true,
+        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), head, Unpooled.EMPTY_BUFFER, null,
                 new RecordingSink());
         QueueMetrics metrics = dispatcher.metrics();
         assertEquals(0, (long) metrics.bodyWait.readCumulative(Histogram::getTotalCount), "not before the worker has the body");
@@ -122,7 +122,7 @@ class QueueMetricsTest {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();
         QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/dies"),
-                Unpooled.EMPTY_BUFFER, true, sink);
+                Unpooled.EMPTY_BUFFER, null, sink);
         worker.discardSent();
         worker.channel.writeInbound(Frame.of(FrameType.RESPONSE_ABORT, false,
                 Unpooled.copiedBuffer("boom", java.nio.charset.StandardCharsets.US_ASCII)));
@@ -218,7 +218,7 @@ class QueueMetricsTest {
     @Test
     void slotTimeRunsFromDispatchUntilTheLinkIsIdleAgain() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
-        queue.admission.submit(new Object(), DispatcherTest.get("/slot"), Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+        queue.admission.submit(new Object(), DispatcherTest.get("/slot"), Unpooled.EMPTY_BUFFER, null, new RecordingSink());
         worker.discardSent();
         queue.advance(20 * MS);
         worker.respond("done");
@@ -232,14 +232,14 @@ class QueueMetricsTest {
     void serverTimingHeaderIsAddedOnlyWhenSwitchedOn() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink off = new RecordingSink();
-        queue.admission.submit(new Object(), DispatcherTest.get("/off"), Unpooled.EMPTY_BUFFER, true, off);
+        queue.admission.submit(new Object(), DispatcherTest.get("/off"), Unpooled.EMPTY_BUFFER, null, off);
         worker.discardSent();
         worker.respond("x");
         assertFalse(off.events.get(0).contains("Server-Timing"), off.events.get(0));
 
         queue.reporting.serverTiming(true);
         RecordingSink on = new RecordingSink();
-        queue.admission.submit(new Object(), DispatcherTest.get("/on"), Unpooled.EMPTY_BUFFER, true, on);
+        queue.admission.submit(new Object(), DispatcherTest.get("/on"), Unpooled.EMPTY_BUFFER, null, on);
         worker.discardSent();
         worker.channel.writeInbound(new ResponseHead(200, 10 * MS, 10 * MS + 1_234_567, 0, List.of())
                 .toFrame(ByteBufAllocator.DEFAULT, true));
@@ -259,7 +259,7 @@ class QueueMetricsTest {
     void requestLogLineHasEveryTimingPointInTheDocumentedShape() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/log?q=1"),
-                Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+                Unpooled.EMPTY_BUFFER, null, new RecordingSink());
         worker.discardSent();
         worker.channel.writeInbound(new ResponseHead(201, 40, 50, 7, List.of(Map.entry("a", "b")))
                 .toFrame(ByteBufAllocator.DEFAULT, true));

@@ -22,7 +22,6 @@ class RecordingSink implements ResponseSink {
     final StringBuilder body = new StringBuilder();
     final CompletableFuture<String> done = new CompletableFuture<>();
     volatile int status;
-    volatile int resumes;
     volatile boolean acceptMore = true;
     /** Calls of {@code body}, including the one carrying end of stream. */
     volatile int bodies;
@@ -55,12 +54,6 @@ class RecordingSink implements ResponseSink {
     public void fail(int status, String reason, boolean headSent) {
         events.add("fail " + status + " headSent=" + headSent);
         done.complete("fail " + status + " headSent=" + headSent);
-    }
-
-    @Override
-    public void resumeRequestBody() {
-        resumes++;
-        events.add("resume");
     }
 
     synchronized String bodyText() {

@@ -75,6 +75,6 @@ class RequestStartHeaderTest {
         RequestHead head = new RequestHead("GET", "/", "HTTP/1.1", "http", new InetSocketAddress("127.0.0.1", 80),
                 new InetSocketAddress("127.0.0.1", 5000), List.of(Map.entry("x-request-start", requestStart)),
                 t2 - 1000, t2);
-        queue.admission.submit(new Object(), head, Unpooled.EMPTY_BUFFER, true, new RecordingSink());
+        queue.admission.submit(new Object(), head, Unpooled.EMPTY_BUFFER, null, new RecordingSink());
     }
 }

@@ -9,6 +9,7 @@ import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
+import java.nio.channels.FileChannel;
 import io.netty.channel.Channel;
 import io.netty.channel.FileRegion;
 import java.util.ArrayList;
@@ -26,8 +27,9 @@ import java.util.Map;
 record AltSvcQueue(RequestQueue queue, String altSvc) implements RequestQueue {
 
     @Override
-    public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete, ResponseSink sink) {
-        return queue.submit(connection, head, body, bodyComplete, new Sink(sink));
+    public Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile,
+                           ResponseSink sink) {
+        return queue.submit(connection, head, body, bodyFile, new Sink(sink));
     }
 
     private final class Sink implements ResponseSink {
@@ -53,11 +55,6 @@ record AltSvcQueue(RequestQueue queue, String altSvc) implements RequestQueue {
         @Override
         public void fail(int status, String reason, boolean headSent) {
             sink.fail(status, reason, headSent);
-        }
-
-        @Override
-        public void resumeRequestBody() {
-            sink.resumeRequestBody();
         }
 
         @Override

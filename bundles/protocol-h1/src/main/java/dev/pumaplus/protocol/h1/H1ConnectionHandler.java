@@ -37,14 +37,16 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import java.nio.channels.FileChannel;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Sits after {@link H1RequestDecoder}. Every request read is submitted at once (pipelining: the host's
- * queue enforces fairness across connections), as soon as its {@link RequestBodyBuffer} finds it runnable;
- * the rest of a large body streams through {@link Exchange#writeBody}, reads pausing while the host asks to.
+ * queue enforces fairness across connections), as soon as its {@link RequestBodyBuffer} holds the whole
+ * body (a large one spooled to a file); a body that brings no byte for {@code first_data_timeout} is answered
+ * 408 and the connection closes, as puma's reactor does.
  *
  * <p>Requests that break a limit or do not parse are answered here (414, 431, 413, 400, 505), never
  * submitted, and the connection closes after that answer. Responses leave in request order: see
@@ -55,11 +57,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Write timeout (puma's WRITE_TIMEOUT): while response bytes wait in the channel because the client does
  * not take them, the connection is closed once none of them has reached the socket for
- * {@link H1Config#writeTimeoutSecs()} seconds; closing cancels its exchanges, so a worker paused on a client
- * that never reads gets its slot back. Every body byte the socket takes, even part of a chunk, and the
- * channel turning writable again count as progress and restart the period (framing bytes, a few per chunk
- * or response, are not followed). The timer is armed only when the channel becomes unwritable, a response
- * pauses its worker, or a closing connection has bytes left, and only if bytes wait in the channel: a
+ * {@link H1Config#writeTimeoutSecs()} seconds; closing cancels its exchanges, so what the host holds for a
+ * client that never reads is dropped (the worker's slot was free once the worker wrote its response). Every
+ * body byte the socket takes, even part of a chunk, and the channel turning writable again count as progress
+ * and restart the period (framing bytes, a few per chunk or response, are not followed). The timer is armed
+ * only when the channel becomes unwritable, a response pauses, or a closing connection has bytes left, and
+ * only if bytes wait in the channel: a
  * client that keeps up never schedules one.
  *
  * <p>Header deadline: a request's header section must be complete {@link H1Config#headerTimeoutSecs()}
@@ -283,6 +286,14 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             reading = response;
             readingHead = head(request, parsed);
             readingBody = new RequestBodyBuffer(limit, this);
+            if (chunked || contentLength > 0) { // a bodyless request ends at once: no deadline to schedule
+                RequestBodyBuffer watched = readingBody;
+                readingBody.watch(ctx.executor(), TimeUnit.SECONDS.toNanos(config.firstDataTimeoutSecs()), () -> {
+                    if (readingBody == watched) {
+                        abortReading(408); // the client stopped sending its body
+                    }
+                });
+            }
             if (!keepAlive) {
                 refusing = true; // the last request this connection takes
                 response.closeConnectionAfter();
@@ -313,9 +324,6 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             abortReading(503); // the host refused it (it is shutting down): answer, never hang
             return;
         }
-        if (flow == RequestBodyBuffer.Flow.PAUSE) {
-            ctx.channel().config().setAutoRead(false);
-        }
         if (last) {
             PendingResponse done = reading;
             endReading();
@@ -325,8 +333,6 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             if (responses.size() > config.maxPipelinedRequests()) {
                 holdReadAhead(); // the next request waits in the decoder until an answer completes
-            } else {
-                ctx.channel().config().setAutoRead(true);
             }
             maybeIdle();
         }
@@ -337,18 +343,10 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
      * its response as the sink.
      */
     @Override
-    public Exchange submit(ByteBuf body, boolean complete) {
-        Exchange exchange = queue.submit(ctx.channel(), readingHead, body, complete, reading);
+    public Exchange submit(ByteBuf body, FileChannel bodyFile) {
+        Exchange exchange = queue.submit(ctx.channel(), readingHead, body, bodyFile, reading);
         reading.submitted(exchange);
         return exchange;
-    }
-
-    @Override
-    public void requestBodyResumed() {
-        if (!inactive && !readAheadFull && !ctx.channel().config().isAutoRead()) {
-            ctx.channel().config().setAutoRead(true);
-            ctx.read();
-        }
     }
 
     /**
@@ -474,7 +472,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     private void resumeReadAhead() {
         readAheadFull = false;
         resumedAtNanos = RequestClock.nanoTime(ctx.executor());
-        // On before decoding: a request decoded now turns it off again if its body pauses or the bound is hit.
+        // On before decoding: a request decoded now turns it off again if the bound is hit.
         ctx.channel().config().setAutoRead(true);
         try {
             decoder.resume(ctx.pipeline().context(decoder));

@@ -1,7 +1,8 @@
 /*
  * The fixed HTTP/1.1 limits applied while parsing (the parse step of accept → parse → queue → ...), and the
  * connection bound a listener derives when none is configured (the accept step); the size at which a
- * request body stops being held and starts streaming is RequestBodyBuffer's, shared by every protocol.
+ * request body stops being held in memory and is spooled to a file is RequestBodyBuffer's, shared by every
+ * protocol.
  */
 package dev.pumaplus.protocol.h1;
 

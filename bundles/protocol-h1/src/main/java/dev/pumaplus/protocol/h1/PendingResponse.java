@@ -1,8 +1,8 @@
 /*
  * One request's response on an HTTP/1.1 connection (the respond step of ... → app → respond): takes the head
  * and body the host delivers, has H1ResponseEncoder frame them, and writes them in request order, holding
- * them while an earlier pipelined response is still being written; asks the host to pause the worker while
- * too much of the body waits to reach the client, and tells the host when the response's last byte left (T6).
+ * them while an earlier pipelined response is still being written; asks the host to hold the rest while too
+ * much of the body waits to reach the client, and tells the host when the response's last byte left (T6).
  */
 package dev.pumaplus.protocol.h1;
 
@@ -39,9 +39,10 @@ import java.util.concurrent.RejectedExecutionException;
  * response, or in the channel's outbound buffer because the client reads slowly) are counted; {@code body}
  * returns false above the high-water mark, and the write completions that bring the count down to the
  * low-water mark call {@link Exchange#resumeResponse()}. Framing bytes (head, chunk sizes) are not counted:
- * they are small and bounded per chunk. A pause means a worker now waits on this client, so its start is
- * reported to the connection ({@link Connection#responsePaused()}), whose write timeout closes the
- * connection if the bytes stop moving altogether.
+ * they are small and bounded per chunk. A pause means the host now holds the rest of the response for this
+ * client (the worker never waits for it), so its start is reported to the connection
+ * ({@link Connection#responsePaused()}), whose write timeout closes the connection, and so drops what is
+ * held, if the bytes stop moving altogether.
  *
  * <p>T6: a finished response writes an empty end marker behind its last part (in order, also when it is
  * still held behind an earlier response); Netty completes that write once every byte before it has been
@@ -59,14 +60,11 @@ final class PendingResponse implements ResponseSink {
         /** {@code response} is complete: its last part is written or held. The connection moves on or closes. */
         void responseComplete(PendingResponse response);
 
-        /** A response began a pause after its writes: a worker now waits on this client. */
+        /** A response began a pause after its writes: the host now holds the rest for this client. */
         void responsePaused();
 
         /** The socket took bytes of a response body: progress for the write timeout. Cheap: runs per write. */
         void writeProgressed();
-
-        /** The host can take more of the request body (it had refused some through {@code writeBody}). */
-        void requestBodyResumed();
 
         /**
          * The app took the connection through {@code response} ({@link ResponseSink#hijack}); the connection
@@ -245,11 +243,6 @@ final class PendingResponse implements ResponseSink {
         onEventLoop(() -> failResponse(status), null);
     }
 
-    @Override
-    public void resumeRequestBody() {
-        onEventLoop(connection::requestBodyResumed, null);
-    }
-
     /** {@inheritDoc} Written as {@code 103 Early Hints} on HTTP/1.1; dropped on HTTP/1.0 (no 1xx there). */
     @Override
     public void earlyHints(List<Map.Entry<String, String>> headers) {
@@ -281,8 +274,8 @@ final class PendingResponse implements ResponseSink {
         if (pause != ResponseBackpressure.Pause.STARTED) {
             return pause == ResponseBackpressure.Pause.NONE;
         }
-        // The worker now blocks until this client reads: a client that never does must not hold it forever.
-        // Queued behind the writes above, so the connection sees them in the channel.
+        // The host now holds the rest of the response for this client: one that never reads must not keep it
+        // (memory and a spool file) forever. Queued behind the writes above, so the connection sees them.
         onEventLoop(connection::responsePaused, null);
         return false;
     }

@@ -41,7 +41,7 @@ class AltSvcQueueTest {
         }, "h3=\":443\"");
         AtomicReference<List<Map.Entry<String, String>>> hints = new AtomicReference<>();
         AtomicReference<List<Map.Entry<String, String>>> headers = new AtomicReference<>();
-        queue.submit(new Object(), null, null, true, new ResponseSink() {
+        queue.submit(new Object(), null, null, null, new ResponseSink() {
             @Override
             public void head(int status, List<Map.Entry<String, String>> h, boolean endOfStream) {
                 headers.set(h);
@@ -54,10 +54,6 @@ class AltSvcQueueTest {
 
             @Override
             public void fail(int status, String reason, boolean headSent) {
-            }
-
-            @Override
-            public void resumeRequestBody() {
             }
 
             @Override

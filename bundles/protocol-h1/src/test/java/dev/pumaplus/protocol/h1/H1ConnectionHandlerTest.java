@@ -32,6 +32,9 @@ import org.junit.jupiter.api.Timeout;
 class H1ConnectionHandlerTest {
 
     private static final int MIB = 1024 * 1024;
+    private static final int MEMORY = dev.pumaplus.spi.RequestBodyBuffer.MEMORY_BYTES;
+    /** The first_data_timeout of {@link #open()}: a body stalled this long is answered 408. */
+    private static final int FIRST_DATA_TIMEOUT_SECS = 30;
 
     private RecordingQueue queue;
     private EmbeddedChannel channel;
@@ -172,21 +175,21 @@ class H1ConnectionHandlerTest {
         assertEquals("http", head.scheme());
         assertEquals(headers("Host", "h", "X-B", "2", "X-A", "caf\u00e9", "X-B", "3"), head.headers());
         assertTrue(head.firstByteNanos() >= before && head.headersParsedNanos() >= head.firstByteNanos());
-        assertTrue(queue.submitted.get(0).bodyComplete);
+        assertFalse(queue.submitted.get(0).spooled);
         assertEquals(0, queue.submitted.get(0).initialBody.length);
     }
 
     @Test
-    void contentLengthBodyUpToOneMebibyteIsSubmittedWholeOnlyOnceBuffered() {
+    void contentLengthBodyUpToTheMemoryBoundIsSubmittedWholeInMemoryOnlyOnceBuffered() {
         open();
-        byte[] body = new byte[MIB];
+        byte[] body = new byte[MEMORY];
         new Random(1).nextBytes(body);
-        send("POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: " + MIB + "\r\n\r\n");
-        send(java.util.Arrays.copyOf(body, MIB - 1));
+        send("POST /u HTTP/1.1\r\nHost: x\r\nContent-Length: " + MEMORY + "\r\n\r\n");
+        send(java.util.Arrays.copyOf(body, MEMORY - 1));
         assertEquals(0, queue.submitted.size(), "not runnable before the body is buffered");
-        send(new byte[] {body[MIB - 1]});
+        send(new byte[] {body[MEMORY - 1]});
         assertEquals(1, queue.submitted.size());
-        assertTrue(queue.submitted.get(0).bodyComplete);
+        assertFalse(queue.submitted.get(0).spooled);
         assertArrayEquals(body, queue.submitted.get(0).initialBody);
     }
 
@@ -198,39 +201,28 @@ class H1ConnectionHandlerTest {
         send("1;ext=1\r\n,\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n");
         assertEquals(1, queue.submitted.size());
         assertEquals("hello, world", queue.submitted.get(0).body());
-        assertTrue(queue.submitted.get(0).bodyComplete);
+        assertFalse(queue.submitted.get(0).spooled);
     }
 
     @Test
-    void bodyOverOneMebibyteIsSubmittedAfterTheFirstMebibyteAndTheRestStreams() {
+    void bodyOverTheMemoryBoundIsSpooledAndSubmittedWholeOnlyOnceItsLastByteArrived() {
         open();
         byte[] body = new byte[3 * MIB];
         new Random(2).nextBytes(body);
         send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n");
         int piece = 64 * 1024;
         for (int off = 0; off < body.length; off += piece) {
-            if (off == MIB - piece) {
-                assertEquals(0, queue.submitted.size(), "not submitted before 1 MiB is buffered");
-            }
+            assertEquals(0, queue.submitted.size(), "never submitted before the whole body arrived");
             send(java.util.Arrays.copyOfRange(body, off, off + piece));
-            if (off + piece == MIB) {
-                assertEquals(1, queue.submitted.size(), "submitted once 1 MiB is buffered");
-            }
         }
+        assertEquals(1, queue.submitted.size());
         RecordingQueue.Submitted s = queue.submitted.get(0);
-        assertFalse(s.bodyComplete);
-        assertEquals(MIB, s.initialBody.length);
-        assertTrue(s.lastSeen);
-        byte[] whole = new byte[body.length];
-        System.arraycopy(s.initialBody, 0, whole, 0, MIB);
-        byte[] rest = s.streamed.toByteArray();
-        assertEquals(2 * MIB, rest.length);
-        System.arraycopy(rest, 0, whole, MIB, rest.length);
-        assertArrayEquals(body, whole);
+        assertTrue(s.spooled);
+        assertArrayEquals(body, s.initialBody);
     }
 
     @Test
-    void chunkedBodyGrowingPastOneMebibyteStreamsTheRest() {
+    void chunkedBodyGrowingPastTheMemoryBoundIsSpooledWhole() {
         open();
         send("POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
         byte[] piece = new byte[300 * 1024];
@@ -239,27 +231,28 @@ class H1ConnectionHandlerTest {
             send(piece);
             send("\r\n");
         }
-        assertEquals(1, queue.submitted.size());
-        assertEquals(MIB, queue.submitted.get(0).initialBody.length);
-        assertFalse(queue.submitted.get(0).bodyComplete);
+        assertEquals(0, queue.submitted.size());
         send("0\r\n\r\n");
-        assertEquals(4 * piece.length - MIB, queue.submitted.get(0).streamed.size());
-        assertTrue(queue.submitted.get(0).lastSeen);
+        assertEquals(1, queue.submitted.size());
+        assertTrue(queue.submitted.get(0).spooled);
+        assertEquals(4 * piece.length, queue.submitted.get(0).initialBody.length);
     }
 
     @Test
-    void hostRefusingMoreBodyPausesReadingUntilResumed() {
+    void bodyThatBringsNoByteForTheFirstDataTimeoutIsAnswered408AndTheConnectionClosed() {
         open();
-        send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + (2 * MIB) + "\r\n\r\n");
-        send(new byte[MIB]);
-        RecordingQueue.Submitted s = queue.submitted.get(0);
-        s.acceptMore = false;
-        send(new byte[1024]);
-        assertFalse(channel.config().isAutoRead(), "reading pauses when writeBody returns false");
-        s.acceptMore = true;
-        s.sink.resumeRequestBody();
+        send("PUT /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n");
+        send(new byte[10]);
+        channel.advanceTimeBy(FIRST_DATA_TIMEOUT_SECS - 1, TimeUnit.SECONDS);
         channel.runPendingTasks();
-        assertTrue(channel.config().isAutoRead(), "resumeRequestBody resumes reading");
+        send(new byte[10]);
+        channel.advanceTimeBy(FIRST_DATA_TIMEOUT_SECS - 1, TimeUnit.SECONDS);
+        channel.runPendingTasks();
+        assertEquals("", output(), "each byte moves the deadline");
+        channel.advanceTimeBy(1, TimeUnit.SECONDS);
+        channel.runPendingTasks();
+        assertTrue(output().startsWith("HTTP/1.1 408 "));
+        assertEquals(0, queue.submitted.size(), "the app never sees it");
     }
 
     @Test
@@ -381,25 +374,14 @@ class H1ConnectionHandlerTest {
     }
 
     @Test
-    void clientDisconnectMidUploadCancelsTheStreamingExchange() {
+    void uploadStillArrivingHoldsNoExchangeAndAClientGoneMidUploadSubmitsNothing() {
         open();
         send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + (2 * MIB) + "\r\n\r\n");
         send(new byte[MIB + 10]);
+        assertEquals(0, queue.submitted.size(), "no exchange, so no slot, waits for the rest");
         channel.close();
         channel.runPendingTasks();
-        assertTrue(queue.submitted.get(0).cancelled);
-    }
-
-    @Test
-    void earlyResponseWithConnectionCloseCancelsTheUnfinishedUpload() {
-        open();
-        send("PUT /big HTTP/1.1\r\nHost: x\r\nContent-Length: " + (2 * MIB) + "\r\n\r\n");
-        send(new byte[MIB + 10]);
-        RecordingQueue.Submitted s = queue.submitted.get(0);
-        s.sink.head(413, headers("Connection", "close", "Content-Length", "0"), true);
-        assertTrue(output().startsWith("HTTP/1.1 413 "));
-        assertTrue(s.cancelled, "the host must not wait for body bytes that will never be read");
-        assertFalse(channel.isOpen());
+        assertEquals(0, queue.submitted.size());
     }
 
     @Test

@@ -74,7 +74,8 @@ class H1ServerTest {
     static final class EchoQueue implements RequestQueue {
         @Override
         public dev.pumaplus.spi.Exchange submit(Object connection, dev.pumaplus.spi.RequestHead head,
-                io.netty.buffer.ByteBuf body, boolean bodyComplete, dev.pumaplus.spi.ResponseSink sink) {
+                io.netty.buffer.ByteBuf body, java.nio.channels.FileChannel bodyFile,
+                dev.pumaplus.spi.ResponseSink sink) {
             int length = body.readableBytes();
             body.release();
             Thread.ofVirtual().start(() -> {
@@ -222,7 +223,8 @@ class H1ServerTest {
 
         @Override
         public dev.pumaplus.spi.Exchange submit(Object connection, dev.pumaplus.spi.RequestHead head,
-                io.netty.buffer.ByteBuf body, boolean bodyComplete, dev.pumaplus.spi.ResponseSink sink) {
+                io.netty.buffer.ByteBuf body, java.nio.channels.FileChannel bodyFile,
+                dev.pumaplus.spi.ResponseSink sink) {
             body.release();
             Thread.ofVirtual().start(() -> {
                 sink.head(200, List.of(), false);
@@ -318,7 +320,8 @@ class H1ServerTest {
 
         @Override
         public dev.pumaplus.spi.Exchange submit(Object connection, dev.pumaplus.spi.RequestHead head,
-                io.netty.buffer.ByteBuf body, boolean bodyComplete, dev.pumaplus.spi.ResponseSink sink) {
+                io.netty.buffer.ByteBuf body, java.nio.channels.FileChannel bodyFile,
+                dev.pumaplus.spi.ResponseSink sink) {
             body.release();
             ((io.netty.channel.Channel) connection).config().setOption(io.netty.channel.ChannelOption.SO_SNDBUF,
                     16 * 1024);

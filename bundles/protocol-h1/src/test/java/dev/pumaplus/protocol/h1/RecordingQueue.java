@@ -10,7 +10,7 @@ import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
-import java.io.ByteArrayOutputStream;
+import java.nio.channels.FileChannel;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -21,36 +21,35 @@ final class RecordingQueue implements RequestQueue {
     static final class Submitted implements Exchange {
         final Object connection;
         final RequestHead head;
+        /** The whole body, read from memory or from the spool file. */
         final byte[] initialBody;
-        final boolean bodyComplete;
+        /** The body came as a spool file (it was over RequestBodyBuffer.MEMORY_BYTES). */
+        final boolean spooled;
         final ResponseSink sink;
-        final ByteArrayOutputStream streamed = new ByteArrayOutputStream();
-        volatile boolean lastSeen;
         volatile boolean cancelled;
-        volatile boolean acceptMore = true;
-        volatile int writeBodyCalls;
         /** Calls of {@link #resumeResponse()}, from any thread. */
         final java.util.concurrent.atomic.AtomicInteger resumes = new java.util.concurrent.atomic.AtomicInteger();
 
-        Submitted(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete, ResponseSink sink) {
+        Submitted(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile, ResponseSink sink) {
             this.connection = connection;
             this.head = head;
-            this.initialBody = new byte[body.readableBytes()];
-            body.readBytes(initialBody);
+            this.spooled = bodyFile != null;
+            if (bodyFile == null) {
+                this.initialBody = new byte[body.readableBytes()];
+                body.readBytes(initialBody);
+            } else {
+                try (FileChannel file = bodyFile) {
+                    java.nio.ByteBuffer all = java.nio.ByteBuffer.allocate((int) file.size());
+                    while (all.hasRemaining() && file.read(all, all.position()) > 0) {
+                        // positional reads until the whole file is in
+                    }
+                    this.initialBody = all.array();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
             body.release();
-            this.bodyComplete = bodyComplete;
             this.sink = sink;
-        }
-
-        @Override
-        public synchronized boolean writeBody(ByteBuf chunk, boolean last) {
-            writeBodyCalls++;
-            byte[] bytes = new byte[chunk.readableBytes()];
-            chunk.readBytes(bytes);
-            chunk.release();
-            streamed.writeBytes(bytes);
-            lastSeen |= last;
-            return acceptMore;
         }
 
         @Override
@@ -84,13 +83,13 @@ final class RecordingQueue implements RequestQueue {
     volatile boolean refuse;
 
     @Override
-    public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete,
+    public Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile,
             ResponseSink sink) {
         if (refuse) {
             body.release();
             throw new IllegalStateException("refused");
         }
-        Submitted s = new Submitted(connection, head, body, bodyComplete, sink);
+        Submitted s = new Submitted(connection, head, body, bodyFile, sink);
         submitted.add(s);
         return s;
     }

@@ -6,16 +6,9 @@
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
-import io.netty.buffer.ByteBuf;
 
-/** Accepts and drops request body, never pauses, ignores cancel and T6. Subclass to observe any of them. */
+/** Ignores resume, cancel and T6. Subclass to observe any of them. */
 class StubExchange implements Exchange {
-
-    @Override
-    public boolean writeBody(ByteBuf chunk, boolean last) {
-        chunk.release();
-        return true;
-    }
 
     @Override
     public void resumeResponse() {

@@ -21,9 +21,11 @@ import dev.pumaplus.spi.HostSettings;
  *                              (persistent_timeout); 0 or less: none
  * @param writeTimeoutSecs      seconds response data may wait, none of it taken by the client, before GOAWAY
  *                              and close (write_timeout); 0 or less: none
+ * @param bodyTimeoutNanos      a request body that brings no byte for this long is answered 408
+ *                              ({@code first_data_timeout}, as HTTP/1.1); 0 or less: none
  */
 record H2Config(int maxConcurrentStreams, long maxHeaderListBytes, int maxRstFramesPerWindow, int rstWindowSecs,
-        long contentLengthLimit, long idleTimeoutSecs, long writeTimeoutSecs) {
+        long contentLengthLimit, long idleTimeoutSecs, long writeTimeoutSecs, long bodyTimeoutNanos) {
 
     /** Fixed limits (docs/ARCHITECTURE.md, "HTTP/2"), the body limit and the timeouts from {@code settings}. */
     static H2Config from(HostSettings settings) {
@@ -35,6 +37,7 @@ record H2Config(int maxConcurrentStreams, long maxHeaderListBytes, int maxRstFra
                 30,
                 connections.contentLengthLimit(),
                 connections.persistentTimeout().toSeconds(),
-                connections.writeTimeout().toSeconds());
+                connections.writeTimeout().toSeconds(),
+                connections.firstDataTimeout().toNanos());
     }
 }

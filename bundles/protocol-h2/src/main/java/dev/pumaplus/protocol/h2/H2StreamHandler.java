@@ -37,15 +37,15 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.nio.channels.FileChannel;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Sits on an {@code Http2StreamChannel} made by Netty's multiplexer. The request is submitted once its
- * {@link RequestBodyBuffer} finds it runnable, the rest of a large body streamed through
- * {@link Exchange#writeBody}; while the host asks to pause, the stream stops reading, so its flow-control
- * window closes and the client stops sending. Request trailers end the body and are not passed on (the
- * frame contract has no place for them).
+ * {@link RequestBodyBuffer} holds the whole body (a large one spooled to a file), so a stream whose body
+ * trickles in holds no slot; one that brings no body byte for {@code first_data_timeout} is answered 408.
+ * Request trailers end the body and are not passed on (the frame contract has no place for them).
  *
  * <p>Env mapping: {@code :authority} becomes a {@code host} header in its place (a separate {@code host}
  * header is then ignored, RFC 9113 section 8.3.1), {@code :path} the target, {@code :method} the method;
@@ -154,9 +154,19 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
         body = new RequestBodyBuffer(limit, this);
         if (frame.isEndStream()) {
             onData(Unpooled.EMPTY_BUFFER, true);
-        } else if (h.contains("expect", "100-continue", true)) {
-            // The client waits for this before sending the body (curl does for large uploads), as in HTTP/1.1.
-            stream.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("100"), false));
+        } else {
+            body.watch(stream.eventLoop(), config.bodyTimeoutNanos(), () -> {
+                if (!requestDone) {
+                    requestDone = true;
+                    body.abandon();
+                    answer(408); // the client stopped sending its body
+                }
+            });
+            if (h.contains("expect", "100-continue", true)) {
+                // The client waits for this before sending the body (curl does for large uploads), as in
+                // HTTP/1.1.
+                stream.writeAndFlush(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("100"), false));
+            }
         }
     }
 
@@ -169,14 +179,9 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
         switch (body.add(bytes, last)) {
             case READ -> {
             }
-            case PAUSE -> stream.config().setAutoRead(false); // the window closes: the client stops sending
             case TOO_LARGE -> {
                 requestDone = true;
-                if (exchange == null) {
-                    answer(413);
-                } else {
-                    reset(Http2Error.CANCEL); // the buffer cancelled the exchange
-                }
+                answer(413); // never submitted: the body is complete before the request is
             }
             case REFUSED -> {
                 requestDone = true;
@@ -187,8 +192,8 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
 
     /** {@inheritDoc} Called by the stream's {@link RequestBodyBuffer}; the connection is the fairness key. */
     @Override
-    public Exchange submit(ByteBuf bytes, boolean complete) {
-        exchange = queue.submit(stream.parent(), head, bytes, complete, this);
+    public Exchange submit(ByteBuf bytes, FileChannel bodyFile) {
+        exchange = queue.submit(stream.parent(), head, bytes, bodyFile, this);
         return exchange;
     }
 
@@ -253,16 +258,6 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
                 reset(Http2Error.INTERNAL_ERROR);
             } else {
                 answer(status);
-            }
-        });
-    }
-
-    @Override
-    public void resumeRequestBody() {
-        onEventLoop(() -> {
-            if (stream.isActive() && !stream.config().isAutoRead()) {
-                stream.config().setAutoRead(true);
-                stream.read();
             }
         });
     }

@@ -101,7 +101,7 @@ class H2TimeoutHandlerTest {
         server.freezeTime();
         server.pipeline().addLast(codec, new Answer());
         server.pipeline().addFirst(new H2TimeoutHandler(codec.connection(),
-                new H2Config(100, 112 * 1024, 200, 30, -1, IDLE, WRITE)));
+                new H2Config(100, 112 * 1024, 200, 30, -1, IDLE, WRITE, 0)));
         frames = new Client();
         client = new EmbeddedChannel(Http2FrameCodecBuilder.forClient().initialSettings(clientSettings).build(), frames);
         exchange();

@@ -27,7 +27,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import tech.kwik.flupke.server.HttpRequestHandler;
 import tech.kwik.flupke.server.HttpServerRequest;
 import tech.kwik.flupke.server.HttpServerResponse;
@@ -102,14 +101,14 @@ final class H3RequestHandler implements HttpRequestHandler {
     }
 
     /**
-     * Reads the body through the request's {@link RequestBodyBuffer}, which submits the request once it is
-     * runnable (blocking this thread while the host asks to pause the upload), then writes the response.
+     * Reads the body through the request's {@link RequestBodyBuffer}, which submits the request once the whole
+     * body has arrived (a large one spooled to a file), then writes the response.
      */
     private void serve(RequestHead head, ConnectionKey key, InputStream in, HttpServerResponse response)
             throws IOException {
         Stream stream = new Stream();
         RequestBodyBuffer body = new RequestBodyBuffer(contentLengthLimit,
-                (bytes, complete) -> stream.submitted(queue.submit(key, head, bytes, complete, stream)));
+                (bytes, file) -> stream.submitted(queue.submit(key, head, bytes, file, stream)));
         try {
             byte[] buf = new byte[READ_BYTES];
             RequestBodyBuffer.Flow flow;
@@ -120,14 +119,8 @@ final class H3RequestHandler implements HttpRequestHandler {
                         ? body.add(Unpooled.EMPTY_BUFFER, true)
                         : body.add(Unpooled.copiedBuffer(buf, 0, n), false);
                 if (flow == RequestBodyBuffer.Flow.TOO_LARGE) {
-                    if (stream.exchange == null) {
-                        answer(response, 413);
-                        return;
-                    }
-                    throw new IOException("request body over http_content_length_limit");
-                }
-                if (flow == RequestBodyBuffer.Flow.PAUSE) {
-                    stream.bodyResumed.acquireUninterruptibly();
+                    answer(response, 413); // never submitted: the body is complete before the request is
+                    return;
                 }
             } while (n >= 0 && flow != RequestBodyBuffer.Flow.REFUSED);
             if (flow == RequestBodyBuffer.Flow.REFUSED) {
@@ -185,7 +178,6 @@ final class H3RequestHandler implements HttpRequestHandler {
     /** The ResponseSink of one request: the host's calls become events for the request's thread. */
     private static final class Stream implements ResponseSink {
         final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
-        final Semaphore bodyResumed = new Semaphore(0);
         final ResponseBackpressure backpressure = new ResponseBackpressure();
         /** Set on the request's thread when the body buffer submits; read by the sink's callers after. */
         volatile Exchange exchange;
@@ -216,11 +208,6 @@ final class H3RequestHandler implements HttpRequestHandler {
         @Override
         public void fail(int status, String reason, boolean headSent) {
             events.add(new Failure(status));
-        }
-
-        @Override
-        public void resumeRequestBody() {
-            bodyResumed.release();
         }
 
         /** Writes events until the response ends; reports T6 after the last flush. Request thread. */
