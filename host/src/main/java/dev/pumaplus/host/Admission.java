@@ -85,6 +85,16 @@ final class Admission implements RequestQueue {
     @Override
     public Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete,
                            ResponseSink sink) {
+        return submit(connection, head, body, bodyComplete, sink, List.of(), 0);
+    }
+
+    /**
+     * {@link #submit(Object, RequestHead, ByteBuf, boolean, ResponseSink)} with {@code extraEnv} appended to
+     * the env pairs (a WebSocket event's {@code puma_plus.websocket.*}, docs/WEBSOCKETS.md), dispatched
+     * only to a link of worker process {@code stickyPid} while that process has one (0: any link).
+     */
+    Exchange submit(Object connection, RequestHead head, ByteBuf body, boolean bodyComplete, ResponseSink sink,
+                    List<Map.Entry<String, String>> extraEnv, long stickyPid) {
         long id = requestIds.incrementAndGet();
         boolean health = isHealthCheck(head.target());
         if (health && healthByHost) {
@@ -92,10 +102,12 @@ final class Admission implements RequestQueue {
             answerHealth(sink);
             return HostAnswer.DONE;
         }
-        ByteBuf env = Request.payload(alloc, EnvEncoder.pairs(head, id));
+        List<Map.Entry<String, String>> pairs = EnvEncoder.pairs(head, id);
+        pairs.addAll(extraEnv);
+        ByteBuf env = Request.payload(alloc, pairs);
         long runnable = dispatcher.clock().nanoTime(); // T2b
         QueuedExchange ex = new QueuedExchange(dispatcher, reporting, connection, id, head, runnable, env, body,
-                bodyComplete, sink);
+                bodyComplete, sink, stickyPid);
         double shedWait = health ? Double.NaN : shedWait();
         if (Double.isNaN(shedWait)) {
             dispatcher.enqueue(ex, health);

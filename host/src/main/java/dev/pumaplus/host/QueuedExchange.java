@@ -33,6 +33,8 @@ final class QueuedExchange implements Exchange {
     final PendingBody body;
     final ResponseRecord response;
     final Dispatcher.Ticket ticket;
+    /** The worker process whose links alone may run it while that process has one (sticky WebSocket events); 0: any. */
+    final long stickyPid;
     private final Dispatcher dispatcher;
     private final RequestReporting reporting;
     /** T6 has been reported (the protocol calls responseSent once; this guards against a second call). */
@@ -41,10 +43,11 @@ final class QueuedExchange implements Exchange {
     /**
      * @param env  the encoded env pair list; ownership transfers
      * @param body the body buffered so far; ownership transfers
+     * @param stickyPid the only worker process that may run it while that process has a link; 0: any
      */
     QueuedExchange(Dispatcher dispatcher, RequestReporting reporting, Object connection, long requestId,
                    RequestHead head, long runnableNanos, ByteBuf env, ByteBuf body, boolean bodyComplete,
-                   ResponseSink sink) {
+                   ResponseSink sink, long stickyPid) {
         this.requestId = requestId;
         this.head = head;
         this.runnableNanos = runnableNanos;
@@ -53,7 +56,14 @@ final class QueuedExchange implements Exchange {
         this.connection = connection;
         this.dispatcher = dispatcher;
         this.reporting = reporting;
+        this.stickyPid = stickyPid;
         this.ticket = new Dispatcher.Ticket(this); // published to the queue only after construction
+    }
+
+    /** The pid of the worker process it was dispatched to; 0 before dispatch. */
+    long workerPid() {
+        WorkerLink link = ticket.link();
+        return link == null ? 0 : link.hello.pid();
     }
 
     /** T3: when it was assigned to a link; 0 before dispatch. */

@@ -31,7 +31,7 @@ final class EmbeddedWorker {
     EmbeddedWorker(QueueFixture queue, long pid, long workerIndex) {
         channel = new EmbeddedChannel();
         link = new WorkerLink(++ids, channel, new Hello(Protocol.VERSION, Hello.ROLE_WORKER, pid, 1, workerIndex, ids),
-                queue.dispatcher, queue.reporting, new Hijacks());
+                queue.dispatcher, queue.reporting, new Hijacks(), queue.webSockets);
         channel.pipeline().addLast(link); // joins the queue, as after a HELLO
         channel.runPendingTasks();
         CREATED.add(this);
