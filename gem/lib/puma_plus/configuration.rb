@@ -63,7 +63,11 @@ module PumaPlus
       client_timeout: 10,
       shed_wait_limit: nil,
       health_check_path: "/health",
-      health_check_answer: "app"
+      health_check_answer: "app",
+      websocket_max_message: 1_048_576,
+      websocket_outbound_limit: 1_048_576,
+      websocket_ping_interval: 30,
+      websocket_max_connections: 10_000
     }.freeze
     # Settings that are paths, made absolute against the working directory at resolution.
     PATHS = %i[pidfile state_path stdout_path stderr_path decision_log].freeze
@@ -296,6 +300,10 @@ module PumaPlus
         "shed_wait_limit_ms" => resolved_shed_wait_limit && (resolved_shed_wait_limit * 1000).round(3),
         "health_check_path" => health_check_path || nil,
         "health_check_answer" => health_check_answer,
+        "websocket_max_message" => websocket_max_message,
+        "websocket_outbound_limit" => websocket_outbound_limit,
+        "websocket_ping_interval" => websocket_ping_interval,
+        "websocket_max_connections" => websocket_max_connections,
         "bundles" => BUNDLE_START_ORDER.select { |name, _| bundles.include?(name) }.values +
                      (autoscale ? AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : []) +
                      (autoscale && autoscale_bridge ? [BRIDGE_BUNDLES.fetch(autoscale_bridge)] : [])

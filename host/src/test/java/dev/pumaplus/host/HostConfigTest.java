@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pumaplus.spi.ConnectionSettings;
+import dev.pumaplus.spi.WebSocketSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -102,6 +103,8 @@ class HostConfigTest {
         assertEquals(HostConfig.DEFAULTS.persistentTimeout(), defaults.persistentTimeout());
         assertEquals(HostConfig.DEFAULTS.firstDataTimeout(), defaults.firstDataTimeout());
         assertEquals(HostConfig.DEFAULTS.writeTimeout(), defaults.writeTimeout());
+        assertEquals(WebSocketSettings.from(empty), WebSocketSettings.from(documented),
+                "the WebSocket limits' named defaults are the documented ones");
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.ProtocolActivator;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.WebSocketHub;
 import java.util.List;
 
 /** The bundle's activator: binds every configured address, or fails naming the address. */
@@ -24,7 +25,7 @@ public final class H1Activator extends ProtocolActivator {
     protected Endpoint open(HostSettings settings, RequestQueue queue) {
         // Optional: protocol-h2 and protocol-h3 are started before this bundle when the deployment loads them.
         H1Server server = new H1Server(settings, queue, host(EventLoops.class), optional(Http2Handoff.class),
-                optional(Http3Endpoints.class));
+                optional(Http3Endpoints.class), host(WebSocketHub.class));
         server.start();
         return new Endpoint(server, List.of(Listener.class), server::close);
     }

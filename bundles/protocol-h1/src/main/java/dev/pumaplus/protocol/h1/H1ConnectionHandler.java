@@ -80,6 +80,11 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     private final RequestQueue queue;
     private final H1Config config;
     private final H1RequestDecoder decoder;
+    /** WebSockets the host holds (docs/WEBSOCKETS.md); null when no hub is offered: a handshake is a request. */
+    private final WebSocketUpgrade webSockets;
+    /** The WebSocket handshake request being read or answered, and its exchange; null otherwise. */
+    private RequestHead webSocketHead;
+    private Exchange webSocketExchange;
     private ChannelHandlerContext ctx;
 
     /** Responses not yet fully written, oldest first; the first is the one being written. */
@@ -120,10 +125,11 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     /** Event loop ticker time of the last write progress seen while {@link #writeTimer} is armed. */
     private long lastWriteProgressNanos;
 
-    H1ConnectionHandler(RequestQueue queue, H1Config config, H1RequestDecoder decoder) {
+    H1ConnectionHandler(RequestQueue queue, H1Config config, H1RequestDecoder decoder, WebSocketUpgrade webSockets) {
         this.queue = queue;
         this.config = config;
         this.decoder = decoder;
+        this.webSockets = webSockets;
     }
 
     // ---- connection lifecycle ----
@@ -252,6 +258,11 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             reading = response;
             readingHead = head(request, parsed);
             readingBody = new RequestBodyBuffer(limit, this);
+            if (webSockets != null && !http10 && WebSocketUpgrade.isHandshake(request)) {
+                // After a handshake the bytes are WebSocket frames or, when the app refused, nothing more.
+                webSocketHead = readingHead;
+                keepAlive = false;
+            }
             if (!keepAlive) {
                 refusing = true; // the last request this connection takes
                 response.closeConnectionAfter();
@@ -303,6 +314,13 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
      */
     @Override
     public Exchange submit(ByteBuf body, boolean complete) {
+        if (readingHead == webSocketHead && webSocketHead != null) {
+            body.release(); // a handshake is a GET: nothing to send
+            webSocketExchange = webSockets.hub().offer(ctx.channel(), readingHead,
+                    webSockets.sink(reading, this, ctx));
+            reading.submitted(webSocketExchange);
+            return webSocketExchange;
+        }
         Exchange exchange = queue.submit(ctx.channel(), readingHead, body, complete, reading);
         reading.submitted(exchange);
         return exchange;
@@ -514,6 +532,28 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         ctx.pipeline().remove(decoder);
         app.config().setAutoRead(true);
         client.config().setAutoRead(true);
+    }
+
+    // ---- WebSockets ----
+
+    /**
+     * The app accepted the WebSocket handshake answered by {@code response} (through its
+     * {@link WebSocketUpgrade} sink): the connection stops being HTTP/1.1 and is held by the host. As with a
+     * hijack, only the oldest unanswered response can take the connection; otherwise it is closed. Event loop.
+     */
+    void webSocketAccepted(PendingResponse response, List<Map.Entry<String, String>> headers, boolean sticky) {
+        if (inactive || closing || responses.peekFirst() != response || webSocketExchange == null) {
+            ctx.close();
+            return;
+        }
+        responses.poll();
+        cancelReading();
+        closing = true;
+        refusing = true;
+        cancelIdleCheck();
+        disarmWriteTimer();
+        webSockets.install(ctx, response, webSocketHead, headers, sticky, webSocketExchange,
+                List.of("h2c-upgrade", ctx.name(), "h1-decoder"));
     }
 
     // ---- timeouts ----
