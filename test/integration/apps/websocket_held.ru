@@ -1,0 +1,20 @@
+# WebSockets held by the host (docs/WEBSOCKETS.md) for the integration tests: accepts with the routing the
+# query names (?routing=flexible, else sticky), puts every connection in channel "all", answers a message
+# with "<message> <worker pid>", and a "broadcast" message with "to all" to every connection.
+run lambda { |env|
+  ws = env["puma_plus.websocket"]
+  case env["puma_plus.websocket.event"]
+  when "upgrade"
+    return PumaPlus::WebSocket.accept(env["QUERY_STRING"].include?("routing=flexible") ? :flexible : :sticky)
+  when "open"
+    ws.join("all")
+  when "message"
+    data = env["rack.input"].read
+    if data == "broadcast"
+      ws.broadcast("all", "to all")
+    else
+      ws.send_message("#{data.force_encoding(Encoding::UTF_8)} #{Process.pid}")
+    end
+  end
+  [200, { "content-type" => "text/plain" }, ["ok\n"]]
+}
