@@ -1,7 +1,7 @@
 # A real browser on WebSockets the host holds (docs/WEBSOCKETS.md): Debian's Chromium, headless, loads the
 # chat example's page; through the DevTools protocol the test joins the chat with the page's own form and
-# opens a second WebSocket beside it, exchanges messages, broadcasts from an ordinary POST, and reads what
-# each socket received from the page (its list of lines and a script variable). script/setup installs
+# opens a second WebSocket beside it, exchanges messages (permessage-deflate, which Chromium offers),
+# broadcasts from an ordinary POST, and reads what each socket received from the page (its list of lines and a script variable). script/setup installs
 # chromium; without it the test fails under CI rather than skipping.
 require "server_helper"
 require "web_socket_client"
@@ -40,7 +40,7 @@ class WebsocketChromiumTest < IntegrationTest
                        && bob.includes("alice: hello from the form"));
       socket.close(1000);
       await wait(() => lines().includes("bob left"));
-      return JSON.stringify({ alice: lines(), bob: bob });
+      return JSON.stringify({ alice: lines(), bob: bob, extensions: socket.extensions });
     })()
   JS
 
@@ -73,6 +73,7 @@ class WebsocketChromiumTest < IntegrationTest
       ["bob joined", "alice: hello from the form", "bob: hi alice", "announcement: tea is ready"]
         .each { |line| assert_includes bob, line, message }
       assert bob.any? { |l| l.match?(/\Ayou are bob \(connection \d+, worker pid \d+\)\z/) }, message
+      assert_match(/\Apermessage-deflate/, lines.fetch("extensions"), "Chromium's messages are compressed (RFC 7692)")
       refute alice.any? { |l| l.start_with?("you are") }, "/whoami answers its sender alone: #{alice}"
       assert_operator alice.index("bob: hi alice"), :<, alice.index("bob left"), "a connection's events stay in order"
       assert_equal 0, eventually { server.stats.dig("queue", "busy_slots").zero? ? 0 : nil }, "no slot is held between messages"

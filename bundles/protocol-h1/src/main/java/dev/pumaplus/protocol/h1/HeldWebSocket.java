@@ -121,7 +121,9 @@ final class HeldWebSocket extends ChannelDuplexHandler implements WebSocketPeer 
         if (cause instanceof TooLongFrameException || cause.getCause() instanceof TooLongFrameException) {
             closeNow(MESSAGE_TOO_BIG, "message too big");
         } else if (cause instanceof CorruptedWebSocketFrameException corrupt) {
-            closeNow(corrupt.closeStatus().code(), corrupt.closeStatus().reasonText().toString());
+            // The decoder (or the UTF-8 validator) has sent the close frame and closes the socket itself.
+            closing = true;
+            closeCode = corrupt.closeStatus().code();
         } else {
             context.close(); // a reset or an I/O error: nothing can be written any more
         }

@@ -107,10 +107,12 @@ final class WebSocketUpgrade {
         String after = ctx.name();
         HeldWebSocket held = new HeldWebSocket(settings.outboundLimit(), writeTimeoutSecs);
         List<Object> handlers = new ArrayList<>();
+        // The encoder first: the close frame the decoder writes on a protocol violation (a frame over the
+        // limit: 1009) goes out from the decoder's place, towards the head, through the encoder.
+        handlers.add(new WebSocket13FrameEncoder(false));
         handlers.add(new WebSocket13FrameDecoder(WebSocketDecoderConfig.newBuilder()
                 .maxFramePayloadLength(settings.maxMessage()).expectMaskedFrames(true)
                 .allowExtensions(deflate != null).closeOnProtocolViolation(true).build()));
-        handlers.add(new WebSocket13FrameEncoder(false));
         if (deflate != null) {
             handlers.add(deflate.newExtensionDecoder());
             handlers.add(deflate.newExtensionEncoder());
