@@ -3,11 +3,10 @@
 # opens a second WebSocket beside it, exchanges messages (permessage-deflate, which Chromium offers),
 # broadcasts from an ordinary POST, and reads what each socket received from the page (its list of lines and a script variable). script/setup installs
 # chromium; without it the test fails under CI rather than skipping.
-require "server_helper"
-require "web_socket_client"
-require "open3"
+require "devtools_helper"
 
 class WebsocketChromiumTest < IntegrationTest
+  include DevtoolsHelper
   TEST_TIMEOUT = 120
   CHAT = File.join(PumaPlusServer::ROOT, "examples/chat/config.ru")
 
@@ -45,26 +44,9 @@ class WebsocketChromiumTest < IntegrationTest
   JS
 
   def test_headless_chromium_chats_over_held_websockets_and_receives_broadcasts
-    chromium = IntegrationTest.find_executable("chromium") || skip_or_fail("chromium is not installed (script/setup installs it)")
     server = start_server(CHAT, workers: 2, threads: 2)
-    page = "http://127.0.0.1:#{server.port}/"
-    stderr_path = File.join(temp_dir, "chromium.err")
-    browser = Process.spawn(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=#{temp_dir}",
-                            "--remote-debugging-port=0", page, pgroup: true, in: File::NULL, out: File::NULL,
-                            err: stderr_path)
-    begin
-      devtools = eventually(timeout: 30) { File.read(stderr_path)[%r{DevTools listening on ws://127\.0\.0\.1:(\d+)/}, 1] }
-      assert devtools, "Chromium printed no DevTools address:\n#{File.read(stderr_path)}"
-      target = eventually(timeout: 30) do
-        JSON.parse(Net::HTTP.get(URI("http://127.0.0.1:#{devtools}/json/list")))
-            .find { |t| t["type"] == "page" && t["url"] == page && t["webSocketDebuggerUrl"] }
-      end
-      assert target, "no page target for #{page}"
-      result = evaluate(target["webSocketDebuggerUrl"],
-                        "document.readyState === 'complete' && document.getElementById('join') ? 'ready' : ''",
-                        until_value: "ready")
-      assert_equal "ready", result
-      lines = JSON.parse(evaluate(target["webSocketDebuggerUrl"], SCENARIO, timeout: 40))
+    with_chromium_page("http://127.0.0.1:#{server.port}/", ready: "document.getElementById('join')") do |page|
+      lines = JSON.parse(evaluate(page, SCENARIO, timeout: 40))
       alice = lines.fetch("alice")
       bob = lines.fetch("bob")
       message = with_log(server, "what the page received: #{lines}")
@@ -77,40 +59,6 @@ class WebsocketChromiumTest < IntegrationTest
       refute alice.any? { |l| l.start_with?("you are") }, "/whoami answers its sender alone: #{alice}"
       assert_operator alice.index("bob: hi alice"), :<, alice.index("bob left"), "a connection's events stay in order"
       assert_equal 0, eventually { server.stats.dig("queue", "busy_slots").zero? ? 0 : nil }, "no slot is held between messages"
-    ensure
-      Process.kill("KILL", -browser)
-      Process.wait(browser)
     end
-  end
-
-  private
-
-  # Runtime.evaluate of +expression+ (a promise is awaited) over the DevTools WebSocket at +url+; with
-  # +until_value+, repeated until it returns that. Returns the value.
-  def evaluate(url, expression, timeout: 20, until_value: nil)
-    uri = URI(url)
-    client = WebSocketClient.connect(uri.host, uri.port, uri.path)
-    deadline = monotonic + timeout
-    id = 0
-    loop do
-      id += 1
-      client.send_text(JSON.generate(id: id, method: "Runtime.evaluate",
-                                     params: { expression: expression, awaitPromise: true, returnByValue: true }))
-      value = nil
-      loop do
-        _opcode, payload = client.read_message(timeout: [deadline - monotonic, 1].max)
-        reply = JSON.parse(payload)
-        next unless reply["id"] == id
-
-        flunk "the page's script failed: #{reply}" if reply["error"] || reply.dig("result", "exceptionDetails")
-        value = reply.dig("result", "result", "value")
-        break
-      end
-      return value if until_value.nil? || value == until_value || monotonic > deadline
-
-      sleep 0.1
-    end
-  ensure
-    client&.socket&.close
   end
 end

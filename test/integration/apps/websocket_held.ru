@@ -1,6 +1,6 @@
 # WebSockets held by the host (docs/WEBSOCKETS.md) for the integration tests: accepts with the routing the
 # query names (?routing=flexible, else sticky), puts every connection in channel "all", answers a message
-# with "<message> <worker pid>", a "broadcast" message with "to all" to every connection, and a "flood"
+# with "<message> <worker pid>", a "protocol" message with the SERVER_PROTOCOL its events carry, a "broadcast" message with "to all" to every connection, and a "flood"
 # message with 200 messages of 64 KiB to its sender.
 run lambda { |env|
   ws = env["puma_plus.websocket"]
@@ -13,6 +13,8 @@ run lambda { |env|
     data = env["rack.input"].read
     if data == "broadcast"
       ws.broadcast("all", "to all")
+    elsif data == "protocol"
+      ws.send_message(env["SERVER_PROTOCOL"].dup.force_encoding(Encoding::UTF_8)) # env strings are binary
     elsif data == "flood"
       200.times { ws.send_message("x" * 65_536) }
     else

@@ -6,6 +6,7 @@
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.ResponseSink;
 import dev.pumaplus.spi.WebSocketHub;
@@ -13,27 +14,16 @@ import dev.pumaplus.spi.WebSocketSettings;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.websocketx.Utf8FrameValidator;
-import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
-import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
-import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
-import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionData;
-import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionUtil;
 import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtension;
-import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateServerExtensionHandshaker;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One per listener, shared by its connections (immutable). {@link #isHandshake} picks the requests that go
@@ -42,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The handshake's 101 is written by the host, never taken from the app: the app's accept response only
  * says yes, the routing, and optionally the subprotocol ({@code sec-websocket-protocol}). permessage-deflate
- * (RFC 7692) is agreed when the client offers it, with Netty's extension handshaker.
+ * (RFC 7692) is agreed when the client offers it ({@link HeldWebSocket#negotiateDeflate}).
  */
 final class WebSocketUpgrade {
 
@@ -99,62 +89,18 @@ final class WebSocketUpgrade {
                 headers.add(Map.entry("Sec-WebSocket-Protocol", h.getValue()));
             }
         }
-        WebSocketServerExtension deflate = deflate(header(head, "sec-websocket-extensions"), headers);
+        WebSocketServerExtension deflate = HeldWebSocket.negotiateDeflate(header(head, "sec-websocket-extensions"),
+                headers);
         response.hijacked(101, headers);
         ctx.flush();
-
-        ChannelPipeline pipeline = ctx.pipeline();
-        String after = ctx.name();
-        HeldWebSocket held = new HeldWebSocket(settings.outboundLimit(), writeTimeoutSecs);
-        List<Object> handlers = new ArrayList<>();
-        // The encoder first: the close frame the decoder writes on a protocol violation (a frame over the
-        // limit: 1009) goes out from the decoder's place, towards the head, through the encoder.
-        handlers.add(new WebSocket13FrameEncoder(false));
-        handlers.add(new WebSocket13FrameDecoder(WebSocketDecoderConfig.newBuilder()
-                .maxFramePayloadLength(settings.maxMessage()).expectMaskedFrames(true)
-                .allowExtensions(deflate != null).closeOnProtocolViolation(true).build()));
-        if (deflate != null) {
-            handlers.add(deflate.newExtensionDecoder());
-            handlers.add(deflate.newExtensionEncoder());
-        }
-        handlers.add(new Utf8FrameValidator(true));
-        handlers.add(new WebSocketFrameAggregator(settings.maxMessage()));
-        long ping = settings.pingInterval().toMillis();
-        if (ping > 0) {
-            handlers.add(new IdleStateHandler(ping, 0, 0, TimeUnit.MILLISECONDS));
-        }
-        handlers.add(held);
         // In before the HTTP handlers leave: the decoder hands on what it holds when it is removed.
-        for (Object handler : handlers) {
-            String name = "ws-" + handler.getClass().getSimpleName();
-            pipeline.addAfter(after, name, (io.netty.channel.ChannelHandler) handler);
-            after = name;
-        }
+        HeldWebSocket held = HeldWebSocket.install(ctx.pipeline(), ctx.name(), settings, writeTimeoutSecs, deflate);
         for (String name : http1) {
-            if (pipeline.get(name) != null) {
-                pipeline.remove(name);
+            if (ctx.pipeline().get(name) != null) {
+                ctx.pipeline().remove(name);
             }
         }
         held.held(hub.hold(upgrade, sticky, held));
-    }
-
-    /** The agreed permessage-deflate (its response header added to {@code headers}), or null. */
-    private static WebSocketServerExtension deflate(String offered, List<Map.Entry<String, String>> headers) {
-        if (offered == null) {
-            return null;
-        }
-        PerMessageDeflateServerExtensionHandshaker handshaker = new PerMessageDeflateServerExtensionHandshaker();
-        for (WebSocketExtensionData data : WebSocketExtensionUtil.extractExtensions(offered)) {
-            WebSocketServerExtension extension = handshaker.handshakeExtension(data);
-            if (extension != null) {
-                WebSocketExtensionData answer = extension.newReponseData();
-                StringBuilder value = new StringBuilder(answer.name());
-                answer.parameters().forEach((k, v) -> value.append("; ").append(k).append(v == null ? "" : "=" + v));
-                headers.add(Map.entry("Sec-WebSocket-Extensions", value.toString()));
-                return extension;
-            }
-        }
-        return null;
     }
 
     private static String header(RequestHead head, String name) {
@@ -168,7 +114,7 @@ final class WebSocketUpgrade {
 
     /**
      * A handshake request's sink in front of its {@link PendingResponse}. Host threads call it as any sink;
-     * the accept hops to the connection's event loop, where {@code submit} (and so {@link #exchange}) ran.
+     * the accept hops to the connection's event loop, where {@code submit} ran and kept the upgrade's exchange.
      */
     private static final class AcceptSink implements ResponseSink {
         private final PendingResponse response;

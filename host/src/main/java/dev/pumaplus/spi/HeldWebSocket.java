@@ -1,17 +1,18 @@
 /*
  * The last handler of a WebSocket connection the host holds (docs/WEBSOCKETS.md), after Netty's RFC 6455
- * codec: hands each whole message to the hub's session (parse → queue) and writes what the hub sends
- * (respond), with the closing handshake, pings, and the bounded outbound buffer.
+ * codec, shared by the protocols that hold WebSockets (HTTP/1.1, and h2's extended CONNECT): hands each
+ * whole message to the hub's session (parse → queue) and writes what the hub sends (respond), with the
+ * closing handshake, pings, and the bounded outbound buffer. Also builds that codec on a pipeline.
  */
-package dev.pumaplus.protocol.h1;
+package dev.pumaplus.spi;
 
-import dev.pumaplus.spi.WebSocketPeer;
-import dev.pumaplus.spi.WebSocketSession;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
@@ -19,9 +20,22 @@ import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.Utf8FrameValidator;
+import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
+import io.netty.handler.codec.http.websocketx.WebSocketDecoderConfig;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionData;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionUtil;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtension;
+import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateServerExtensionHandshaker;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,16 +50,19 @@ import java.util.concurrent.TimeUnit;
  * the connection with 1008 instead. A close frame waits behind what is already pending; the socket closes
  * once it is written, or after the write timeout.
  *
+ * <p>A protocol builds the whole codec with {@link #install} once it has answered the handshake, then hands
+ * the returned handler to {@link WebSocketHub#hold} and the session back through {@link #held}.
+ *
  * <p>Threading: the channel's event loop, except the {@link WebSocketPeer} methods, which hop to it.
  */
-final class HeldWebSocket extends ChannelDuplexHandler implements WebSocketPeer {
+public final class HeldWebSocket extends ChannelDuplexHandler implements WebSocketPeer {
 
     /** RFC 6455 §7.4.1: the endpoint is going away; the code for a client gone silent. */
-    static final int GOING_AWAY = 1001;
-    static final int POLICY_VIOLATION = 1008;
-    static final int MESSAGE_TOO_BIG = 1009;
+    public static final int GOING_AWAY = 1001;
+    public static final int POLICY_VIOLATION = 1008;
+    public static final int MESSAGE_TOO_BIG = 1009;
     /** RFC 6455 §7.4.1: no close frame was received (never sent on the wire). */
-    static final int ABNORMAL = 1006;
+    public static final int ABNORMAL = 1006;
 
     private final long outboundLimit;
     private final long writeTimeoutSecs;
@@ -56,13 +73,73 @@ final class HeldWebSocket extends ChannelDuplexHandler implements WebSocketPeer 
     private boolean closing;
     private int closeCode = ABNORMAL;
 
-    HeldWebSocket(long outboundLimit, long writeTimeoutSecs) {
+    private HeldWebSocket(long outboundLimit, long writeTimeoutSecs) {
         this.outboundLimit = outboundLimit;
         this.writeTimeoutSecs = writeTimeoutSecs;
     }
 
-    /** The hub's session for this connection; set once, right after the handler joined the pipeline. */
-    void held(WebSocketSession heldSession) {
+    /**
+     * permessage-deflate (RFC 7692) for a client's {@code Sec-WebSocket-Extensions} offer (null: none), with
+     * Netty's extension handshaker: the agreed extension, its answer added to {@code responseHeaders}; or null.
+     */
+    public static WebSocketServerExtension negotiateDeflate(String offered,
+                                                            List<Map.Entry<String, String>> responseHeaders) {
+        if (offered == null) {
+            return null;
+        }
+        PerMessageDeflateServerExtensionHandshaker handshaker = new PerMessageDeflateServerExtensionHandshaker();
+        for (WebSocketExtensionData data : WebSocketExtensionUtil.extractExtensions(offered)) {
+            WebSocketServerExtension extension = handshaker.handshakeExtension(data);
+            if (extension != null) {
+                WebSocketExtensionData answer = extension.newReponseData();
+                StringBuilder value = new StringBuilder(answer.name());
+                answer.parameters().forEach((k, v) -> value.append("; ").append(k).append(v == null ? "" : "=" + v));
+                responseHeaders.add(Map.entry("Sec-WebSocket-Extensions", value.toString()));
+                return extension;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Adds Netty's RFC 6455 server codec after the handler named {@code after} — frame encoder and decoder
+     * (masked frames, {@link WebSocketSettings#maxMessage()} per frame), the {@code deflate} extension when
+     * one was agreed, UTF-8 validation of text, fragments joined up to the same limit, the ping timer — and
+     * a HeldWebSocket last, which it returns. The pipeline below {@code after} must carry the connection's
+     * bytes as {@link ByteBuf}s. Event loop.
+     */
+    public static HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketSettings settings,
+                                        long writeTimeoutSecs, WebSocketServerExtension deflate) {
+        HeldWebSocket held = new HeldWebSocket(settings.outboundLimit(), writeTimeoutSecs);
+        List<ChannelHandler> handlers = new ArrayList<>();
+        // The encoder first: the close frame the decoder writes on a protocol violation (a frame over the
+        // limit: 1009) goes out from the decoder's place, towards the head, through the encoder.
+        handlers.add(new WebSocket13FrameEncoder(false));
+        handlers.add(new WebSocket13FrameDecoder(WebSocketDecoderConfig.newBuilder()
+                .maxFramePayloadLength(settings.maxMessage()).expectMaskedFrames(true)
+                .allowExtensions(deflate != null).closeOnProtocolViolation(true).build()));
+        if (deflate != null) {
+            handlers.add(deflate.newExtensionDecoder());
+            handlers.add(deflate.newExtensionEncoder());
+        }
+        handlers.add(new Utf8FrameValidator(true));
+        handlers.add(new WebSocketFrameAggregator(settings.maxMessage()));
+        long ping = settings.pingInterval().toMillis();
+        if (ping > 0) {
+            handlers.add(new IdleStateHandler(ping, 0, 0, TimeUnit.MILLISECONDS));
+        }
+        handlers.add(held);
+        String previous = after;
+        for (ChannelHandler handler : handlers) {
+            String name = "ws-" + handler.getClass().getSimpleName();
+            pipeline.addAfter(previous, name, handler);
+            previous = name;
+        }
+        return held;
+    }
+
+    /** The hub's session for this connection; set once, right after {@link #install}. Event loop. */
+    public void held(WebSocketSession heldSession) {
         this.session = heldSession;
         if (!ctx.channel().isActive()) {
             heldSession.closed(ABNORMAL); // the client left while the handshake was written
