@@ -2,6 +2,7 @@
 # ruby-sinatra): the page, the WebSocket endpoint whose events arrive as requests to the same route, and an
 # ordinary POST that broadcasts to a room. No thread waits on a connection between messages.
 require "sinatra/base"
+require "uri"
 require "puma_plus/web_socket"
 
 class ChatExample < Sinatra::Base
@@ -19,6 +20,9 @@ class ChatExample < Sinatra::Base
     case env["puma_plus.websocket.event"]
     when "upgrade"
       halt 400, "a name is required\n" if name.empty? || name.bytesize > 40
+      # A browser sends its page's origin: refuse pages of other sites (cross-site WebSocket hijacking).
+      origin = env["HTTP_ORIGIN"]
+      halt 403, "cross-site WebSocket refused\n" if origin && URI(origin).host != request.host
       # sticky: every event of this connection runs in this worker process.
       halt(*PumaPlus::WebSocket.accept(:sticky))
     when "open"

@@ -126,6 +126,13 @@ class WebSocketClient
     end
   end
 
+  # The next frame already read, as [opcode, payload], pings not answered and fragments not joined; nil when
+  # more bytes are needed.
+  def next_frame
+    frame = take_frame
+    frame && frame.drop(1)
+  end
+
   # Waits for the next message (see #next_message) until +timeout+ seconds pass; nil when the server closed.
   def read_message(timeout: 10)
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout

@@ -1,16 +1,17 @@
 # The limits of WebSockets held by the host (docs/WEBSOCKETS.md, "Limits"), each set low in a config file:
 # a message over websocket_max_message closes its connection with 1009, a client that reads nothing while
 # the app sends past websocket_outbound_limit is closed with 1008, and an upgrade beyond
-# websocket_max_connections is answered 503 by the host without reaching the app.
+# websocket_max_connections is answered 503 by the host without reaching the app; with websocket_ping_interval
+# a silent client is pinged, one that answers stays, one that stays silent for two intervals is closed.
 require "server_helper"
 require "web_socket_client"
 
 class WebsocketLimitsTest < IntegrationTest
   TEST_TIMEOUT = 120
 
-  def start_limited_server
+  def start_limited_server(extra = "")
     config = File.join(temp_dir, "puma-plus.rb")
-    File.write(config, "websocket_max_message 1024\nwebsocket_outbound_limit 65_536\nwebsocket_max_connections 3\n")
+    File.write(config, "websocket_max_message 1024\nwebsocket_outbound_limit 65_536\nwebsocket_max_connections 3\n#{extra}")
     start_server(app("websocket_held.ru"), workers: 1, threads: 2, config: config)
   end
 
@@ -60,5 +61,34 @@ class WebsocketLimitsTest < IntegrationTest
     assert fourth, "a closed connection frees its place"
   ensure
     (Array(held) + [fourth]).compact.each { |client| client.socket.close }
+  end
+
+  def test_a_client_that_answers_pings_stays_and_one_silent_for_two_intervals_is_closed_with_1001
+    server = start_limited_server("websocket_ping_interval 1\n")
+    answering = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    silent = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    # The answering client reads (and so answers every ping) for three intervals; the silent one reads nothing.
+    begin
+      message = answering.read_message(timeout: 3.5)
+      flunk "the answering client got #{message.inspect} (nil: it was closed)"
+    rescue Timeout::Error
+      nil # only pings came, each answered
+    end
+    answering.send_text("still here")
+    assert_match(/\Astill here \d+\z/, answering.read_message(timeout: 10)&.last, "a client that answers pings stays")
+    frames = []
+    deadline = monotonic + 10
+    until frames.last&.first == WebSocketClient::CLOSE
+      frame = silent.next_frame
+      if frame
+        frames << frame
+      else
+        assert silent.fill(deadline), "the silent client's connection ended without a close frame: #{frames}"
+      end
+    end
+    assert_equal WebSocketClient::PING, frames.first&.first, "the silent client was pinged first"
+    assert_equal 1001, frames.last.last.unpack1("n"), "then closed as going away"
+  ensure
+    [answering, silent].compact.each { |client| client.socket.close }
   end
 end
