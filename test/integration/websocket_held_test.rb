@@ -69,6 +69,24 @@ class WebsocketHeldTest < IntegrationTest
     (Array(sticky) + Array(flexible)).each { |client| client.socket.close }
   end
 
+  def test_a_graceful_stop_closes_held_websockets_with_1001_and_their_close_events_still_run
+    server = start_server(app("websocket_held.ru"), workers: 1, threads: 2)
+    client = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    client.send_text("hello")
+    assert_match(/\Ahello \d+\z/, client.read_message(timeout: 10).last)
+    answer = Thread.new do
+      message = client.read_message(timeout: 30)
+      client.close(message.last) if message&.first == WebSocketClient::CLOSE # the client's half of the handshake
+      message
+    end
+    server.stop
+    assert_equal [WebSocketClient::CLOSE, 1001], answer.value, "the host said it is going away"
+    assert_equal 0, server.exit_status
+    assert_match(/websocket 1 closed 1001$/, server.output, with_log(server, "the close event ran before the stop"))
+  ensure
+    client&.socket&.close
+  end
+
   private
 
   # Reads one message from every client (IO.select over all), keyed by index: { i => payload }.

@@ -345,6 +345,11 @@ public final class Launcher {
                 }
             }
         }
+        if (webSockets != null && booted) {
+            // The listeners started the closing handshake of every held WebSocket; their close events join
+            // the queue as the clients answer, so the queue drains them with the rest.
+            timeoutNanos = webSockets.awaitClosed(timeoutNanos);
+        }
         if (dispatcher != null && !dispatcher.drain(timeoutNanos, transport.group.next())) {
             LOG.log(Level.WARNING, "shutdown_timeout reached, unfinished requests answered 503");
         }

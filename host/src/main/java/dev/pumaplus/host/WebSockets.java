@@ -77,6 +77,29 @@ final class WebSockets implements WebSocketHub {
         return held.get();
     }
 
+    /**
+     * Graceful stop, after the protocols started every held connection's closing handshake: waits until no
+     * connection is held (their close events are queued by then), at most {@code timeoutNanos}. Blocks the
+     * calling thread (the launcher's).
+     *
+     * @return the nanoseconds of {@code timeoutNanos} left
+     */
+    long awaitClosed(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        synchronized (held) {
+            long left;
+            while (held.get() > 0 && (left = deadline - System.nanoTime()) > 0) {
+                try {
+                    held.wait(Math.max(1, left / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
     @Override
     public Exchange offer(Object connection, RequestHead head, ResponseSink sink) {
         if (held.get() >= maxConnections) {
@@ -210,11 +233,16 @@ final class WebSockets implements WebSocketHub {
                 closed = true;
             }
             sessions.remove(id);
-            held.decrementAndGet();
             for (String channel : new ArrayList<>(joined)) {
                 leave(this, channel);
             }
+            // Queued before the count drops, so a graceful stop that waits for the count drains this event too.
             enqueue(new Event("close", false, Unpooled.EMPTY_BUFFER, System.nanoTime(), code));
+            if (held.decrementAndGet() == 0) {
+                synchronized (held) {
+                    held.notifyAll();
+                }
+            }
         }
 
         void enqueue(Event event) {

@@ -6,6 +6,7 @@
  */
 package dev.pumaplus.protocol.h1;
 
+import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.TlsMaterial;
@@ -84,13 +85,18 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
 
     /**
      * The listener stopped accepting: every HTTP/1.1 connection closes once it has answered the requests it
-     * already read (connections handed to protocol-h2 are drained there).
+     * already read (connections handed to protocol-h2 are drained there); every held WebSocket gets the
+     * closing handshake with 1001 (going away).
      */
     void drain() {
         for (Channel connection : connections) {
             H1ConnectionHandler handler = connection.pipeline().get(H1ConnectionHandler.class);
             if (handler != null) {
                 connection.eventLoop().execute(handler::drain);
+            }
+            HeldWebSocket held = connection.pipeline().get(HeldWebSocket.class);
+            if (held != null) {
+                held.close(HeldWebSocket.GOING_AWAY, "server stopping"); // its close event still runs
             }
         }
     }
