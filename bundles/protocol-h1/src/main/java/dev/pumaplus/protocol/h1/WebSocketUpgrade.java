@@ -93,14 +93,15 @@ final class WebSocketUpgrade {
                 headers);
         response.hijacked(101, headers);
         ctx.flush();
-        // In before the HTTP handlers leave: the decoder hands on what it holds when it is removed.
+        // In, and held (its open event queued), before the HTTP handlers leave: the decoder hands on the bytes
+        // it holds when it is removed, and they may already be a message.
         HeldWebSocket held = HeldWebSocket.install(ctx.pipeline(), ctx.name(), settings, writeTimeoutSecs, deflate);
+        held.held(hub.hold(upgrade, sticky, held));
         for (String name : http1) {
             if (ctx.pipeline().get(name) != null) {
                 ctx.pipeline().remove(name);
             }
         }
-        held.held(hub.hold(upgrade, sticky, held));
     }
 
     private static String header(RequestHead head, String name) {

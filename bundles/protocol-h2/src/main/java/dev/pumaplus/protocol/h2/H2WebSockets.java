@@ -83,8 +83,8 @@ final class H2WebSockets {
         stream.pipeline().addAfter(streamHandler, "ws-stream-bytes", new StreamBytes());
         HeldWebSocket held = HeldWebSocket.install(stream.pipeline(), "ws-stream-bytes", settings, writeTimeoutSecs,
                 deflate);
-        stream.pipeline().remove(streamHandler);
         held.held(hub.hold(upgrade, sticky, held));
+        stream.pipeline().remove(streamHandler);
     }
 
     private static String header(RequestHead head, String name) {
