@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Outbound ({@link WebSocketPeer}, any thread): each message hops to the event loop and is counted as
  * pending until its write completes; one that would take the pending bytes past the outbound limit closes
  * the connection with 1008 instead. A close frame waits behind what is already pending; the socket closes
- * once it is written, or after the write timeout.
+ * when the client answers it, or after the write timeout.
  *
  * <p>A protocol builds the whole codec with {@link #install} once it has answered the handshake, then hands
  * the returned handler to {@link WebSocketHub#hold} and the session back through {@link #held}.
