@@ -13,14 +13,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Registered as an OSGi service by the host. Every protocol that can hold a WebSocket (HTTP/1.1 today) uses
- * it the same way:
+ * Registered as an OSGi service by the host. Every protocol that can hold a WebSocket (HTTP/1.1, and h2's
+ * extended CONNECT) uses it the same way:
  * <ol>
- *   <li>{@link #offer}: a valid RFC 6455 handshake request goes to the queue marked as an upgrade
+ *   <li>{@link #offer}: a valid handshake request goes to the queue marked as an upgrade
  *       ({@code puma_plus.websocket.event = upgrade}); past {@link WebSocketSettings#maxConnections()} the
  *       host answers 503 itself.</li>
- *   <li>The app accepts with status 101 and {@link #ACCEPT_HEADER} ({@link #routing}); the protocol writes
- *       the 101 with {@link #acceptKey}, installs its WebSocket codec and calls {@link #hold}.</li>
+ *   <li>The app accepts with status 101 and {@link #ACCEPT_HEADER} ({@link #routing}); the protocol answers
+ *       the handshake (HTTP/1.1: a 101 with {@link #acceptKey}; h2: {@code :status 200}), installs the
+ *       WebSocket codec ({@link HeldWebSocket#install}) and calls {@link #hold}.</li>
  *   <li>Each message goes to {@link WebSocketSession#message}; the closed connection to
  *       {@link WebSocketSession#closed}.</li>
  * </ol>
