@@ -68,7 +68,11 @@ module PumaPlus
       health_check_path: "/health",
       health_check_answer: "app",
       metrics_url: nil,
-      controller_jar_dir: nil
+      controller_jar_dir: nil,
+      websocket_max_message: 1_048_576,
+      websocket_outbound_limit: 1_048_576,
+      websocket_ping_interval: 30,
+      websocket_max_connections: 10_000
     }.freeze
     # Settings that are paths, made absolute against the working directory at resolution.
     PATHS = %i[pidfile state_path stdout_path stderr_path decision_log controller_jar_dir].freeze
@@ -308,6 +312,10 @@ module PumaPlus
         "health_check_answer" => health_check_answer,
         "metrics_url" => metrics_url,
         "controller_jar_dir" => controller_jar_dir,
+        "websocket_max_message" => websocket_max_message,
+        "websocket_outbound_limit" => websocket_outbound_limit,
+        "websocket_ping_interval" => websocket_ping_interval,
+        "websocket_max_connections" => websocket_max_connections,
         "bundles" => BUNDLE_START_ORDER.select { |name, _| bundles.include?(name) }.values +
                      (autoscale ? AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : []) +
                      (autoscale && autoscale_bridge ? [BRIDGE_BUNDLES.fetch(autoscale_bridge)] : [])

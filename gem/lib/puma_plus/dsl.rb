@@ -63,6 +63,13 @@
 #                                     #   (default client_timeout / 4; false = never shed)
 #   health_check_path "/up", answer: :host   # never shed, never queued behind app requests
 #                                     #   (default "/health", answer: :app; false = none)
+#   websocket_max_message 65_536      # bytes; a bigger WebSocket message closes its connection with 1009
+#                                     #   (default 1048576; docs/WEBSOCKETS.md)
+#   websocket_outbound_limit 262_144  # bytes waiting for a WebSocket client above which it is closed with
+#                                     #   1008 (default 1048576)
+#   websocket_ping_interval 15        # seconds of client silence before a ping, closed after two; 0: no pings
+#                                     #   (default 30)
+#   websocket_max_connections 50_000  # held WebSocket connections at most; more upgrades get 503 (default 10000)
 #
 #   plugin :tmp_restart               # a puma plugin, run unchanged (PumaPlus::PluginLauncher)
 #   after_booted { }                  # block, run in the shepherd once every worker has booted
@@ -216,7 +223,9 @@ module PumaPlus
       environment: :string, rackup: :string, persistent_timeout: :seconds,
       first_data_timeout: :seconds, write_timeout: :seconds, header_timeout: :seconds, worker_boot_timeout: :seconds,
       shutdown_timeout: :seconds, worker_timeout: :seconds, worker_shutdown_timeout: :seconds, pidfile: :string,
-      state_path: :string, tag: :string, log_format: :log_format, decision_log: :string, client_timeout: :duration
+      state_path: :string, tag: :string, log_format: :log_format, decision_log: :string, client_timeout: :duration,
+      websocket_max_message: :positive_integer, websocket_outbound_limit: :positive_integer,
+      websocket_ping_interval: :non_negative_integer, websocket_max_connections: :positive_integer
     }.freeze
     # Switches, puma's form: the directive alone means true. Directive => setting. `quiet` silences request
     # logging; with `ractors` every slot of a worker (base and extra) is a Ractor.

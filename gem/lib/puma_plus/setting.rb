@@ -35,6 +35,16 @@ module PumaPlus
       number
     end
 
+    # An Integer >= 1, as #integer (sizes and counts that cannot be 0).
+    def positive_integer(what, value)
+      integer(what, value, min: 1)
+    end
+
+    # An Integer >= 0, as #integer (0 switches the setting off).
+    def non_negative_integer(what, value)
+      integer(what, value)
+    end
+
     # A worker count: an integer as #integer, or puma's :auto / "auto" (7.2), the number of processors.
     def workers(what, value)
       return Etc.nprocessors if [:auto, "auto"].include?(value)

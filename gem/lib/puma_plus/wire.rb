@@ -24,15 +24,17 @@ require_relative "wire/response_abort"
 require_relative "wire/hijack"
 require_relative "wire/early_hints"
 require_relative "wire/response_file"
+require_relative "wire/web_socket_command"
 
 module PumaPlus
   module Wire
     # The protocol version this codec speaks (the Java codec's dev.pumaplus.wire.Protocol.VERSION).
-    VERSION = 3
+    VERSION = 4
 
     # frame type code => payload class
     PAYLOADS = [Hello, Welcome, GoAway, Config, PhasedRestart, WorkerCount, ExtraSlots, Request, Body, ResponseHead,
-                ResponseBody, ResponseAbort, Hijack, HijackHead, EarlyHints, ResponseFile]
+                ResponseBody, ResponseAbort, Hijack, HijackHead, EarlyHints, ResponseFile,
+                WebSocketCommand]
                .to_h { |klass| [klass::TYPE, klass] }.freeze
 
     # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed, its

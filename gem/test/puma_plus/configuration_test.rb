@@ -42,6 +42,8 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                    "autoscale_bridge" => nil, "ractors" => false, "decision_log" => nil,
                    "client_timeout" => 10, "shed_wait_limit_ms" => 2500.0, "health_check_path" => "/health",
                    "health_check_answer" => "app", "metrics_url" => nil, "controller_jar_dir" => nil,
+                   "websocket_max_message" => 1_048_576, "websocket_outbound_limit" => 1_048_576,
+                   "websocket_ping_interval" => 30, "websocket_max_connections" => 10_000,
                    "bundles" => ["protocol-h2", "protocol-h1"] },
                  config.to_h)
   end
@@ -56,7 +58,9 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                     worker_shutdown_timeout pidfile state_path stdout_path stderr_path redirect_append tag quiet
                     log_format bundles
                     autoscale autoscale_min autoscale_max autoscale_target_queue_p95_ms autoscale_actuator
-                    autoscale_bridge ractors decision_log client_timeout shed_wait_limit_ms health_check_path health_check_answer].sort,
+                    autoscale_bridge ractors decision_log client_timeout shed_wait_limit_ms health_check_path health_check_answer
+                    websocket_max_message websocket_outbound_limit websocket_ping_interval
+                    websocket_max_connections].sort,
                  keys.sort
   end
 

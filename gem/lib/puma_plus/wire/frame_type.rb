@@ -21,6 +21,7 @@ module PumaPlus
       HIJACK_HEAD    = 0x24
       EARLY_HINTS    = 0x25
       RESPONSE_FILE  = 0x26
+      WS_COMMAND     = 0x30 # version 4
 
       # code => name, e.g. 0x10 => "REQUEST"
       NAMES = Ractor.make_shareable(constants.to_h { |name| [const_get(name), name.to_s] })

@@ -18,7 +18,8 @@
 #
 # Per request the link adds what the prototype cannot hold (docs/RACK.md): rack.errors and rack.logger
 # (this link's ErrorStream, tagged with the request id), rack.early_hints, rack.response_finished, and on
-# HTTP/1.x rack.hijack? / rack.hijack. A hijack dials a second connection to link.sock (HELLO role 2,
+# HTTP/1.x rack.hijack? / rack.hijack, and puma_plus.websocket (WebSocket, whose WS_COMMAND frames go on
+# this link while the request runs). A hijack dials a second connection to link.sock (HELLO role 2,
 # naming the request) whose bytes the host splices to the client's connection (docs/PROTOCOL.md, "Hijack").
 
 require "socket"
@@ -28,6 +29,7 @@ require_relative "../rack_env"
 require_relative "../request_body"
 require_relative "../response_writer"
 require_relative "../error_stream"
+require_relative "../web_socket"
 
 module PumaPlus
   class Worker
@@ -36,6 +38,7 @@ module PumaPlus
       APP_ERRORS = ResponseWriter::APP_ERRORS
       CLOCK = Process::CLOCK_MONOTONIC
       REQUEST_ID = "puma_plus.request_id"
+      WEBSOCKET = "puma_plus.websocket"
       HTTP1 = "HTTP/1"
 
       # +path+: link.sock; +io+: an already-connected socket (tests); +app+: the Rack app;
@@ -82,6 +85,7 @@ module PumaPlus
         @reader = Wire::FrameReader.new(@io)
         @writer = ResponseWriter.new(@io, context: @context, log: @log,
                                                hijacker: @path && -> { dial_hijack })
+        @websocket = WebSocket.new(@io)
         return true unless handshake
 
         serve_requests || @stopping
@@ -240,6 +244,7 @@ module PumaPlus
           @writer.write(env, status, headers, body, app_called, app_returned, body_read_ns)
         end
       ensure
+        @websocket.finish
         input&.close
         @hijacked_io = nil
         @env = nil
@@ -258,6 +263,8 @@ module PumaPlus
         env["rack.logger"] = @errors.logger
         env["rack.early_hints"] = @early_hints
         env["rack.response_finished"] = []
+        @websocket.start(env)
+        env[WEBSOCKET] = @websocket
         return unless @path && env["SERVER_PROTOCOL"]&.start_with?(HTTP1)
 
         env["rack.hijack?"] = true

@@ -90,6 +90,8 @@ class PumaPlus::Wire::CorpusTest < PumaPlus::TestCase
              when "RESPONSE_HEAD", "HIJACK_HEAD" then f.slice("status", "app_called_ns", "app_returned_ns", "body_read_ns")
                                          .merge("pairs" => pairs(f.fetch("pairs")))
              when "RESPONSE_ABORT" then { "reason" => bytes(f.fetch("reason")) }
+             when "WS_COMMAND" then f.slice("op", "code", "connection")
+                                     .merge("channel" => bytes(f.fetch("channel")), "data" => bytes(f.fetch("data")))
              end
     { "type" => f.fetch("type"), "flags" => flags(f.fetch("flags")) }.merge(fields)
   end

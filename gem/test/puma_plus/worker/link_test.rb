@@ -657,4 +657,27 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     @host.request({ "PATH_INFO" => "/stream" })
     assert_equal "one,two", @host.response.body
   end
+
+  def test_websocket_commands_go_on_the_link_before_the_response_and_not_after_it
+    late = nil
+    app = lambda do |env|
+      ws = env["puma_plus.websocket"]
+      if ws.id # an event: the second request is not one
+        ws.join("room")
+        ws.send_message("hi")
+        env["rack.response_finished"] << ->(*) { late = (ws.broadcast("room", "late") rescue $!) }
+      end
+      [200, { "content-type" => "text/plain" }, ["ok"]]
+    end
+    start(app)
+    @host.request({ "puma_plus.websocket.id" => "42", "puma_plus.websocket.event" => "message",
+                    "puma_plus.websocket.type" => "text" })
+    commands = [Wire.decode(@host.read_frame), Wire.decode(@host.read_frame)]
+    assert_equal [[Wire::WebSocketCommand::JOIN, 42, "room"], [Wire::WebSocketCommand::SEND_TEXT, 42, ""]],
+                 commands.map { |c| [c.op, c.connection, c.channel] }
+    assert_equal "ok", @host.response.body
+    @host.request({ "PATH_INFO" => "/next" })
+    assert_equal "ok", @host.response.body, "the link stays in step: nothing came after the response"
+    assert_kind_of IOError, late, "a command after the response raises instead of reaching the host too late"
+  end
 end

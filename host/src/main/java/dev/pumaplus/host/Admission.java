@@ -5,6 +5,7 @@
  */
 package dev.pumaplus.host;
 
+import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
@@ -86,6 +87,16 @@ final class Admission implements RequestQueue {
     @Override
     public Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile,
                            ResponseSink sink) {
+        return submit(connection, head, body, bodyFile, sink, List.of(), 0);
+    }
+
+    /**
+     * {@link #submit(Object, RequestHead, ByteBuf, FileChannel, ResponseSink)} with {@code extraEnv} appended to
+     * the env pairs (a WebSocket event's {@code puma_plus.websocket.*}, docs/WEBSOCKETS.md), dispatched
+     * only to a link of worker process {@code stickyPid} while that process has one (0: any link).
+     */
+    Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile, ResponseSink sink,
+                    List<Map.Entry<String, String>> extraEnv, long stickyPid) {
         long id = requestIds.incrementAndGet();
         boolean health = isHealthCheck(head.target());
         boolean byHost = healthByHost;
@@ -94,16 +105,16 @@ final class Admission implements RequestQueue {
         }
         if (health && byHost) {
             body.release();
-            if (bodyFile != null) {
-                PendingBody.close(bodyFile);
-            }
+            RequestBodyBuffer.closeSpool(bodyFile);
             answerHealth(sink);
             return HostAnswer.DONE;
         }
-        ByteBuf env = Request.payload(alloc, EnvEncoder.pairs(head, id));
+        List<Map.Entry<String, String>> pairs = EnvEncoder.pairs(head, id);
+        pairs.addAll(extraEnv);
+        ByteBuf env = Request.payload(alloc, pairs);
         long runnable = dispatcher.clock().nanoTime(); // T2b
         QueuedExchange ex = new QueuedExchange(dispatcher, reporting, connection, id, head, runnable, env, body,
-                bodyFile, sink);
+                bodyFile, sink, stickyPid);
         double shedWait = health ? Double.NaN : shedWait();
         if (Double.isNaN(shedWait)) {
             dispatcher.enqueue(ex, health);

@@ -12,6 +12,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -24,7 +25,11 @@ import java.util.function.IntConsumer;
  * held requests per client connection, the deque of idle links, and the bookkeeping of every link
  * ({@link Slot}), worker process ({@link WorkerCounts}) and queued request ({@link Ticket}). Invariant: at
  * most one of the FIFO and the idle deque is non-empty, so a link that becomes idle takes the oldest
- * waiting request at once, and a request that finds an idle link is dispatched at once.
+ * waiting request at once, and a request that finds an idle link is dispatched at once — except for sticky
+ * requests (a sticky WebSocket connection's events, {@link QueuedExchange#stickyPid}), which only a link of
+ * their worker process may take while that process has one: they wait while other processes' links idle,
+ * a link takes the oldest waiting request it may run, and when a process's last link closes its sticky
+ * requests become anyone's and go to idle links at once.
  *
  * <p>Fairness (see {@link dev.pumaplus.spi.RequestQueue}): at most one request per client connection is in
  * the FIFO. A connection's further requests are held behind it and enter the FIFO tail, in order, once
@@ -168,7 +173,7 @@ final class Dispatcher implements WorkerLink.Listener {
                 t.state = State.HELD;
                 line.add(t);
                 setDepth(depth + 1);
-            } else if ((target = takeIdle()) != null) {
+            } else if ((target = takeIdle(affinity(t))) != null) {
                 assign(t, target);
             } else {
                 t.state = State.WAITING;
@@ -308,6 +313,7 @@ final class Dispatcher implements WorkerLink.Listener {
         Slot slot = (Slot) token;
         int liveNow;
         Ticket running;
+        List<Ticket> released = List.of();
         lock.lock();
         try {
             if (!slot.live) {
@@ -331,11 +337,16 @@ final class Dispatcher implements WorkerLink.Listener {
             }
             if (process.live == 0) {
                 processes.remove(process.pid);
+                released = dispatchToIdle();
             }
             liveNow = live;
             signalIfDrained();
         } finally {
             lock.unlock();
+        }
+        for (Ticket t : released) {
+            metrics.queue.record(t.dispatchedNanos - t.exchange.runnableNanos);
+            t.link.start(t.exchange);
         }
         liveLinksChanged.accept(liveNow);
         return running == null ? null : running.exchange;
@@ -463,9 +474,12 @@ final class Dispatcher implements WorkerLink.Listener {
         DEPTH.setOpaque(this, value);
     }
 
-    /** The oldest waiting request, assigned to {@code slot}; or null, and {@code slot} becomes idle. */
+    /**
+     * The oldest waiting request {@code slot} may run, assigned to it; or null, and {@code slot} becomes
+     * idle.
+     */
     private Ticket nextFor(Slot slot) {
-        Ticket t = runnable.poll();
+        Ticket t = pollFor(slot);
         if (t == null) {
             slot.idle = true;
             idle.add(slot);
@@ -502,9 +516,63 @@ final class Dispatcher implements WorkerLink.Listener {
         lines.put(connection, line);
     }
 
-    private Slot takeIdle() {
+    /** Removes and returns the oldest waiting request {@code slot} may run, or null. */
+    private Ticket pollFor(Slot slot) {
+        Ticket first = runnable.peekFirst();
+        if (first == null || mayRun(slot, first)) {
+            return runnable.pollFirst();
+        }
+        for (Iterator<Ticket> it = runnable.iterator(); it.hasNext(); ) {
+            Ticket t = it.next();
+            if (mayRun(slot, t)) {
+                it.remove();
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** A sticky request runs on its process's links only, while that process has one. */
+    private boolean mayRun(Slot slot, Ticket t) {
+        long pid = affinity(t);
+        return pid == 0 || pid == slot.process.pid;
+    }
+
+    /** The pid whose links alone may run {@code t}: its sticky pid while that process is live, else 0 (any). */
+    private long affinity(Ticket t) {
+        long pid = t.exchange.stickyPid;
+        return pid != 0 && processes.containsKey(pid) ? pid : 0;
+    }
+
+    /**
+     * A process's last link closed: the sticky requests that waited for it may run anywhere now, so idle
+     * links take them. Returns the requests assigned, for the caller to start after the lock.
+     */
+    private List<Ticket> dispatchToIdle() {
+        if (runnable.isEmpty() || idle.isEmpty()) {
+            return List.of();
+        }
+        List<Ticket> assigned = new ArrayList<>();
+        for (Slot slot : new ArrayList<>(idle)) {
+            Ticket t = pollFor(slot);
+            if (t != null) {
+                leaveIdle(slot);
+                setDepth(depth - 1);
+                assign(t, slot);
+                promote(t.exchange.connection);
+                assigned.add(t);
+            }
+        }
+        return assigned;
+    }
+
+    /** The idle link to take for a request that may run on {@code pid}'s links only (0: on any). */
+    private Slot takeIdle(long pid) {
         Slot best = null;
         for (Slot slot : idle) {
+            if (pid != 0 && slot.process.pid != pid) {
+                continue;
+            }
             if (best == null || slot.process.busy < best.process.busy) {
                 best = slot;
                 if (slot.process.busy == 0) {

@@ -11,6 +11,8 @@ import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.LoadSignals;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.WebSocketHub;
+import dev.pumaplus.spi.WebSocketSettings;
 import dev.pumaplus.spi.WorkerPool;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
@@ -79,6 +81,7 @@ public final class Launcher {
     private HostTransport transport;
     private Dispatcher dispatcher;
     private Admission admission;
+    private WebSockets webSockets;
     private RequestReporting reporting;
     private LinkServer linkServer;
     private EmbeddedFelix felix;
@@ -185,7 +188,8 @@ public final class Launcher {
         generations = new Generations(new ShepherdCommand(ruby, gem, userArgs, socket), dispatcher::liveLinks, stop,
                 generationEvents());
         // Each CONFIG goes to the generation its HELLO names (hot restart: two shepherds at once).
-        linkServer = new LinkServer(transport, dispatcher, reporting, generations::configured);
+        webSockets = new WebSockets(admission, dispatcher.metrics());
+        linkServer = new LinkServer(transport, dispatcher, reporting, webSockets, generations::configured);
         linkServer.bind(socket);
 
         felix = EmbeddedFelix.start(privateDir.resolve("felix"), systemPackages());
@@ -215,6 +219,8 @@ public final class Launcher {
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, admission, null);
+        webSockets.configure(WebSocketSettings.from(settings));
+        felix.context().registerService(WebSocketHub.class, webSockets, null);
         felix.context().registerService(EventLoops.class, transport, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
         felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher,
@@ -356,6 +362,11 @@ public final class Launcher {
                     LOG.log(Level.WARNING, "a listener failed to stop accepting: " + e);
                 }
             }
+        }
+        if (webSockets != null && booted) {
+            // The listeners started the closing handshake of every held WebSocket; their close events join
+            // the queue as the clients answer, so the queue drains them with the rest.
+            timeoutNanos = webSockets.awaitClosed(timeoutNanos);
         }
         if (dispatcher != null && !dispatcher.drain(timeoutNanos, transport.group.next())) {
             LOG.log(Level.WARNING, "shutdown_timeout reached, unfinished requests answered 503");

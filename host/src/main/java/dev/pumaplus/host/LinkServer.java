@@ -35,6 +35,7 @@ final class LinkServer {
     private final WorkerLink.Listener queue;
     private final RequestReporting reporting;
     private final ShepherdLink.Listener shepherdListener;
+    private final WebSockets webSockets;
     private final AtomicLong linkIds = new AtomicLong();
     private final Hijacks hijacks = new Hijacks();
     private final ChannelGroup links = new DefaultChannelGroup("links", GlobalEventExecutor.INSTANCE);
@@ -44,13 +45,15 @@ final class LinkServer {
     /**
      * @param queue     what every worker link serves and reports to (the dispatcher)
      * @param reporting the response timing settings every worker link is given
+     * @param webSockets where every worker link's WS_COMMAND frames go
      */
     LinkServer(HostTransport transport, WorkerLink.Listener queue, RequestReporting reporting,
-               ShepherdLink.Listener shepherdListener) {
+               WebSockets webSockets, ShepherdLink.Listener shepherdListener) {
         this.transport = transport;
         this.queue = queue;
         this.reporting = reporting;
         this.shepherdListener = shepherdListener;
+        this.webSockets = webSockets;
     }
 
     /** Listens on {@code socket} (deleted first if a stale one exists). Blocks until bound. */
@@ -84,7 +87,7 @@ final class LinkServer {
 
     /** A worker link (role 0) that said {@code hello} on {@code channel}, with link id {@code id}. */
     WorkerLink workerLink(long id, Channel channel, Hello hello) {
-        return new WorkerLink(id, channel, hello, queue, reporting, hijacks);
+        return new WorkerLink(id, channel, hello, queue, reporting, hijacks, webSockets);
     }
 
     Hijacks hijacks() {

@@ -5,8 +5,8 @@
  */
 package dev.pumaplus.host;
 
+import dev.pumaplus.spi.RequestBodyBuffer;
 import io.netty.buffer.ByteBuf;
-import java.io.IOException;
 import java.nio.channels.FileChannel;
 
 /**
@@ -68,18 +68,7 @@ final class PendingBody {
             body.release();
             body = null;
         }
-        if (file != null) {
-            close(file);
-            file = null;
-        }
-    }
-
-    /** Closes a spool file: it has no name, so this frees its blocks. */
-    static void close(FileChannel file) {
-        try {
-            file.close();
-        } catch (IOException ignored) {
-            // nothing to lose: the file is unnamed and only read
-        }
+        RequestBodyBuffer.closeSpool(file);
+        file = null;
     }
 }

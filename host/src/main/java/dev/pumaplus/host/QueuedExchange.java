@@ -37,6 +37,8 @@ final class QueuedExchange implements Exchange {
     /** The response's parts its sink has not taken yet; used on the worker link's event loop only. */
     final ResponseSpool spool;
     final Dispatcher.Ticket ticket;
+    /** The worker process whose links alone may run it while that process has one (sticky WebSocket events); 0: any. */
+    final long stickyPid;
     private final Dispatcher dispatcher;
     private final RequestReporting reporting;
     /** T6 has been reported (the protocol calls responseSent once; this guards against a second call). */
@@ -46,10 +48,11 @@ final class QueuedExchange implements Exchange {
      * @param env  the encoded env pair list; ownership transfers
      * @param body the body when held in memory; ownership transfers
      * @param file null, or the spool file with the whole body; ownership transfers
+     * @param stickyPid the only worker process that may run it while that process has a link; 0: any
      */
     QueuedExchange(Dispatcher dispatcher, RequestReporting reporting, Object connection, long requestId,
                    RequestHead head, long runnableNanos, ByteBuf env, ByteBuf body, FileChannel file,
-                   ResponseSink sink) {
+                   ResponseSink sink, long stickyPid) {
         this.requestId = requestId;
         this.head = head;
         this.runnableNanos = runnableNanos;
@@ -59,7 +62,14 @@ final class QueuedExchange implements Exchange {
         this.connection = connection;
         this.dispatcher = dispatcher;
         this.reporting = reporting;
+        this.stickyPid = stickyPid;
         this.ticket = new Dispatcher.Ticket(this); // published to the queue only after construction
+    }
+
+    /** The pid of the worker process it was dispatched to; 0 before dispatch. */
+    long workerPid() {
+        WorkerLink link = ticket.link();
+        return link == null ? 0 : link.hello.pid();
     }
 
     /** T3: when it was assigned to a link; 0 before dispatch. */

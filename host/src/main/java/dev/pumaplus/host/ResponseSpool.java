@@ -110,7 +110,7 @@ final class ResponseSpool {
     /** A file region from the worker ({@code data} is owned from now on): delivered now, or held. */
     void file(FileChannel data, long offset, long length, boolean endOfStream) {
         if (closed) {
-            PendingBody.close(data);
+            RequestBodyBuffer.closeSpool(data);
             return;
         }
         endHeld = endOfStream;
@@ -133,13 +133,13 @@ final class ResponseSpool {
             if (part instanceof ByteBuf b) {
                 b.release();
             } else if (part instanceof Region r) {
-                PendingBody.close(r.data);
+                RequestBodyBuffer.closeSpool(r.data);
             }
         }
         heldInMemory = 0;
         endHeld = false;
         if (spool != null) {
-            PendingBody.close(spool);
+            RequestBodyBuffer.closeSpool(spool);
             spool = null;
         }
     }
@@ -226,7 +226,7 @@ final class ResponseSpool {
             boolean done = r.offset == r.end;
             if (done) {
                 held.poll();
-                PendingBody.close(r.data);
+                RequestBodyBuffer.closeSpool(r.data);
             }
             deliver(piece, done && held.isEmpty() && endHeld);
             if (paused || closed) {

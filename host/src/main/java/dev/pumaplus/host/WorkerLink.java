@@ -5,6 +5,7 @@
  */
 package dev.pumaplus.host;
 
+import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
@@ -15,6 +16,7 @@ import dev.pumaplus.wire.ProtocolException;
 import dev.pumaplus.wire.Request;
 import dev.pumaplus.wire.ResponseFile;
 import dev.pumaplus.wire.ResponseHead;
+import dev.pumaplus.wire.WebSocketCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
@@ -58,6 +60,7 @@ import java.util.concurrent.RejectedExecutionException;
  * announce a hijack to {@link Hijacks} (after a full hijack the worker's closing RESPONSE_HEAD is recorded
  * and never forwarded); RESPONSE_FILE opens the named file and hands it to the spool, which gives the sink
  * a file region, or reads it into {@code body} pieces for a sink that takes no files.
+ * Version 4: WS_COMMAND frames, allowed while a response runs, go to {@link WebSockets} in order.
  *
  * <p>Calls go one way: the exchange and the queue call this link; the link reads the exchange's parts (its
  * {@link PendingBody}, its {@link ResponseRecord}) and reports events to the sink and to its listener.
@@ -96,6 +99,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     private final Listener listener;
     private final RequestReporting reporting;
     private final Hijacks hijacks;
+    private final WebSockets webSockets;
     /** The listener's token for this link, from {@link Listener#ready}. Event loop. */
     private Object token;
 
@@ -119,15 +123,17 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
      * @param listener  the queue this link serves
      * @param reporting where response timing goes, and whether heads get a Server-Timing header
      * @param hijacks   where HIJACK / HIJACK_HEAD announcements meet the worker's hijack connections
+     * @param webSockets where WS_COMMAND frames are applied (the held WebSocket connections)
      */
     WorkerLink(long id, Channel channel, Hello hello, Listener listener, RequestReporting reporting,
-               Hijacks hijacks) {
+               Hijacks hijacks, WebSockets webSockets) {
         this.id = id;
         this.channel = channel;
         this.hello = hello;
         this.listener = listener;
         this.reporting = reporting;
         this.hijacks = hijacks;
+        this.webSockets = webSockets;
     }
 
     @Override
@@ -249,7 +255,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     private void endBodyFile() {
         if (bodyFile != null) {
-            PendingBody.close(bodyFile);
+            RequestBodyBuffer.closeSpool(bodyFile);
             bodyFile = null;
         }
         requestEndSent = true;
@@ -299,6 +305,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
                 case FrameType.HIJACK -> onHijack();
                 case FrameType.HIJACK_HEAD -> onHijackHead(frame);
                 case FrameType.RESPONSE_FILE -> onFile(frame);
+                case FrameType.WS_COMMAND -> onWebSocketCommand(frame);
                 case FrameType.GOAWAY -> listener.draining(token);
                 default -> throw new ProtocolException(FrameType.name(frame.type()) + " not allowed on a worker link");
             }
@@ -417,6 +424,14 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** A command for the held WebSocket connections (version 4), allowed while the worker's response runs. */
+    private void onWebSocketCommand(Frame frame) {
+        if (current == null || responseEnded) {
+            throw new ProtocolException("WS_COMMAND while no request is running");
+        }
+        webSockets.apply(WebSocketCommand.decode(frame.payload()));
+    }
+
     private void onBody(Frame frame) {
         if (current == null || !headForwarded || responseEnded) {
             throw new ProtocolException("RESPONSE_BODY before RESPONSE_HEAD or after END_STREAM");
@@ -483,7 +498,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (bodyFile != null) {
-            PendingBody.close(bodyFile);
+            RequestBodyBuffer.closeSpool(bodyFile);
             bodyFile = null;
         }
         QueuedExchange ex = token == null ? null : listener.closed(token);

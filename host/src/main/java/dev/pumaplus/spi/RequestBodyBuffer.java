@@ -196,7 +196,7 @@ public final class RequestBodyBuffer {
             pieces = null;
         }
         if (spool != null) {
-            closeQuietly(spool);
+            closeSpool(spool);
             spool = null;
         }
         end();
@@ -281,7 +281,14 @@ public final class RequestBodyBuffer {
         }
     }
 
-    private static void closeQuietly(FileChannel file) {
+    /**
+     * Closes a spool file (a body's, or a response's in the host), if there is one: it has no name, so this
+     * frees its blocks. Whoever owns a spool file closes it with this.
+     */
+    public static void closeSpool(FileChannel file) {
+        if (file == null) {
+            return;
+        }
         try {
             file.close();
         } catch (IOException ignored) {

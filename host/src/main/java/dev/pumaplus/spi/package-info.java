@@ -1,6 +1,6 @@
 /**
  * The services the host offers to bundles — the one request queue, the resolved configuration, the load
- * signals and the worker pool — and the services bundles offer back (listeners, actuators, the autoscaler).
+ * signals, the worker pool and the WebSocket hub — and the services bundles offer back (listeners, actuators, the autoscaler).
  * Bundles look these up in the OSGi service registry; they never see the host's implementation classes.
  */
 @Export

@@ -86,6 +86,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> ResponseHead.validate(payload);
             case FrameType.EARLY_HINTS -> PairList.validate(payload, 0);
             case FrameType.RESPONSE_FILE -> ResponseFile.decode(payload);
+            case FrameType.WS_COMMAND -> WebSocketCommand.decode(payload);
             default -> {
                 // CONFIG, BODY, RESPONSE_BODY, RESPONSE_ABORT: any bytes are a valid payload
             }

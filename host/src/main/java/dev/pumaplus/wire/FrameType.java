@@ -39,12 +39,15 @@ public final class FrameType {
     public static final int EARLY_HINTS = 0x25;
     /** worker → host: a region of a file the host sends as response body (u64 offset, u64 length, path). */
     public static final int RESPONSE_FILE = 0x26;
+    /** worker → host: a command for the WebSocket connections the host holds. Version 4. */
+    public static final int WS_COMMAND = 0x30;
 
     private FrameType() {
     }
 
     /** True if {@code type} is defined by the protocol (version 3 adds HIJACK, HIJACK_HEAD, EARLY_HINTS, RESPONSE_FILE,
-     * PHASED_RESTART, WORKER_COUNT and EXTRA_SLOTS). */
+     * PHASED_RESTART, WORKER_COUNT and EXTRA_SLOTS;
+     * version 4 WS_COMMAND). */
     public static boolean isKnown(int type) {
         return name(type) != null;
     }
@@ -68,6 +71,7 @@ public final class FrameType {
             case HIJACK_HEAD -> "HIJACK_HEAD";
             case EARLY_HINTS -> "EARLY_HINTS";
             case RESPONSE_FILE -> "RESPONSE_FILE";
+            case WS_COMMAND -> "WS_COMMAND";
             default -> null;
         };
     }
@@ -91,6 +95,7 @@ public final class FrameType {
             case "HIJACK_HEAD" -> HIJACK_HEAD;
             case "EARLY_HINTS" -> EARLY_HINTS;
             case "RESPONSE_FILE" -> RESPONSE_FILE;
+            case "WS_COMMAND" -> WS_COMMAND;
             default -> throw new IllegalArgumentException("unknown frame type name: " + name);
         };
     }

@@ -37,7 +37,7 @@ final class EmbeddedWorker {
         channel = new EmbeddedChannel();
         link = new WorkerLink(++ids, channel, new Hello(Protocol.VERSION, Hello.ROLE_WORKER, pid, generation,
                 workerIndex, ids),
-                queue.dispatcher, queue.reporting, new Hijacks());
+                queue.dispatcher, queue.reporting, new Hijacks(), queue.webSockets);
         channel.pipeline().addLast(link); // joins the queue, as after a HELLO
         channel.runPendingTasks();
         CREATED.add(this);

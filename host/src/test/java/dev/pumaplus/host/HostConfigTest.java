@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pumaplus.spi.ConnectionSettings;
+import dev.pumaplus.spi.WebSocketSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -106,6 +107,8 @@ class HostConfigTest {
         assertEquals(ConnectionSettings.DERIVED, defaults.maxConnections());
         assertNull(HostConfig.DEFAULTS.maxConnections());
         assertEquals(HostConfig.DEFAULTS.maxPipelinedRequests(), defaults.maxPipelinedRequests());
+        assertEquals(WebSocketSettings.from(empty), WebSocketSettings.from(documented),
+                "the WebSocket limits' named defaults are the documented ones");
     }
 
     @Test

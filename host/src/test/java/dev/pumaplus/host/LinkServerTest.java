@@ -64,7 +64,8 @@ class LinkServerTest {
         transport = HostTransport.create(epoll, 2);
         queue = new QueueFixture();
         dispatcher = queue.dispatcher;
-        server = new LinkServer(transport, dispatcher, queue.reporting, (link, hello, json) -> config.complete(json));
+        server = new LinkServer(transport, dispatcher, queue.reporting,
+                queue.webSockets, (link, hello, json) -> config.complete(json));
         Path socket = dir.resolve("link.sock");
         server.bind(socket);
         return socket;

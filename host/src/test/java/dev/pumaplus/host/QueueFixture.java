@@ -25,6 +25,7 @@ final class QueueFixture {
     final QueueMetrics metrics = dispatcher.metrics();
     final RequestReporting reporting = new RequestReporting(metrics);
     final Admission admission = new Admission(dispatcher, ByteBufAllocator.DEFAULT, reporting);
+    final WebSockets webSockets = new WebSockets(admission, metrics);
 
     /** Moves the clock forward by {@code nanos}. */
     void advance(long nanos) {

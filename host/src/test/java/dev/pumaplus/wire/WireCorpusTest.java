@@ -271,6 +271,14 @@ class WireCorpusTest {
                 assertArrayEquals(bytes(expected.get("path")), latin1(file.path()), where);
             }
             case FrameType.EARLY_HINTS -> assertPairs(expected.get("pairs"), PairList.decode(p, 0), where);
+            case FrameType.WS_COMMAND -> {
+                WebSocketCommand command = WebSocketCommand.decode(p);
+                assertEquals(expected.get("op").asInt(), command.op(), where);
+                assertEquals(expected.get("code").asInt(), command.code(), where);
+                assertEquals(expected.get("connection").asLong(), command.connection(), where);
+                assertArrayEquals(bytes(expected.get("channel")), latin1(command.channel()), where);
+                assertArrayEquals(bytes(expected.get("data")), command.data(), where);
+            }
             default -> throw new AssertionError("unexpected type " + actual.type());
         }
     }
@@ -316,6 +324,9 @@ class WireCorpusTest {
                     new String(bytes(json.get("path")), StandardCharsets.ISO_8859_1)).toFrame(alloc, end);
             case FrameType.EARLY_HINTS -> new Frame(type, flags, PairList.encode(alloc, pairs(json.get("pairs"))));
             case FrameType.RESPONSE_ABORT -> new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("reason"))));
+            case FrameType.WS_COMMAND -> new WebSocketCommand(json.get("op").asInt(), json.get("code").asInt(),
+                    json.get("connection").asLong(), new String(bytes(json.get("channel")), StandardCharsets.ISO_8859_1),
+                    bytes(json.get("data"))).toFrame(alloc);
             default -> throw new AssertionError(type);
         };
     }

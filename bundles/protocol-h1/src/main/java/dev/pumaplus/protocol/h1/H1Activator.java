@@ -11,6 +11,7 @@ import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.ProtocolActivator;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.WebSocketHub;
 import java.util.List;
 
 /** The bundle's activator: binds every configured address, or fails naming the address. */
@@ -22,9 +23,10 @@ public final class H1Activator extends ProtocolActivator {
 
     @Override
     protected Endpoint open(HostSettings settings, RequestQueue queue) {
-        // Optional: protocol-h2 and protocol-h3 are started before this bundle when the deployment loads them.
+        // Optional: protocol-h2 and protocol-h3 are started before this bundle when the deployment loads them;
+        // without the host's WebSocket hub (a host embedding the bundle for tests) a handshake is a request.
         H1Server server = new H1Server(settings, queue, host(EventLoops.class), optional(Http2Handoff.class),
-                optional(Http3Endpoints.class));
+                optional(Http3Endpoints.class), optional(WebSocketHub.class));
         server.start();
         return new Endpoint(server, List.of(Listener.class), server::close);
     }

@@ -7,6 +7,7 @@
  */
 package dev.pumaplus.protocol.h1;
 
+import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.TlsMaterial;
@@ -39,6 +40,7 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
     private final H1Config config;
     private final Http2Handoff h2;
     private final SslContext tls;
+    private final WebSocketUpgrade webSockets;
     /** Set once HTTP/3 is listening beside this TLS listener (see {@link #advertise}); null before. */
     private volatile String altSvc;
 
@@ -46,9 +48,12 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
      * @param h2          protocol-h2's handoff, or null when that bundle is not loaded (no h2, no h2c)
      * @param certificate the certificate and key of a TLS listener (whose ALPN offers h2 only when {@code h2}
      *                    is set), or null for a cleartext one
+     * @param webSockets  the host's WebSocket hub as this listener uses it, or null (no held WebSockets)
      */
-    H1ChannelInitializer(RequestQueue queue, H1Config config, Http2Handoff h2, TlsMaterial certificate) {
+    H1ChannelInitializer(RequestQueue queue, H1Config config, Http2Handoff h2, TlsMaterial certificate,
+                         WebSocketUpgrade webSockets) {
         this.queue = queue;
+        this.webSockets = webSockets;
         this.config = config;
         this.h2 = h2;
         this.tls = certificate == null ? null : ServerTls.context(certificate, h2 != null);
@@ -99,18 +104,23 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
         if (h2 != null && tls == null) {
             pipeline.addLast("h2c-upgrade", new H2cUpgradeHandler(h2));
         }
-        pipeline.addLast("h1-connection", new H1ConnectionHandler(requests, config, decoder));
+        pipeline.addLast("h1-connection", new H1ConnectionHandler(requests, config, decoder, webSockets));
     }
 
     /**
      * The listener stopped accepting: every HTTP/1.1 connection closes once it has answered the requests it
-     * already read (connections handed to protocol-h2 are drained there).
+     * already read (connections handed to protocol-h2 are drained there); every held WebSocket gets the
+     * closing handshake with 1001 (going away).
      */
     void drain() {
         for (Channel connection : connections) {
             H1ConnectionHandler handler = connection.pipeline().get(H1ConnectionHandler.class);
             if (handler != null) {
                 connection.eventLoop().execute(handler::drain);
+            }
+            HeldWebSocket held = connection.pipeline().get(HeldWebSocket.class);
+            if (held != null) {
+                held.close(HeldWebSocket.GOING_AWAY, "server stopping"); // its close event still runs
             }
         }
     }

@@ -94,6 +94,11 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     private final RequestQueue queue;
     private final H1Config config;
     private final H1RequestDecoder decoder;
+    /** WebSockets the host holds (docs/WEBSOCKETS.md); null when no hub is offered: a handshake is a request. */
+    private final WebSocketUpgrade webSockets;
+    /** The WebSocket handshake request being read or answered, and its exchange; null otherwise. */
+    private RequestHead webSocketHead;
+    private Exchange webSocketExchange;
     private ChannelHandlerContext ctx;
 
     /** Responses not yet fully written, oldest first; the first is the one being written. */
@@ -141,10 +146,11 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     /** When the decoder was last resumed: a held request's header clock starts no earlier. */
     private long resumedAtNanos = Long.MIN_VALUE;
 
-    H1ConnectionHandler(RequestQueue queue, H1Config config, H1RequestDecoder decoder) {
+    H1ConnectionHandler(RequestQueue queue, H1Config config, H1RequestDecoder decoder, WebSocketUpgrade webSockets) {
         this.queue = queue;
         this.config = config;
         this.decoder = decoder;
+        this.webSockets = webSockets;
     }
 
     // ---- connection lifecycle ----
@@ -294,6 +300,11 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
                     }
                 });
             }
+            if (webSockets != null && !http10 && WebSocketUpgrade.isHandshake(request)) {
+                // After a handshake the bytes are WebSocket frames or, when the app refused, nothing more.
+                webSocketHead = readingHead;
+                keepAlive = false;
+            }
             if (!keepAlive) {
                 refusing = true; // the last request this connection takes
                 response.closeConnectionAfter();
@@ -344,6 +355,14 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
      */
     @Override
     public Exchange submit(ByteBuf body, FileChannel bodyFile) {
+        if (readingHead == webSocketHead && webSocketHead != null) {
+            body.release(); // a handshake is a GET: nothing to send
+            RequestBodyBuffer.closeSpool(bodyFile);
+            webSocketExchange = webSockets.hub().offer(ctx.channel(), readingHead,
+                    webSockets.sink(reading, this, ctx));
+            reading.submitted(webSocketExchange);
+            return webSocketExchange;
+        }
         Exchange exchange = queue.submit(ctx.channel(), readingHead, body, bodyFile, reading);
         reading.submitted(exchange);
         return exchange;
@@ -578,6 +597,28 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         ctx.pipeline().remove(decoder);
         app.config().setAutoRead(true);
         client.config().setAutoRead(true);
+    }
+
+    // ---- WebSockets ----
+
+    /**
+     * The app accepted the WebSocket handshake answered by {@code response} (through its
+     * {@link WebSocketUpgrade} sink): the connection stops being HTTP/1.1 and is held by the host. As with a
+     * hijack, only the oldest unanswered response can take the connection; otherwise it is closed. Event loop.
+     */
+    void webSocketAccepted(PendingResponse response, List<Map.Entry<String, String>> headers, boolean sticky) {
+        if (inactive || closing || responses.peekFirst() != response || webSocketExchange == null) {
+            ctx.close();
+            return;
+        }
+        responses.poll();
+        cancelReading();
+        closing = true;
+        refusing = true;
+        cancelIdleCheck();
+        disarmWriteTimer();
+        webSockets.install(ctx, response, webSocketHead, headers, sticky, webSocketExchange,
+                List.of("h2c-upgrade", ctx.name(), "h1-decoder"));
     }
 
     // ---- timeouts ----

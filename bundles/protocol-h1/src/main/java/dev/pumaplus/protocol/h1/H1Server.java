@@ -14,6 +14,8 @@ import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.TlsMaterial;
+import dev.pumaplus.spi.WebSocketHub;
+import dev.pumaplus.spi.WebSocketSettings;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -46,6 +48,7 @@ final class H1Server implements Listener {
     private final RequestQueue queue;
     private final Http2Handoff h2;
     private final Http3Endpoints h3;
+    private final WebSocketUpgrade webSockets;
     private final List<Channel> serverChannels = new ArrayList<>();
     /** One per bind, each keeping that listener's connections. */
     private final List<H1ChannelInitializer> listeners = new ArrayList<>();
@@ -54,21 +57,25 @@ final class H1Server implements Listener {
     private final EventLoops loops;
 
     H1Server(HostSettings settings, RequestQueue queue, EventLoops loops) {
-        this(settings, queue, loops, null, null);
+        this(settings, queue, loops, null, null, null);
     }
 
     /**
      * @param loops the host's event loops: the listeners accept and every connection runs on them
      * @param h2 protocol-h2's handoff (h2 over TLS, h2c), or null when that bundle is not loaded
      * @param h3 protocol-h3's listeners (HTTP/3 beside each TLS listener), or null when not loaded
+     * @param hub the host's WebSocket hub, or null: a WebSocket handshake is then an ordinary request
      */
-    H1Server(HostSettings settings, RequestQueue queue, EventLoops loops, Http2Handoff h2, Http3Endpoints h3) {
+    H1Server(HostSettings settings, RequestQueue queue, EventLoops loops, Http2Handoff h2, Http3Endpoints h3,
+             WebSocketHub hub) {
         this.settings = settings;
         this.loops = loops;
         this.config = H1Config.from(settings);
         this.queue = queue;
         this.h2 = h2;
         this.h3 = h3;
+        this.webSockets = hub == null ? null
+                : new WebSocketUpgrade(hub, WebSocketSettings.from(settings), config.writeTimeoutSecs());
     }
 
     /**
@@ -120,7 +127,7 @@ final class H1Server implements Listener {
                 if (address.tls()) {
                     material = TlsMaterial.load(address.cert(), address.key());
                 }
-                initializer = new H1ChannelInitializer(queue, config, h2, material);
+                initializer = new H1ChannelInitializer(queue, config, h2, material, webSockets);
                 listeners.add(initializer);
                 int fd = activated.take(address);
                 if (fd >= 0) {

@@ -42,7 +42,7 @@ class H1ConnectionHandlerTest {
     private void open(H1Config config) {
         queue = new RecordingQueue();
         H1RequestDecoder decoder = new H1RequestDecoder();
-        channel = new EmbeddedChannel(decoder, new H1ConnectionHandler(queue, config, decoder));
+        channel = new EmbeddedChannel(decoder, new H1ConnectionHandler(queue, config, decoder, null));
         channel.freezeTime();
     }
 
@@ -762,7 +762,7 @@ class H1ConnectionHandlerTest {
         H1RequestDecoder decoder = new H1RequestDecoder();
         HeldWrites held = new HeldWrites();
         channel = new EmbeddedChannel(held, decoder,
-                new H1ConnectionHandler(queue, new H1Config(-1, 30, 20, 10, 10, -1, 16), decoder));
+                new H1ConnectionHandler(queue, new H1Config(-1, 30, 20, 10, 10, -1, 16), decoder, null));
         channel.freezeTime();
         return held;
     }

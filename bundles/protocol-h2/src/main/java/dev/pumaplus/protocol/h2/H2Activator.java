@@ -5,11 +5,14 @@
  */
 package dev.pumaplus.protocol.h2;
 
+import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.ProtocolActivator;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.WebSocketHub;
+import dev.pumaplus.spi.WebSocketSettings;
 import java.util.List;
 
 /**
@@ -25,7 +28,11 @@ public final class H2Activator extends ProtocolActivator {
 
     @Override
     protected Endpoint open(HostSettings settings, RequestQueue queue) {
-        H2Connections connections = new H2Connections(queue, H2Config.from(settings));
+        // Optional, as for protocol-h1: without the host's WebSocket hub no extended CONNECT is offered.
+        WebSocketHub hub = optional(WebSocketHub.class);
+        H2WebSockets webSockets = hub == null ? null : new H2WebSockets(hub, WebSocketSettings.from(settings),
+                ConnectionSettings.from(settings).writeTimeout().toSeconds());
+        H2Connections connections = new H2Connections(queue, H2Config.from(settings), webSockets);
         return new Endpoint(connections, List.of(Http2Handoff.class, Listener.class), connections::close);
     }
 }

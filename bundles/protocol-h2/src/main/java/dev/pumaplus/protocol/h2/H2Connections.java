@@ -58,11 +58,14 @@ final class H2Connections implements Http2Handoff, Listener {
 
     private final RequestQueue queue;
     private final H2Config config;
+    /** WebSockets over extended CONNECT (RFC 8441), or null when the host offers no hub. */
+    private final H2WebSockets webSockets;
     private final ChannelGroup channels = new DefaultChannelGroup("protocol-h2", GlobalEventExecutor.INSTANCE);
 
-    H2Connections(RequestQueue queue, H2Config config) {
+    H2Connections(RequestQueue queue, H2Config config, H2WebSockets webSockets) {
         this.queue = queue;
         this.config = config;
+        this.webSockets = webSockets;
     }
 
     @Override
@@ -112,6 +115,9 @@ final class H2Connections implements Http2Handoff, Listener {
         Http2Settings settings = Http2Settings.defaultSettings()
                 .maxConcurrentStreams(config.maxConcurrentStreams())
                 .maxHeaderListSize(config.maxHeaderListBytes());
+        if (webSockets != null) {
+            settings.connectProtocolEnabled(true); // RFC 8441: extended CONNECT for WebSockets
+        }
         return Http2FrameCodecBuilder.forServer()
                 .initialSettings(settings)
                 .decoderEnforceMaxRstFramesPerWindow(config.maxRstFramesPerWindow(), config.rstWindowSecs())
@@ -123,7 +129,8 @@ final class H2Connections implements Http2Handoff, Listener {
         return new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
             @Override
             protected void initChannel(Http2StreamChannel stream) {
-                stream.pipeline().addLast("h2-stream", new H2StreamHandler(queue, config, scheme, altSvc));
+                stream.pipeline().addLast("h2-stream", new H2StreamHandler(queue, config, scheme, altSvc,
+                        webSockets));
             }
         });
     }

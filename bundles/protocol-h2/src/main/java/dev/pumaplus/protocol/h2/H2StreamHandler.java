@@ -13,6 +13,7 @@ import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
+import dev.pumaplus.spi.WebSocketHub;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -63,7 +64,14 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
     private final H2Config config;
     private final String scheme;
     private final String altSvc;
+    /** WebSockets over extended CONNECT, or null (none offered). */
+    private final H2WebSockets webSockets;
     private Channel stream;
+    private ChannelHandlerContext context;
+    /** This stream is an extended CONNECT for a WebSocket, offered to the hub (event loop). */
+    private boolean webSocket;
+    /** The app accepted or botched the WebSocket: what follows of its response is dropped. */
+    private volatile boolean webSocketAnswered;
 
     // request side (event loop)
     private RequestHead head;
@@ -78,11 +86,12 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
     private boolean bodyAllowed = true; // event loop
     private final ResponseBackpressure backpressure = new ResponseBackpressure();
 
-    H2StreamHandler(RequestQueue queue, H2Config config, String scheme, String altSvc) {
+    H2StreamHandler(RequestQueue queue, H2Config config, String scheme, String altSvc, H2WebSockets webSockets) {
         this.queue = queue;
         this.config = config;
         this.scheme = scheme;
         this.altSvc = altSvc;
+        this.webSockets = webSockets;
     }
 
     // ---- inbound: parse → queue ----
@@ -109,7 +118,9 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
     private void onHeaders(Http2HeadersFrame frame) {
         long now = System.nanoTime();
         Http2Headers h = frame.headers();
-        String method = string(h.method());
+        webSocket = webSockets != null && H2WebSockets.isExtendedConnect(h);
+        // The app sees an extended CONNECT as the GET an HTTP/1.1 handshake is (docs/WEBSOCKETS.md).
+        String method = webSocket ? "GET" : string(h.method());
         String path = string(h.path());
         if (method == null || path == null) {
             reset(Http2Error.PROTOCOL_ERROR); // Netty validates this; CONNECT without :path lands here
@@ -151,6 +162,12 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
         InetSocketAddress remote = inet(stream.parent().remoteAddress());
         head = new RequestHead(method, path, "HTTP/2", scheme, local, remote, Collections.unmodifiableList(headers), now,
                 now);
+        if (webSocket) {
+            // The stream stays open for the WebSocket: the handshake is complete with its HEADERS.
+            requestDone = true;
+            exchange = webSockets.hub().offer(stream.parent(), head, this);
+            return;
+        }
         body = new RequestBodyBuffer(limit, this);
         if (frame.isEndStream()) {
             onData(Unpooled.EMPTY_BUFFER, true);
@@ -200,6 +217,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         stream = ctx.channel();
+        context = ctx;
     }
 
     @Override
@@ -229,12 +247,30 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void head(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
+        if (webSocket && status == 101) {
+            webSocketAnswered = true;
+            Boolean sticky = WebSocketHub.routing(headers);
+            onEventLoop(() -> {
+                if (sticky == null) {
+                    answer(502); // a 101 without a valid puma-plus-websocket header
+                } else if (!complete && !headWritten && stream.isActive()) {
+                    headWritten = true;
+                    complete = true;
+                    webSockets.accept(stream, context.name(), head, headers, sticky, exchange);
+                }
+            });
+            return;
+        }
         onEventLoop(() -> writeHead(status, headers, endOfStream));
     }
 
     /** {@inheritDoc} Pauses while more than 1 MiB of body waits for the client ({@link ResponseBackpressure}). */
     @Override
     public boolean body(ByteBuf chunk, boolean endOfStream) {
+        if (webSocketAnswered) {
+            chunk.release(); // the rest of an accept response, which the client never sees
+            return true;
+        }
         long bytes = chunk.readableBytes();
         long unwritten = backpressure.accepted(bytes);
         if (onEventLoop(() -> writeBody(chunk, endOfStream, bytes))) {
@@ -252,6 +288,9 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
 
     @Override
     public void fail(int status, String reason, boolean headSent) {
+        if (webSocketAnswered) {
+            return;
+        }
         onEventLoop(() -> {
             if (headWritten) {
                 complete = true;

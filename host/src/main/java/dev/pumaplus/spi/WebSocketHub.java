@@ -1,0 +1,78 @@
+/*
+ * The host's service for WebSocket connections it holds (docs/WEBSOCKETS.md): a protocol submits a
+ * handshake request through it, hands over the connection once the app accepted, and then reports the
+ * connection's messages, which the hub queues as requests (parse → queue → dispatch, like any request).
+ */
+package dev.pumaplus.spi;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Registered as an OSGi service by the host. Every protocol that can hold a WebSocket (HTTP/1.1, and h2's
+ * extended CONNECT) uses it the same way:
+ * <ol>
+ *   <li>{@link #offer}: a valid handshake request goes to the queue marked as an upgrade
+ *       ({@code puma_plus.websocket.event = upgrade}); past {@link WebSocketSettings#maxConnections()} the
+ *       host answers 503 itself.</li>
+ *   <li>The app accepts with status 101 and {@link #ACCEPT_HEADER} ({@link #routing}); the protocol answers
+ *       the handshake (HTTP/1.1: a 101 with {@link #acceptKey}; h2: {@code :status 200}), installs the
+ *       WebSocket codec ({@link HeldWebSocket#install}) and calls {@link #hold}.</li>
+ *   <li>Each message goes to {@link WebSocketSession#message}; the closed connection to
+ *       {@link WebSocketSession#closed}.</li>
+ * </ol>
+ * Threading: every method is thread-safe.
+ */
+public interface WebSocketHub {
+
+    /** The response header with which the app accepts: {@code sticky} or {@code flexible}. */
+    String ACCEPT_HEADER = "puma-plus-websocket";
+
+    /** RFC 6455 §1.3: the GUID appended to the client's key. */
+    String ACCEPT_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+
+    /**
+     * Submits a WebSocket handshake request, as {@link RequestQueue#submit} with a complete (empty) body, its
+     * env marked as an upgrade. Beyond the connection limit the sink gets the host's 503 at once.
+     */
+    Exchange offer(Object connection, RequestHead head, ResponseSink sink);
+
+    /**
+     * Holds an accepted connection: the hub gives it an id, queues its {@code open} event and returns the
+     * session the protocol reports to. {@code upgrade} is the exchange {@link #offer} returned (sticky
+     * routing binds to the worker process that ran it).
+     */
+    WebSocketSession hold(Exchange upgrade, boolean sticky, WebSocketPeer peer);
+
+    /**
+     * The routing an app's accept response names: {@code true} for sticky, {@code false} for flexible, null
+     * when the headers hold no (valid) {@link #ACCEPT_HEADER}.
+     */
+    static Boolean routing(List<Map.Entry<String, String>> headers) {
+        for (Map.Entry<String, String> header : headers) {
+            if (header.getKey().equalsIgnoreCase(ACCEPT_HEADER)) {
+                return switch (header.getValue().trim()) {
+                    case "sticky" -> Boolean.TRUE;
+                    case "flexible" -> Boolean.FALSE;
+                    default -> null;
+                };
+            }
+        }
+        return null;
+    }
+
+    /** {@code Sec-WebSocket-Accept} for a client's {@code Sec-WebSocket-Key} (RFC 6455 §4.2.2). */
+    static String acceptKey(String key) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1")
+                    .digest((key.trim() + ACCEPT_GUID).getBytes(StandardCharsets.US_ASCII));
+            return Base64.getEncoder().encodeToString(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-1", e);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+/*
+ * Claims about the shared codec of a held WebSocket (parse → queue, respond): Netty's RFC 6455 pieces as
+ * HeldWebSocket.install puts them together, fed with masked frames from Netty's client-side encoder and read
+ * back with its client-side decoder, on embedded channels.
+ */
+package dev.pumaplus.spi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.PongWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
+import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class HeldWebSocketTest {
+
+    /** What the hub's session heard. */
+    static final class RecordingSession implements WebSocketSession {
+        final List<String> events = new ArrayList<>();
+
+        @Override
+        public long id() {
+            return 1;
+        }
+
+        @Override
+        public void message(boolean binary, ByteBuf data, long arrivedNanos) {
+            events.add((binary ? "binary " : "text ") + data.toString(StandardCharsets.UTF_8));
+            data.release();
+        }
+
+        @Override
+        public void closed(int code) {
+            events.add("closed " + code);
+        }
+    }
+
+    private final RecordingSession session = new RecordingSession();
+    private final EmbeddedChannel client = new EmbeddedChannel(new WebSocket13FrameEncoder(true),
+            new WebSocket13FrameDecoder(false, true, 1 << 20));
+    private EmbeddedChannel server;
+    private HeldWebSocket held;
+
+    @BeforeEach
+    void install() {
+        server = new EmbeddedChannel();
+        server.pipeline().addLast("bytes", new ChannelInboundHandlerAdapter());
+        held = HeldWebSocket.install(server.pipeline(), "bytes", new WebSocketSettings(64, 1 << 20, Duration.ZERO, 10),
+                1, null);
+        held.held(session);
+    }
+
+    @AfterEach
+    void release() {
+        server.finishAndReleaseAll();
+        client.finishAndReleaseAll();
+    }
+
+    /** Sends frames as a browser would: masked, through Netty's client encoder. */
+    private void send(WebSocketFrame... frames) {
+        for (WebSocketFrame frame : frames) {
+            client.writeOutbound(frame);
+            for (ByteBuf bytes; (bytes = client.readOutbound()) != null; ) {
+                server.writeInbound(bytes);
+            }
+        }
+        server.runPendingTasks();
+    }
+
+    /** The frames the server wrote, decoded by Netty's client decoder (the caller releases them). */
+    private List<WebSocketFrame> received() {
+        server.runPendingTasks();
+        for (Object bytes; (bytes = server.readOutbound()) != null; ) {
+            client.writeInbound(bytes);
+        }
+        List<WebSocketFrame> frames = new ArrayList<>();
+        for (WebSocketFrame frame; (frame = client.readInbound()) != null; ) {
+            frames.add(frame);
+        }
+        return frames;
+    }
+
+    private static ByteBuf utf8(String s) {
+        return Unpooled.copiedBuffer(s, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aFragmentedMaskedMessageReachesTheSessionWhole() {
+        send(new TextWebSocketFrame(false, 0, utf8("hel")), new ContinuationWebSocketFrame(true, 0, utf8("lo")));
+        assertEquals(List.of("text hello"), session.events);
+    }
+
+    @Test
+    void aPingIsAnsweredWithAPongCarryingItsData() {
+        send(new PingWebSocketFrame(utf8("are you there")));
+        List<WebSocketFrame> frames = received();
+        assertInstanceOf(PongWebSocketFrame.class, frames.get(0));
+        assertEquals("are you there", frames.get(0).content().toString(StandardCharsets.UTF_8));
+        frames.forEach(ReferenceCountUtil::release);
+        assertEquals(List.of(), session.events, "a ping is no event");
+    }
+
+    @Test
+    void aMessageOverTheLimitAfterJoiningItsFragmentsClosesWith1009() {
+        send(new TextWebSocketFrame(false, 0, utf8("x".repeat(40))), new ContinuationWebSocketFrame(true, 0,
+                utf8("y".repeat(40))));
+        List<WebSocketFrame> frames = received();
+        CloseWebSocketFrame close = assertInstanceOf(CloseWebSocketFrame.class, frames.get(0));
+        assertEquals(1009, close.statusCode());
+        frames.forEach(ReferenceCountUtil::release);
+        send(new CloseWebSocketFrame(1009, ""));
+        assertFalse(server.isOpen(), "the client's answer closes the connection");
+        assertEquals(List.of("closed 1009"), session.events);
+    }
+
+    @Test
+    void textThatIsNotUtf8ClosesWith1007() {
+        send(new TextWebSocketFrame(Unpooled.wrappedBuffer(new byte[] {(byte) 0xC3, 0x28})));
+        List<WebSocketFrame> frames = received();
+        assertEquals(1007, assertInstanceOf(CloseWebSocketFrame.class, frames.get(0)).statusCode());
+        frames.forEach(ReferenceCountUtil::release);
+        assertFalse(server.isOpen());
+        assertEquals(List.of("closed 1007"), session.events);
+    }
+
+    @Test
+    void aClientsCloseIsAnsweredWithItsCodeWhichTheSessionHears() {
+        send(new CloseWebSocketFrame(4001, "bye"));
+        List<WebSocketFrame> frames = received();
+        assertEquals(4001, assertInstanceOf(CloseWebSocketFrame.class, frames.get(0)).statusCode());
+        frames.forEach(ReferenceCountUtil::release);
+        assertFalse(server.isOpen());
+        assertEquals(List.of("closed 4001"), session.events);
+    }
+
+    @Test
+    void whatTheHubSendsLeavesAsOneFrameEachAndItsCloseWaitsForTheClientsAnswer() {
+        held.send(false, utf8("one"));
+        held.send(true, utf8("two"));
+        held.close(4000, "done");
+        List<WebSocketFrame> frames = received();
+        assertEquals(List.of("TextWebSocketFrame one", "BinaryWebSocketFrame two", "CloseWebSocketFrame done"),
+                frames.stream().map(f -> f.getClass().getSimpleName() + " " + (f instanceof CloseWebSocketFrame c
+                        ? c.reasonText() : f.content().toString(StandardCharsets.UTF_8))).toList());
+        frames.forEach(ReferenceCountUtil::release);
+        held.send(false, utf8("after close"));
+        assertEquals(List.of(), received(), "nothing is sent once the closing handshake began");
+        send(new CloseWebSocketFrame(4000, ""));
+        assertFalse(server.isOpen());
+        assertEquals(List.of("closed 4000"), session.events);
+    }
+}

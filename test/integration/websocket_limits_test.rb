@@ -1,0 +1,94 @@
+# The limits of WebSockets held by the host (docs/WEBSOCKETS.md, "Limits"), each set low in a config file:
+# a message over websocket_max_message closes its connection with 1009, a client that reads nothing while
+# the app sends past websocket_outbound_limit is closed with 1008, and an upgrade beyond
+# websocket_max_connections is answered 503 by the host without reaching the app; with websocket_ping_interval
+# a silent client is pinged, one that answers stays, one that stays silent for two intervals is closed.
+require "server_helper"
+require "web_socket_client"
+
+class WebsocketLimitsTest < IntegrationTest
+  TEST_TIMEOUT = 120
+
+  def start_limited_server(extra = "")
+    config = File.join(temp_dir, "puma-plus.rb")
+    File.write(config, "websocket_max_message 1024\nwebsocket_outbound_limit 65_536\nwebsocket_max_connections 3\n#{extra}")
+    start_server(app("websocket_held.ru"), workers: 1, threads: 2, config: config)
+  end
+
+  def test_a_message_over_the_limit_closes_with_1009_and_one_at_the_limit_is_answered
+    server = start_limited_server
+    client = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    client.send_text("a" * 1024)
+    assert_match(/\Aa{1024} \d+\z/, client.read_message(timeout: 10).last, "a message of exactly the limit passes")
+    client.send_text("b" * 1025)
+    assert_equal [WebSocketClient::CLOSE, 1009], client.read_message(timeout: 10)
+  ensure
+    client&.socket&.close
+  end
+
+  def test_a_client_that_reads_nothing_while_the_app_floods_it_is_closed_with_1008
+    server = start_limited_server
+    client = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    client.send_text("flood")
+    # Read nothing until the app's 200 x 64 KiB are sent: the socket buffers fill, the host's pending bytes
+    # pass 64 KiB, and it gives up on this client.
+    assert eventually(timeout: 30) { server.stats.dig("queue", "busy_slots").zero? }
+    texts = 0
+    last = nil
+    while (last = client.read_message(timeout: 20))
+      break if last.first == WebSocketClient::CLOSE
+
+      texts += 1
+    end
+    assert_equal [WebSocketClient::CLOSE, 1008], last, with_log(server, "after #{texts} messages")
+    assert_operator texts, :<, 200, "the messages past the limit were dropped"
+  ensure
+    client&.socket&.close
+  end
+
+  def test_an_upgrade_beyond_the_connection_limit_is_answered_503_by_the_host
+    server = start_limited_server
+    held = Array.new(3) { WebSocketClient.connect("127.0.0.1", server.port, "/ws") }
+    error = assert_raises(WebSocketClient::HandshakeRefused) { WebSocketClient.connect("127.0.0.1", server.port, "/ws") }
+    assert_equal 503, error.status
+    held.first.close
+    assert_equal WebSocketClient::CLOSE, held.first.read_message(timeout: 10)&.first
+    fourth = eventually(timeout: 10) do
+      WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    rescue WebSocketClient::HandshakeRefused
+      nil
+    end
+    assert fourth, "a closed connection frees its place"
+  ensure
+    (Array(held) + [fourth]).compact.each { |client| client.socket.close }
+  end
+
+  def test_a_client_that_answers_pings_stays_and_one_silent_for_two_intervals_is_closed_with_1001
+    server = start_limited_server("websocket_ping_interval 1\n")
+    answering = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    silent = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    # The answering client reads (and so answers every ping) for three intervals; the silent one reads nothing.
+    begin
+      message = answering.read_message(timeout: 3.5)
+      flunk "the answering client got #{message.inspect} (nil: it was closed)"
+    rescue Timeout::Error
+      nil # only pings came, each answered
+    end
+    answering.send_text("still here")
+    assert_match(/\Astill here \d+\z/, answering.read_message(timeout: 10)&.last, "a client that answers pings stays")
+    frames = []
+    deadline = monotonic + 10
+    until frames.last&.first == WebSocketClient::CLOSE
+      frame = silent.next_frame
+      if frame
+        frames << frame
+      else
+        assert silent.fill(deadline), "the silent client's connection ended without a close frame: #{frames}"
+      end
+    end
+    assert_equal WebSocketClient::PING, frames.first&.first, "the silent client was pinged first"
+    assert_equal 1001, frames.last.last.unpack1("n"), "then closed as going away"
+  ensure
+    [answering, silent].compact.each { |client| client.socket.close }
+  end
+end
