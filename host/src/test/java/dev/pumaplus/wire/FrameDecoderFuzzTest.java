@@ -1,0 +1,188 @@
+/*
+ * Fuzzes the host's worker-link decoder (FrameDecoder, first in every link pipeline) with corpus cases
+ * mutated by FrameMutator: whatever a peer sends, the decoder yields frames, waits for more bytes, or
+ * rejects the stream with its one ProtocolException, within a time bound and without buffering a length
+ * above MAX_PAYLOAD.
+ */
+package dev.pumaplus.wire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs for {@code puma-plus.fuzz.seconds} (default 3: the CI run) over seeds {@code puma-plus.fuzz.seed}
+ * (default 1), 2, 3, ... in turn; {@code bench/run frame-fuzz --minutes N} sets both. Every input is decoded
+ * twice, as one buffer with {@link FrameDecoder#decodeOne} and in random chunks through the pipeline
+ * handler, and both must agree. A failure names the seed, the input number and the input's bytes.
+ */
+class FrameDecoderFuzzTest {
+
+    private static final long SECONDS = Long.getLong("puma-plus.fuzz.seconds", 3);
+    private static final long FIRST_SEED = Long.getLong("puma-plus.fuzz.seed", 1);
+    private static final int INPUTS_PER_SEED = 2_000;
+    /** The most one input may take to decode, both ways (a 1 MiB input on a loaded CI machine takes ~10 ms). */
+    private static final Duration PER_INPUT = Duration.ofSeconds(2);
+    /** A ProtocolException's message names the frame type, or an unknown type's code (docs/PROTOCOL.md, "Errors"). */
+    private static final Pattern NAMES_THE_FRAME = Pattern.compile("\\A([A-Z_]+|0x[0-9a-f]{2}): .+", Pattern.DOTALL);
+
+    /** What decoding one input gave: the frames (type, flags, payload hex), then an error or the bytes left over. */
+    private record Outcome(List<String> frames, String error, int waitingBytes) {
+    }
+
+    @Test
+    void everyMutatedStreamDecodesWaitsForMoreOrIsAProtocolErrorWithinTheBound() {
+        assertTimeoutPreemptively(Duration.ofSeconds(SECONDS + 60), () -> {
+            long deadline = System.nanoTime() + SECONDS * 1_000_000_000L;
+            long inputs = 0;
+            long rejected = 0;
+            long waiting = 0;
+            for (long seed = FIRST_SEED; System.nanoTime() < deadline; seed++) {
+                FrameMutator mutator = new FrameMutator(WireCorpusTest.corpus(), seed);
+                SplittableRandom chunks = new SplittableRandom(seed);
+                for (int n = 0; n < INPUTS_PER_SEED && System.nanoTime() < deadline; n++, inputs++) {
+                    byte[] input = mutator.next();
+                    Outcome outcome = checked(input, chunks, "seed " + seed + " input " + n);
+                    rejected += outcome.error() != null ? 1 : 0;
+                    waiting += outcome.waitingBytes() > 0 ? 1 : 0;
+                }
+            }
+            System.out.printf("frame fuzz (Java FrameDecoder): %d inputs from seed %d on in %d s: %d protocol errors,"
+                    + " %d waiting for more bytes, 0 crashes, 0 hangs%n", inputs, FIRST_SEED, SECONDS, rejected, waiting);
+            assertTrue(inputs >= 500, "too few inputs to be a fuzz: " + inputs);
+            assertTrue(rejected > 0 && rejected < inputs, "the mutations should yield both errors and frames");
+        });
+    }
+
+    @Test
+    void aLengthAboveMaxPayloadIsRejectedFromTheHeaderAloneBeforeAnyPayloadIsBuffered() {
+        ByteBuf header = Unpooled.buffer(Frame.HEADER_LENGTH);
+        header.writeInt(FrameType.BODY << 24).writeInt(-1);
+        ProtocolException e = assertThrows(ProtocolException.class, () -> FrameDecoder.decodeOne(header));
+        assertEquals("BODY: payload length 4294967295 exceeds MAX_PAYLOAD 1048576", e.getMessage());
+        header.release();
+    }
+
+    /** Decodes {@code input} both ways under the time bound; fails naming {@code where} unless all holds. */
+    private static Outcome checked(byte[] input, SplittableRandom chunks, String where) {
+        String context = where + " (" + input.length + " bytes: "
+                + HexFormat.of().formatHex(input, 0, Math.min(input.length, 256)) + ")";
+        long started = System.nanoTime();
+        Outcome whole;
+        Outcome chunked;
+        try {
+            whole = decodeWhole(input, context);
+            chunked = decodeInChunks(input, chunks);
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+            throw new AssertionError(context + ": the decoder crashed with " + e, e);
+        }
+        long took = System.nanoTime() - started;
+        assertTrue(took < PER_INPUT.toNanos(), context + ": took " + took / 1_000_000 + " ms");
+        assertEquals(whole.frames(), chunked.frames(), context + ": chunked decoding gave other frames");
+        assertEquals(whole.error(), chunked.error(), context + ": chunked decoding gave another error");
+        return whole;
+    }
+
+    /**
+     * Decodes every frame of {@code input} with decodeOne. Asserts that each call makes progress, that "need
+     * more" (null) leaves the reader index alone and happens only for a frame that is really incomplete and
+     * whose length is within MAX_PAYLOAD, that a length above it is rejected from the 8 header bytes alone,
+     * and that an error is a ProtocolException naming the frame.
+     */
+    private static Outcome decodeWhole(byte[] input, String context) {
+        ByteBuf in = Unpooled.wrappedBuffer(input);
+        List<String> frames = new ArrayList<>();
+        try {
+            while (true) {
+                int before = in.readerIndex();
+                long length = in.readableBytes() >= Frame.HEADER_LENGTH ? in.getUnsignedInt(before + 4) : -1;
+                if (length > Frame.MAX_PAYLOAD && FrameType.isKnown(in.getUnsignedByte(before))) {
+                    ByteBuf header = in.retainedSlice(before, Frame.HEADER_LENGTH);
+                    try {
+                        assertThrows(ProtocolException.class, () -> FrameDecoder.decodeOne(header),
+                                context + ": a length of " + length + " must be refused from its header alone");
+                    } finally {
+                        header.release();
+                    }
+                }
+                Frame frame;
+                try {
+                    frame = FrameDecoder.decodeOne(in);
+                } catch (ProtocolException e) {
+                    assertTrue(NAMES_THE_FRAME.matcher(e.getMessage()).matches(),
+                            context + ": \"" + e.getMessage() + "\" does not name the frame");
+                    assertEquals(before, in.readerIndex(), context + ": a rejected frame moved the reader index");
+                    return new Outcome(frames, e.getMessage(), 0);
+                }
+                if (frame == null) {
+                    assertEquals(before, in.readerIndex(), context + ": waiting for more moved the reader index");
+                    assertTrue(length <= Frame.MAX_PAYLOAD, context + ": waits for a payload of " + length + " bytes");
+                    assertTrue(in.readableBytes() < Frame.HEADER_LENGTH + Math.max(length, 0),
+                            context + ": waits although the frame is complete");
+                    return new Outcome(frames, null, in.readableBytes());
+                }
+                try {
+                    assertTrue(in.readerIndex() >= before + Frame.HEADER_LENGTH, context + ": no progress");
+                    frames.add(describe(frame));
+                } finally {
+                    frame.release();
+                }
+                if (!in.isReadable()) {
+                    return new Outcome(frames, null, 0);
+                }
+            }
+        } finally {
+            in.release();
+        }
+    }
+
+    /** Decodes {@code input} through the pipeline handler, written in random chunks, as a socket delivers it. */
+    private static Outcome decodeInChunks(byte[] input, SplittableRandom chunks) {
+        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder());
+        List<String> frames = new ArrayList<>();
+        String error = null;
+        try {
+            for (int at = 0; at < input.length; ) {
+                // small chunks split headers and length fields; a 1 MiB input goes in up to 16 pieces
+                int size = Math.min(input.length - at, 1 + chunks.nextInt(Math.max(4096, input.length / 16)));
+                try {
+                    channel.writeInbound(Unpooled.wrappedBuffer(input, at, size));
+                } catch (DecoderException e) {
+                    // writeInbound rethrows the first exception; the decoder discards everything after it
+                    assertInstanceOf(ProtocolException.class, e, "the pipeline decoder's only error");
+                    error = error == null ? e.getMessage() : error;
+                }
+                at += size;
+                for (Frame f; (f = channel.readInbound()) != null; ) {
+                    frames.add(describe(f));
+                    f.release();
+                }
+            }
+            return new Outcome(frames, error, 0);
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    private static String describe(Frame frame) {
+        ByteBuf payload = frame.payload();
+        String bytes = payload.readableBytes() <= 256 ? ByteBufUtil.hexDump(payload)
+                : payload.readableBytes() + " bytes, hash " + ByteBufUtil.hashCode(payload);
+        return FrameType.name(frame.type()) + "/" + frame.flags() + "/" + bytes;
+    }
+}
