@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * Runs for {@code puma-plus.fuzz.seconds} (default 3: the CI run) over seeds {@code puma-plus.fuzz.seed}
  * (default 1), 2, 3, ... in turn; {@code bench/run frame-fuzz --minutes N} sets both. Every input is decoded
  * twice, as one buffer with {@link FrameDecoder#decodeOne} and in random chunks through the pipeline
- * handler, and both must agree. A failure names the seed, the input number and the input's bytes.
+ * handler, and both must agree; every frame that passes must also pass the host's typed decoder for its type.
+ * A failure names the seed, the input number and the input's bytes.
  */
 class FrameDecoderFuzzTest {
 
@@ -152,6 +153,7 @@ class FrameDecoderFuzzTest {
                 try {
                     assertTrue(in.readerIndex() >= before + Frame.HEADER_LENGTH, context + ": no progress");
                     frames.add(describe(frame));
+                    decodeTyped(frame);
                 } finally {
                     frame.release();
                 }
@@ -190,6 +192,25 @@ class FrameDecoderFuzzTest {
             return new Outcome(frames, error, 0);
         } finally {
             channel.finishAndReleaseAll();
+        }
+    }
+
+    /** FrameDecoder's promise that what it passes decodes: the host's typed decoder reads it without error. */
+    private static void decodeTyped(Frame frame) {
+        ByteBuf payload = frame.payload();
+        switch (frame.type()) {
+            case FrameType.HELLO -> Hello.decode(payload);
+            case FrameType.WELCOME -> Welcome.decode(payload);
+            case FrameType.GOAWAY -> Goaway.decode(payload);
+            case FrameType.WORKER_COUNT -> WorkerCount.decode(payload);
+            case FrameType.EXTRA_SLOTS -> ExtraSlots.decode(payload);
+            case FrameType.REQUEST -> Request.decode(payload);
+            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> ResponseHead.decode(payload);
+            case FrameType.EARLY_HINTS -> PairList.decode(payload, 0);
+            case FrameType.RESPONSE_FILE -> ResponseFile.decode(payload);
+            default -> {
+                // CONFIG, BODY, RESPONSE_BODY, RESPONSE_ABORT carry bytes; PHASED_RESTART, HIJACK nothing
+            }
         }
     }
 
