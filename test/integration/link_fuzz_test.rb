@@ -7,6 +7,7 @@ require "load_loop"
 require "socket"
 require_relative "../../gem/lib/puma_plus/wire"
 require_relative "../../gem/test/puma_plus/wire/frame_mutator"
+require_relative "../../gem/test/puma_plus/wire/fuzz_peer"
 
 class LinkFuzzTest < IntegrationTest
   TEST_TIMEOUT = 180
@@ -106,38 +107,10 @@ class LinkFuzzTest < IntegrationTest
       welcome = Wire::Frame.read(socket)
       assert_equal Wire::FrameType::WELCOME, welcome&.type, "#{name}: a valid HELLO gets WELCOME"
     end
-    begin
-      socket.write(input)
-      socket.shutdown(Socket::SHUT_WR)
-    rescue Errno::EPIPE, Errno::ECONNRESET
-      nil # the host closed the link before reading everything: the error came early
-    end
-    received, closed = read_until_closed(socket)
-    { name: name, closed: closed, goaways: goaways(received) }
+    Wire::FuzzPeer.send_and_end(socket, input)
+    received = Wire::FuzzPeer.read_until_closed(socket, CLOSE_WITHIN)
+    { name: name, closed: !received.nil?, goaways: Wire::FuzzPeer.protocol_errors(Wire::FuzzPeer.frames(received.to_s)) }
   ensure
     socket&.close
-  end
-
-  # Everything the host sends until it closes the link (or CLOSE_WITHIN passes): [bytes, closed?].
-  def read_until_closed(socket)
-    received = +"".b
-    deadline = monotonic + CLOSE_WITHIN
-    loop do
-      remaining = deadline - monotonic
-      return [received, false] if remaining <= 0 || !socket.wait_readable(remaining)
-
-      received << socket.readpartial(65_536)
-    end
-  rescue EOFError, Errno::ECONNRESET
-    [received, true]
-  end
-
-  def goaways(bytes)
-    io = StringIO.new(bytes)
-    count = 0
-    while (frame = Wire::Frame.read(io))
-      count += 1 if frame.type == Wire::FrameType::GOAWAY && Wire.decode(frame).code == Wire::GoAway::PROTOCOL_ERROR
-    end
-    count
   end
 end

@@ -6,7 +6,7 @@
 # ProtocolError.
 #
 # Runs for FRAME_FUZZ_SECONDS (default 3: the CI run) over seeds FRAME_FUZZ_SEED (default 1), 2, 3, ... in
-# turn; `bench/run frame-fuzz --minutes N` sets both. A failure names the seed, the input number and the bytes.
+# turn (FrameMutator.fuzz); a failure names the seed, the input number and the bytes.
 
 require "test_helper"
 require "puma_plus/wire"
@@ -15,9 +15,6 @@ require_relative "frame_mutator"
 
 class PumaPlus::Wire::FrameFuzzTest < PumaPlus::TestCase
   Wire = PumaPlus::Wire
-  SECONDS = Float(ENV.fetch("FRAME_FUZZ_SECONDS", "3"))
-  FIRST_SEED = Integer(ENV.fetch("FRAME_FUZZ_SEED", "1"))
-  INPUTS_PER_SEED = 2_000
   # Seconds one input may take through every decoder (a 1 MiB input takes a few ms).
   PER_INPUT = 2.0
   # Where the pair list starts in the payload of each frame type that carries one.
@@ -51,23 +48,14 @@ class PumaPlus::Wire::FrameFuzzTest < PumaPlus::TestCase
 
   def test_every_mutated_stream_decodes_or_is_one_protocol_error_within_the_bound_and_both_codecs_agree
     totals = Hash.new(0)
-    deadline = now + SECONDS
-    seed = FIRST_SEED
-    while now < deadline
-      mutator = Wire::FrameMutator.new(seed)
-      INPUTS_PER_SEED.times do |n|
-        break if now >= deadline
-
-        input = mutator.next_input
-        check(input, "seed #{seed} input #{n} (#{input.bytesize} bytes: #{input.byteslice(0, 256).unpack1('H*')})", totals)
-        totals[:inputs] += 1
-      end
-      seed += 1
+    seconds, first_seed = Wire::FrameMutator.fuzz(3) do |input, label|
+      check(input, label, totals)
+      totals[:inputs] += 1
     end
     puts format("frame fuzz (Ruby Frame.read/FrameReader, %<codecs>s): %<inputs>d inputs from seed %<seed>d on in %<s>g s: " \
                 "%<rejected>d protocol errors, %<pairs>d pair lists compared, 0 crashes, 0 hangs",
                 codecs: CODECS.map { |c| c.name.split("::").last }.join(" vs "), inputs: totals[:inputs],
-                seed: FIRST_SEED, s: SECONDS, rejected: totals[:rejected], pairs: totals[:pairs])
+                seed: first_seed, s: seconds, rejected: totals[:rejected], pairs: totals[:pairs])
     assert_operator totals[:inputs], :>=, 500, "too few inputs to be a fuzz"
     assert totals[:rejected].positive? && totals[:rejected] < totals[:inputs], "mutations should yield errors and frames"
     assert_operator totals[:pairs], :>, 0, "no pair list reached the codecs"

@@ -19,6 +19,28 @@ module PumaPlus
       INTERESTING = [0, 1, MAX - 1, MAX, MAX + 1, 0x7FFF_FFFF, 0xFFFF_FFFF].freeze
       KNOWN_TYPES = [0x01, 0x02, 0x03, 0x04, 0x06, 0x07, 0x08, 0x10, 0x11, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26].freeze
 
+      # Inputs from one seed before the next seed takes over.
+      INPUTS_PER_SEED = 2_000
+
+      # The fuzz loop of the Ruby fuzzers: yields (input, label) for FRAME_FUZZ_SECONDS (else
+      # +default_seconds+) from seed FRAME_FUZZ_SEED (else 1) on, INPUTS_PER_SEED inputs per seed; the label
+      # names the seed, the input number and the input's first bytes, so a failure reproduces. Returns
+      # [seconds, first seed]. `bench/run frame-fuzz --minutes N --seed S` sets both variables.
+      def self.fuzz(default_seconds, max_seed_size: nil)
+        seconds = Float(ENV.fetch("FRAME_FUZZ_SECONDS", default_seconds.to_s))
+        first_seed = Integer(ENV.fetch("FRAME_FUZZ_SEED", "1"))
+        deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
+        (first_seed..).each do |seed|
+          mutator = new(seed, max_seed_size: max_seed_size)
+          INPUTS_PER_SEED.times do |n|
+            return [seconds, first_seed] if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
+
+            input = mutator.next_input
+            yield input, "seed #{seed} input #{n} (#{input.bytesize} bytes: #{input.byteslice(0, 256).unpack1('H*')})"
+          end
+        end
+      end
+
       # +seed+: the Random seed. +max_seed_size+: leave out corpus cases larger than this many bytes (the
       # link fuzzers, which pay a socket write per input, skip the 1 MiB cases).
       def initialize(seed, max_seed_size: nil)

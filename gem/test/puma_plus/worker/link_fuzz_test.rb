@@ -6,16 +6,16 @@
 # and its other slot serve on (docs/PROTOCOL.md, "Errors"; Worker::Slot).
 #
 # The in-process part runs for FRAME_FUZZ_SECONDS (default 2: the CI run) from seed FRAME_FUZZ_SEED (default
-# 1); `bench/run frame-fuzz --minutes N` sets both.
+# 1): FrameMutator.fuzz.
 
 require "test_helper"
 require "puma_plus/worker"
 require_relative "../wire/frame_mutator"
+require_relative "../wire/fuzz_peer"
 
 class PumaPlus::Worker::LinkFuzzTest < PumaPlus::TestCase
   Wire = PumaPlus::Wire
-  SECONDS = Float(ENV.fetch("FRAME_FUZZ_SECONDS", "2"))
-  FIRST_SEED = Integer(ENV.fetch("FRAME_FUZZ_SEED", "1"))
+  FuzzPeer = Wire::FuzzPeer
   # Seconds a link may take to end once the host's last byte (and end of stream) is out.
   END_WITHIN = 2.0
   # Link inputs larger than this are left out: each costs a socket write, and the decoders' own fuzz
@@ -26,23 +26,14 @@ class PumaPlus::Worker::LinkFuzzTest < PumaPlus::TestCase
   def test_every_mutated_stream_ends_only_its_link_with_at_most_one_goaway_and_never_an_unexpected_error
     prototype = PumaPlus::RackEnv.prototype(multithread: false, multiprocess: false)
     totals = Hash.new(0)
-    deadline = now + SECONDS
-    seed = FIRST_SEED
-    while now < deadline
-      mutator = Wire::FrameMutator.new(seed, max_seed_size: MAX_SEED_SIZE)
-      1_000.times do |n|
-        break if now >= deadline
+    seconds, first_seed = Wire::FrameMutator.fuzz(2, max_seed_size: MAX_SEED_SIZE) do |input, label|
+      next totals[:skipped] += 1 if ends_for_good?(input)
 
-        input = mutator.next_input
-        next totals[:skipped] += 1 if ends_for_good?(input)
-
-        fuzz_one(prototype, input, "seed #{seed} input #{n} (#{input.bytesize} bytes: #{input.byteslice(0, 256).unpack1('H*')})", totals)
-      end
-      seed += 1
+      fuzz_one(prototype, input, label, totals)
     end
     puts format("link fuzz (Ruby Worker::Link): %<links>d links from seed %<seed>d on in %<s>g s: %<errors>d protocol errors " \
                 "(GOAWAY(1)), %<served>d responses, %<skipped>d inputs with a valid GOAWAY(0) left out, 0 unexpected errors",
-                links: totals[:links], seed: FIRST_SEED, s: SECONDS, errors: totals[:errors], served: totals[:served],
+                links: totals[:links], seed: first_seed, s: seconds, errors: totals[:errors], served: totals[:served],
                 skipped: totals[:skipped])
     assert_operator totals[:links], :>=, 100, "too few links to be a fuzz"
     assert totals[:errors].positive? && totals[:errors] < totals[:links]
@@ -59,14 +50,14 @@ class PumaPlus::Worker::LinkFuzzTest < PumaPlus::TestCase
     links = Array.new(2) { host.accept_link }
     spare, = links.find { |_, hello| hello.thread_index == 1 }
     fuzzed, hello = links.find { |_, hello| hello.thread_index.zero? }
-    mutator = Wire::FrameMutator.new(FIRST_SEED, max_seed_size: MAX_SEED_SIZE)
+    mutator = Wire::FrameMutator.new(1, max_seed_size: MAX_SEED_SIZE)
     # The slot waits 0.1, 0.2, 0.4 and 0.8 s before each new link (Slot::REDIAL_DELAY, doubling).
     4.times do |n|
       input = mutator.next_input
       redo if ends_for_good?(input)
 
-      send_and_end(fuzzed.io, input)
-      assert read_until_closed(fuzzed.io), "link #{n}: the worker left its link open"
+      FuzzPeer.send_and_end(fuzzed.io, input)
+      assert FuzzPeer.read_until_closed(fuzzed.io, END_WITHIN), "link #{n}: the worker left its link open"
       assert process_alive?(pid), "link #{n}: the worker process died"
       spare.request({ "PATH_INFO" => "/spare#{n}" })
       assert_equal "/spare#{n} #{pid}", spare.response.body, "the other slot serves while one is fuzzed"
@@ -85,10 +76,6 @@ class PumaPlus::Worker::LinkFuzzTest < PumaPlus::TestCase
   end
 
   private
-
-  def now
-    Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  end
 
   # Whether +input+ holds a valid GOAWAY(0): the host's order to leave for good, which ends the slot by
   # design (Link#run returns true), so it is not a fuzz input for "the link breaks and is replaced".
@@ -112,57 +99,26 @@ class PumaPlus::Worker::LinkFuzzTest < PumaPlus::TestCase
     thread = Thread.new { link.run }
     host = PumaPlus::HostEnd.new(host_io)
     host.accept
-    writer = Thread.new { send_and_end(host_io, input) }
-    received = read_until_closed(host_io)
+    writer = Thread.new { FuzzPeer.send_and_end(host_io, input) }
+    received = FuzzPeer.read_until_closed(host_io, END_WITHIN)
     refute_nil received, "#{context}: the link stayed open #{END_WITHIN} s after the host's last byte"
     assert thread.join(END_WITHIN), "#{context}: Link#run did not return"
     assert_equal false, thread.value, "#{context}: a broken link must be replaced"
-    goaways, responses = replies(received, context)
+    frames = begin
+      FuzzPeer.frames(received)
+    rescue Wire::ProtocolError => e
+      flunk "#{context}: the worker sent a malformed frame: #{e.message}"
+    end
+    goaways = FuzzPeer.protocol_errors(frames)
     assert_operator goaways, :<=, 1, "#{context}: #{goaways} GOAWAY(1)"
     assert_equal goaways == 1, log.string.include?(": protocol error: "), "#{context}: log #{log.string.inspect}"
     refute_match(/link thread failed/, log.string, context)
     totals[:links] += 1
     totals[:errors] += goaways
-    totals[:served] += responses
+    totals[:served] += frames.count { |frame, _| frame.type == Wire::FrameType::RESPONSE_HEAD }
   ensure
     writer&.join
     host_io&.close
     thread&.join(END_WITHIN)
-  end
-
-  def send_and_end(io, input)
-    io.write(input)
-    io.shutdown(Socket::SHUT_WR)
-  rescue IOError, SystemCallError
-    nil # the link ended before taking everything: its error came early
-  end
-
-  # What the link sent until it closed, or nil if it is still open after END_WITHIN.
-  def read_until_closed(io)
-    received = +"".b
-    deadline = now + END_WITHIN
-    loop do
-      remaining = deadline - now
-      return nil if remaining <= 0 || !io.wait_readable(remaining)
-
-      received << io.readpartial(65_536)
-    end
-  rescue EOFError, Errno::ECONNRESET
-    received
-  end
-
-  # [GOAWAY(1) count, RESPONSE_HEAD count] of the frames the worker sent, each of which must decode.
-  def replies(bytes, context)
-    io = StringIO.new(bytes)
-    goaways = 0
-    heads = 0
-    while (frame = Wire::Frame.read(io))
-      payload = Wire.decode(frame)
-      goaways += 1 if frame.type == Wire::FrameType::GOAWAY && payload.code == Wire::GoAway::PROTOCOL_ERROR
-      heads += 1 if frame.type == Wire::FrameType::RESPONSE_HEAD
-    end
-    [goaways, heads]
-  rescue Wire::ProtocolError => e
-    flunk "#{context}: the worker sent a malformed frame: #{e.message}"
   end
 end
