@@ -18,12 +18,23 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.ResourceLeakDetector;
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,44 +54,121 @@ class FrameDecoderFuzzTest {
     /** A ProtocolException's message names the frame type, or an unknown type's code (docs/PROTOCOL.md, "Errors"). */
     private static final Pattern NAMES_THE_FRAME = Pattern.compile("\\A([A-Z_]+|0x[0-9a-f]{2}): .+", Pattern.DOTALL);
 
-    /** What decoding one input gave: the frames (type, flags, payload hex), then an error or the bytes left over. */
+    /** What decoding one input gave: the frames (type/flags/length/payload), then an error or the bytes left over. */
     private record Outcome(List<String> frames, String error, int waitingBytes) {
+    }
+
+    /** What the Ruby codec makes of one input, in {@link #verdict}'s form (the worker's Frame.read and Wire.decode). */
+    private static final String RUBY_VERDICTS = """
+            require "puma_plus/wire"
+            wire = PumaPlus::Wire
+            $stdout.sync = true
+            while (length = $stdin.read(4))
+              io = StringIO.new($stdin.read(length.unpack1("N")).to_s)
+              frames = []
+              ending = begin
+                while (frame = wire::Frame.read(io))
+                  wire.decode(frame)
+                  frames << "#{frame.type_name}/#{frame.flags}/#{frame.payload.bytesize}"
+                end
+                "end"
+              rescue wire::ProtocolError => e
+                e.message.include?("stream ended inside") ? "incomplete" : "error #{e.message[/\\A[^:]*/]}"
+              end
+              puts "#{frames.join(',')} #{ending}"
+            end
+            """;
+
+    private static ResourceLeakDetector.Level leakDetection;
+
+    // Paranoid leak tracking (the surefire default) costs ~50x here; decodeWhole checks the decoder's
+    // references itself: once every frame is released, so is the input.
+    @BeforeAll
+    static void withoutLeakTracking() {
+        leakDetection = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+    }
+
+    @AfterAll
+    static void restoreLeakTracking() {
+        ResourceLeakDetector.setLevel(leakDetection);
     }
 
     @Test
     void everyMutatedStreamDecodesWaitsForMoreOrIsAProtocolErrorWithinTheBound() {
-        // Paranoid leak tracking (the surefire default) costs ~50x here; decodeWhole checks the decoder's
-        // references itself: once every frame is released, so is the input.
-        ResourceLeakDetector.Level leakDetection = ResourceLeakDetector.getLevel();
-        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
-        try {
-            fuzz();
+        long[] rejectedAndWaiting = new long[2];
+        SplittableRandom chunks = new SplittableRandom(FIRST_SEED);
+        long inputs = forEachInput((input, where) -> {
+            Outcome outcome = checked(input, chunks, where);
+            rejectedAndWaiting[0] += outcome.error() != null ? 1 : 0;
+            rejectedAndWaiting[1] += outcome.waitingBytes() > 0 ? 1 : 0;
+        });
+        long rejected = rejectedAndWaiting[0];
+        System.out.printf("frame fuzz (Java FrameDecoder): %d inputs from seed %d on in %d s: %d protocol errors,"
+                + " %d waiting for more bytes, 0 crashes, 0 hangs%n", inputs, FIRST_SEED, SECONDS, rejected,
+                rejectedAndWaiting[1]);
+        assertTrue(inputs >= 1_000, "too few inputs to be a fuzz: " + inputs);
+        assertTrue(rejected > 0 && rejected < inputs, "the mutations should yield both errors and frames");
+    }
+
+    /**
+     * docs/PROTOCOL.md: "Both codecs reject exactly these". Every input goes to a Ruby process running the
+     * worker's codec too; both must see the same frames (type, flags, length) and end the same way.
+     */
+    @Test
+    void theRubyCodecGivesEveryMutatedStreamTheVerdictOfTheJavaCodec() throws IOException {
+        Path gemLib = WireCorpusTest.corpus().resolve("../../../gem/lib").normalize();
+        Process ruby = new ProcessBuilder("ruby", "-I", gemLib.toString(), "-e", RUBY_VERDICTS)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try (DataOutputStream toRuby = new DataOutputStream(new BufferedOutputStream(ruby.getOutputStream()));
+             BufferedReader fromRuby = new BufferedReader(
+                     new InputStreamReader(ruby.getInputStream(), StandardCharsets.UTF_8))) {
+            long inputs = forEachInput((input, where) -> {
+                try {
+                    toRuby.writeInt(input.length);
+                    toRuby.write(input);
+                    toRuby.flush();
+                    String expected = verdict(decodeWhole(input, where));
+                    assertEquals(expected, fromRuby.readLine(), where + ": the Ruby codec's verdict");
+                } catch (IOException e) {
+                    throw new UncheckedIOException(where + ": the Ruby codec's process", e);
+                }
+            });
+            System.out.printf("frame fuzz (Java FrameDecoder vs Ruby Frame.read + Wire.decode): %d inputs from seed %d on"
+                    + " in %d s, the same verdict on each%n", inputs, FIRST_SEED, SECONDS);
+            assertTrue(inputs >= 1_000, "too few inputs to be a fuzz: " + inputs);
         } finally {
-            ResourceLeakDetector.setLevel(leakDetection);
+            ruby.destroy();
         }
     }
 
-    private static void fuzz() {
-        assertTimeoutPreemptively(Duration.ofSeconds(SECONDS + 60), () -> {
+    /**
+     * Calls {@code check} with each input of the seeds from FIRST_SEED on, INPUTS_PER_SEED per seed, until
+     * SECONDS have passed, under an overall timeout; returns the number of inputs.
+     */
+    private static long forEachInput(BiConsumer<byte[], String> check) {
+        return assertTimeoutPreemptively(Duration.ofSeconds(SECONDS + 60), () -> {
             long deadline = System.nanoTime() + SECONDS * 1_000_000_000L;
             long inputs = 0;
-            long rejected = 0;
-            long waiting = 0;
             for (long seed = FIRST_SEED; System.nanoTime() < deadline; seed++) {
                 FrameMutator mutator = new FrameMutator(WireCorpusTest.corpus(), seed);
-                SplittableRandom chunks = new SplittableRandom(seed);
                 for (int n = 0; n < INPUTS_PER_SEED && System.nanoTime() < deadline; n++, inputs++) {
                     byte[] input = mutator.next();
-                    Outcome outcome = checked(input, chunks, "seed " + seed + " input " + n);
-                    rejected += outcome.error() != null ? 1 : 0;
-                    waiting += outcome.waitingBytes() > 0 ? 1 : 0;
+                    check.accept(input, "seed " + seed + " input " + n + " (" + input.length + " bytes: "
+                            + HexFormat.of().formatHex(input, 0, Math.min(input.length, 256)) + ")");
                 }
             }
-            System.out.printf("frame fuzz (Java FrameDecoder): %d inputs from seed %d on in %d s: %d protocol errors,"
-                    + " %d waiting for more bytes, 0 crashes, 0 hangs%n", inputs, FIRST_SEED, SECONDS, rejected, waiting);
-            assertTrue(inputs >= 1_000, "too few inputs to be a fuzz: " + inputs);
-            assertTrue(rejected > 0 && rejected < inputs, "the mutations should yield both errors and frames");
+            return inputs;
         });
+    }
+
+    /** An outcome as {@code TYPE/flags/length,... end|incomplete|error NAME}, the form RUBY_VERDICTS prints. */
+    private static String verdict(Outcome outcome) {
+        String frames = String.join(",", outcome.frames().stream()
+                .map(frame -> frame.substring(0, frame.lastIndexOf('/'))).toList());
+        String ending = outcome.error() != null ? "error " + outcome.error().substring(0, outcome.error().indexOf(':'))
+                : outcome.waitingBytes() > 0 ? "incomplete" : "end";
+        return frames + " " + ending;
     }
 
     @Test
@@ -93,9 +181,7 @@ class FrameDecoderFuzzTest {
     }
 
     /** Decodes {@code input} both ways under the time bound; fails naming {@code where} unless all holds. */
-    private static Outcome checked(byte[] input, SplittableRandom chunks, String where) {
-        String context = where + " (" + input.length + " bytes: "
-                + HexFormat.of().formatHex(input, 0, Math.min(input.length, 256)) + ")";
+    private static Outcome checked(byte[] input, SplittableRandom chunks, String context) {
         long started = System.nanoTime();
         Outcome whole;
         Outcome chunked;
@@ -218,6 +304,6 @@ class FrameDecoderFuzzTest {
         ByteBuf payload = frame.payload();
         String bytes = payload.readableBytes() <= 256 ? ByteBufUtil.hexDump(payload)
                 : payload.readableBytes() + " bytes, hash " + ByteBufUtil.hashCode(payload);
-        return FrameType.name(frame.type()) + "/" + frame.flags() + "/" + bytes;
+        return FrameType.name(frame.type()) + "/" + frame.flags() + "/" + payload.readableBytes() + "/" + bytes;
     }
 }
