@@ -1,5 +1,6 @@
 # Worker processes SIGKILLed at random under steady load (WorkerKills) cost only the requests in flight on
-# them: every request is answered, 200 or a 502 for one that was on the killed worker; the shepherd's
+# them: every request is answered, 200 or a 502 for one that was on the killed worker (at most one per slot
+# of it); the shepherd's
 # replacement dials every slot back in; the host's file descriptors return to where they were (no link
 # leaks). 30 s with a kill every 5-8 s here; `bench/run worker-kills` runs the same claim for 5 minutes.
 require "server_helper"
@@ -20,7 +21,9 @@ class WorkerKillChaosTest < IntegrationTest
     puts report.summary
     assert_empty report.violations, with_log(server, report.violations.first(20).join("\n"))
     assert_operator report.kills.size, :>=, SECONDS / INTERVAL.end.ceil, "too few kills"
-    assert_operator report.bad_gateway, :<=, report.in_flight_at_kills
+    # A 502 is a request in flight on the killed worker, or one dispatched to its link after the kill before
+    # the host saw the link close (reported apart: docs/SECURITY.md, "Worker kills").
+    assert_operator report.bad_gateway, :<=, report.in_flight_at_kills + report.after_kill
     assert_equal report.sent, report.ok + report.bad_gateway, "every request answered 200 or 502"
     assert_operator report.sent, :>=, SECONDS * 50 * 0.8, "the load ran at its rate"
     assert report.kills.all?(&:replaced_after), "every killed worker was replaced"
