@@ -23,6 +23,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
+import io.netty.util.AttributeKey;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -72,6 +73,8 @@ import java.util.concurrent.RejectedExecutionException;
 final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     private static final System.Logger LOG = System.getLogger(WorkerLink.class.getName());
+    /** Set on a link's channel once {@link #protocolError} answered it. */
+    private static final AttributeKey<Boolean> PROTOCOL_ERROR = AttributeKey.valueOf(WorkerLink.class, "protocolError");
 
     /**
      * What a worker link reports to the queue, on the link's event loop. The queue answers with the next
@@ -556,11 +559,16 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         out.append(fraction);
     }
 
-    /** Sends GOAWAY(1) with {@code reason} and closes {@code channel}. */
+    /**
+     * Sends GOAWAY(1) with {@code reason}, closes {@code channel} and logs it: once per link, though frames
+     * decoded in the same read may each fail before the close completes (the peer broke the protocol once).
+     */
     static void protocolError(Channel channel, String reason) {
-        if (!channel.isActive()) {
+        if (!channel.isActive() || channel.attr(PROTOCOL_ERROR).getAndSet(Boolean.TRUE) != null) {
             return;
         }
+        LOG.log(System.Logger.Level.WARNING, "worker link " + channel.id().asShortText() + ": protocol error: " + reason
+                + "; sent GOAWAY(1), closing the link");
         channel.writeAndFlush(new Goaway(Goaway.CODE_PROTOCOL_ERROR, reason == null ? "protocol error" : reason)
                         .toFrame(channel.alloc()))
                 .addListener(ChannelFutureListener.CLOSE);
