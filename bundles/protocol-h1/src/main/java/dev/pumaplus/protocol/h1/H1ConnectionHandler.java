@@ -21,6 +21,7 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
@@ -46,8 +47,8 @@ import java.util.concurrent.TimeUnit;
  * queue enforces fairness across connections), as soon as its {@link RequestBodyBuffer} finds it runnable;
  * the rest of a large body streams through {@link Exchange#writeBody}, reads pausing while the host asks to.
  *
- * <p>Requests that break a limit or do not parse are answered here (414, 431, 413, 400, 505), never
- * submitted, and the connection closes after that answer. Responses leave in request order: see
+ * <p>Requests that break a limit or do not parse are answered here (the decoder's 400, 414, 431, 501, 505;
+ * 413 for a body over the configured limit), never submitted, and the connection closes after that answer. Responses leave in request order: see
  * {@link PendingResponse}. When the client goes away every pending exchange is cancelled; a FIN from the
  * client counts as gone (half-closure is not allowed), so a request whose client hung up never reaches a
  * worker. A response that ends the connection is followed by a shut output and a short linger, so a client
@@ -225,15 +226,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             boolean headRequest = HttpMethod.HEAD.equals(request.method());
             DecoderResult result = request.decoderResult();
             if (result.isFailure()) {
-                reject(false, false, statusFor(result.cause())); // the version is unknown: answer 1.1
-                return;
-            }
-            if (!http10 && !request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
-                reject(false, headRequest, 505);
-                return;
-            }
-            if (request.uri().length() > H1Limits.MAX_TARGET_BYTES) {
-                reject(http10, headRequest, 414);
+                // The decoder refused the head (H1HeadValidator: version, target, fields, framing, Host); the
+                // version may be the broken part: answer 1.1.
+                reject(false, false, statusFor(result.cause()));
                 return;
             }
             boolean chunked = HttpUtil.isTransferEncodingChunked(request);
@@ -336,6 +331,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     private static int statusFor(Throwable cause) {
+        if (cause instanceof RejectedRequestException rejected) {
+            return rejected.status();
+        }
         if (cause instanceof TooLongHttpLineException) {
             return 414;
         }
@@ -346,10 +344,17 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
     }
 
     private RequestHead head(HttpRequest request, ParsedRequest parsed) {
-        List<Map.Entry<String, String>> headers = new ArrayList<>(request.headers().size());
+        List<Map.Entry<String, String>> headers = new ArrayList<>(request.headers().size() + 1);
+        // The authority the request names stands in the Host field (RFC 9112 §3.2.2: an absolute-form
+        // target's wins over Host), added first when an HTTP/1.0 request had no Host, as h2 does :authority.
+        String authority = parsed.authority();
+        if (authority != null && !request.headers().contains(HttpHeaderNames.HOST)) {
+            headers.add(Map.entry("Host", authority));
+        }
         for (Iterator<Map.Entry<String, String>> it = request.headers().iteratorAsString(); it.hasNext(); ) {
             Map.Entry<String, String> h = it.next();
-            headers.add(Map.entry(h.getKey(), h.getValue()));
+            boolean host = authority != null && h.getKey().equalsIgnoreCase("host");
+            headers.add(Map.entry(h.getKey(), host ? authority : h.getValue()));
         }
         return new RequestHead(
                 request.method().name(),
