@@ -8,6 +8,7 @@ LOG = ENV.fetch("REQUEST_LOG")
 run lambda { |env|
   File.open(LOG, "a") { |f| f.flock(File::LOCK_EX); f.write("#{env['REQUEST_METHOD']} #{env['PATH_INFO']}\n") }
   env["rack.input"]&.read
-  body = JSON.generate(env.slice("PATH_INFO", "QUERY_STRING", "SERVER_NAME", "SERVER_PORT", "HTTP_HOST"))
+  named = env.slice("PATH_INFO", "QUERY_STRING", "SERVER_NAME", "SERVER_PORT", "HTTP_HOST")
+  body = JSON.generate(named.transform_values { |value| value.dup.force_encoding(Encoding::UTF_8).scrub })
   [200, { "Content-Type" => "application/json", "Content-Length" => body.bytesize.to_s }, [body]]
 }
