@@ -207,16 +207,19 @@ class H1RequestDecoderTest {
                 String request = c.request().replace(" V\r\n", " " + version + "\r\n").replace(" V\n", " " + version + "\n")
                         .replace(" V \r\n", " " + version + " \r\n");
                 String pipelined = "GET /next HTTP/1.1\r\nHost: a.example\r\n\r\n";
-                tests.add(DynamicTest.dynamicTest(c.name() + " [" + version + "]", () -> {
+                // Surefire's report names a dynamic test by its index: every message names the case as well.
+                String label = c.name() + " [" + version + "]: ";
+                tests.add(DynamicTest.dynamicTest(label, () -> {
                     open();
                     // The valid request behind the bad one arrives in the same read: it must never be parsed.
                     send(request + pipelined);
                     String out = output();
-                    assertTrue(out.startsWith("HTTP/1.1 " + c.status() + " "), out.lines().findFirst().orElse("(nothing)"));
-                    assertTrue(out.contains("Connection: close\r\n"), out);
-                    assertEquals(1, out.split("HTTP/1.1 ", -1).length - 1, "exactly one response: " + out);
-                    assertEquals(0, queue.submitted.size(), "the bad request and the one behind it never reach the queue");
-                    assertFalse(channel.isOpen(), "the connection closes after the answer");
+                    assertTrue(out.startsWith("HTTP/1.1 " + c.status() + " "),
+                            label + out.lines().findFirst().orElse("(nothing)"));
+                    assertTrue(out.contains("Connection: close\r\n"), label + out);
+                    assertEquals(1, out.split("HTTP/1.1 ", -1).length - 1, label + "exactly one response: " + out);
+                    assertEquals(0, queue.submitted.size(), label + "never submitted, nor the request behind it");
+                    assertFalse(channel.isOpen(), label + "the connection closes after the answer");
                 }));
             }
         }
