@@ -101,11 +101,11 @@ class Http1Mutator
   def neutral(d)
     case rand(7)
     when 0
-      i = rand(d.headers.size)
+      i = any_header(d)
       d.headers[i][0] = d.headers[i][0].chars.map { |c| rand < 0.5 ? c.swapcase : c }.join
       "neutral: header name case"
     when 1
-      i = rand(d.headers.size)
+      i = any_header(d)
       d.headers[i][1] = "#{pick(['', ' ', "\t", " \t"])}#{d.headers[i][1].strip}#{pick(['', ' ', "\t"])}"
       "neutral: OWS around a value"
     when 2
@@ -204,25 +204,25 @@ class Http1Mutator
       }
       "§2.2 bare LF"
     when 12
-      i = rand(d.headers.size)
+      i = any_header(d)
       d.headers[i][1] = " a\rb#{d.headers[i][1]}"
       "§2.2 bare CR in a field value"
     when 13
-      i = rand(d.headers.size)
+      i = any_header(d)
       d.headers[i][1] = "#{d.headers[i][1]}\r\n#{pick([' ', "\t"])}folded"
       "§5.2 obs-fold"
     when 14
-      i = rand(d.headers.size)
+      i = any_header(d)
       d.headers[i][0] = "#{d.headers[i][0]}#{pick([' ', "\t", '  '])}"
       "§5.1 whitespace between field name and colon"
     when 15
-      i = rand(d.headers.size)
+      i = any_header(d)
       name = d.headers[i][0]
       at = rand(name.size + 1)
       d.headers[i][0] = name[0...at] + pick(NOT_TCHAR) + name[at..]
       "§5.1 field name not a token"
     when 16
-      i = rand(d.headers.size)
+      i = any_header(d)
       value = d.headers[i][1]
       at = rand(1..value.size)
       d.headers[i][1] = value[0...at] + pick(CTL) + value[at..]
@@ -255,6 +255,12 @@ class Http1Mutator
       d.headers << ["X-Pad", " #{'p' * (112 * 1024)}"]
       "RFC 6585 §5 header section over 112 KiB (431)"
     end
+  end
+
+  # The index of a random field line, adding one when a mutation left none.
+  def any_header(d)
+    d.headers << ["X-Fz", " v"] if d.headers.empty?
+    rand(d.headers.size)
   end
 
   # Inserts `byte` after the case's path prefix, so the app's log would still name the case.
