@@ -6,6 +6,7 @@
 package dev.pumaplus.protocol.h1;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
@@ -54,6 +55,13 @@ final class H1HeadValidator {
     private static final boolean[] TARGET = table(UNRESERVED + SUB_DELIMS + ":@/?%" + "{}|\\^`[]");
     private static final boolean[] REG_NAME = table(UNRESERVED + SUB_DELIMS);
     private static final boolean[] HEX = table(DIGIT + "ABCDEFabcdef");
+    /** One line buffer per event loop thread, for the lines that fit it (nearly all). */
+    private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
+        @Override
+        protected byte[] initialValue() {
+            return new byte[8 * 1024];
+        }
+    };
     /** Longest Content-Length that always fits a long (19 digits can overflow). */
     private static final int MAX_LENGTH_DIGITS = 18;
 
@@ -102,7 +110,7 @@ final class H1HeadValidator {
                     throw new RejectedRequestException(414, "request line too long (RFC 9112 §3)");
                 }
                 if (length > 0) {
-                    requestLine(in.toString(lineStart, length, StandardCharsets.ISO_8859_1));
+                    requestLine(bytes(in, lineStart, length), 0, length);
                     requestLineSeen = true;
                 }
                 // else: an empty line before the request line, ignored (§2.2)
@@ -114,7 +122,7 @@ final class H1HeadValidator {
                 if (fieldBytes > H1Limits.MAX_HEADER_BYTES) {
                     throw new RejectedRequestException(431, "header section too large (RFC 6585 §5)");
                 }
-                fieldLine(in.toString(lineStart, length, StandardCharsets.ISO_8859_1));
+                fieldLine(bytes(in, lineStart, length), 0, length);
             }
         }
     }
@@ -143,6 +151,17 @@ final class H1HeadValidator {
         lastCoding = null;
     }
 
+    /**
+     * The {@code length} bytes at {@code from}, in the event loop's scratch array when they fit (one bounds
+     * check for the line instead of one per byte, and no allocation), else in a new one.
+     */
+    private static byte[] bytes(ByteBuf in, int from, int length) {
+        byte[] scratch = SCRATCH.get();
+        byte[] line = length <= scratch.length ? scratch : new byte[length];
+        in.getBytes(from, line, 0, length);
+        return line;
+    }
+
     /** A line without its LF yet: refused once it cannot fit its limit any more (a CR may still end it). */
     private void checkPartial(int pending) {
         if (!requestLineSeen) {
@@ -154,48 +173,56 @@ final class H1HeadValidator {
         }
     }
 
-    private void requestLine(String line) {
-        int sp1 = 0;
-        while (sp1 < line.length() && line.charAt(sp1) != ' ') {
-            if (!is(TCHAR, line.charAt(sp1))) {
+    // The line checks read a copy of the line's bytes: a String only for the few values kept.
+
+    private void requestLine(byte[] b, int from, int end) {
+        int sp1 = from;
+        while (sp1 < end && b[sp1] != ' ') {
+            if (!is(TCHAR, b[sp1])) {
                 throw new RejectedRequestException(400, "method is not a token (RFC 9112 §3.1)");
             }
             sp1++;
         }
-        int sp2 = line.lastIndexOf(' ');
-        if (sp1 == 0 || sp2 <= sp1 + 1) {
+        int sp2 = end - 1;
+        while (sp2 > sp1 && b[sp2] != ' ') {
+            sp2--;
+        }
+        if (sp1 == from || sp2 <= sp1 + 1) {
             throw new RejectedRequestException(400,
                     "request line is not method SP request-target SP HTTP-version (RFC 9112 §3)");
         }
-        version(line.substring(sp2 + 1));
-        target(line.substring(0, sp1), line.substring(sp1 + 1, sp2));
+        version(b, sp2 + 1, end);
+        target(b, from, sp1, sp1 + 1, sp2);
     }
 
-    private void version(String version) {
-        if (version.length() != 8 || !version.startsWith("HTTP/") || version.charAt(6) != '.'
-                || !isDigit(version.charAt(5)) || !isDigit(version.charAt(7))) {
+    private void version(byte[] b, int from, int end) {
+        if (end - from != 8 || b[from] != 'H' || b[from + 1] != 'T' || b[from + 2] != 'T'
+                || b[from + 3] != 'P' || b[from + 4] != '/' || b[from + 6] != '.'
+                || !isDigit(b[from + 5]) || !isDigit(b[from + 7])) {
             throw new RejectedRequestException(400, "HTTP-version is not HTTP/DIGIT.DIGIT (RFC 9112 §2.3)");
         }
-        if (version.charAt(5) != '1' || version.charAt(7) > '1') {
+        byte minor = b[from + 7];
+        if (b[from + 5] != '1' || minor > '1') {
             throw new RejectedRequestException(505, "HTTP version other than 1.0 and 1.1 (RFC 9110 §15.6.6)");
         }
-        http10 = version.charAt(7) == '0';
+        http10 = minor == '0';
     }
 
-    private void target(String method, String target) {
-        if (target.length() > H1Limits.MAX_TARGET_BYTES) {
+    private void target(byte[] b, int methodStart, int methodEnd, int from, int end) {
+        if (end - from > H1Limits.MAX_TARGET_BYTES) {
             throw new RejectedRequestException(414, "request target too long (RFC 9112 §3)");
         }
-        if (target.charAt(0) == '/') {
-            targetCharacters(target, 0); // origin-form
+        if (b[from] == '/') {
+            targetCharacters(b, from, end); // origin-form
             return;
         }
-        if (target.equals("*")) {
-            if (!method.equals("OPTIONS")) {
+        if (end - from == 1 && b[from] == '*') {
+            if (!new String(b, methodStart, methodEnd - methodStart, StandardCharsets.ISO_8859_1).equals("OPTIONS")) {
                 throw new RejectedRequestException(400, "asterisk-form is only for OPTIONS (RFC 9112 §3.2.4)");
             }
             return;
         }
+        String target = new String(b, from, end - from, StandardCharsets.ISO_8859_1);
         int colon = target.indexOf(':');
         String scheme = colon < 0 ? "" : target.substring(0, colon);
         if (!(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
@@ -217,60 +244,76 @@ final class H1HeadValidator {
             throw new RejectedRequestException(400,
                     "the target's authority is not uri-host [\":\" port] with a host (RFC 9110 §4.2.1)");
         }
-        targetCharacters(target, authorityEnd);
+        targetCharacters(b, from + authorityEnd, end);
         targetAuthority = authority;
     }
 
-    private static void targetCharacters(String target, int from) {
-        for (int i = from; i < target.length(); i++) {
-            if (!is(TARGET, target.charAt(i))) {
+    private static void targetCharacters(byte[] b, int from, int end) {
+        for (int i = from; i < end; i++) {
+            if (!is(TARGET, b[i])) {
                 throw new RejectedRequestException(400,
-                        "byte 0x" + Integer.toHexString(target.charAt(i)) + " in the request target (RFC 9112 §3.2)");
+                        "byte 0x" + Integer.toHexString(b[i] & 0xFF) + " in the request target (RFC 9112 §3.2)");
             }
         }
     }
 
-    private void fieldLine(String line) {
-        char first = line.charAt(0);
+    private void fieldLine(byte[] b, int from, int end) {
+        byte first = b[from];
         if (first == ' ' || first == '\t') {
             throw new RejectedRequestException(400,
                     "line starting with whitespace: obs-fold or before the first field (RFC 9112 §5.2, §2.2)");
         }
-        int colon = 0;
-        while (colon < line.length() && line.charAt(colon) != ':') {
-            if (!is(TCHAR, line.charAt(colon))) {
+        int colon = from;
+        while (colon < end && b[colon] != ':') {
+            if (!is(TCHAR, b[colon])) {
                 throw new RejectedRequestException(400,
                         "field name is not a token, or whitespace before the colon (RFC 9112 §5.1)");
             }
             colon++;
         }
-        if (colon == line.length()) {
+        if (colon == end) {
             throw new RejectedRequestException(400, "field line without a colon (RFC 9112 §5)");
         }
-        for (int i = colon + 1; i < line.length(); i++) {
-            char c = line.charAt(i);
-            if ((c < 0x20 && c != '\t') || c == 0x7F) {
-                throw new RejectedRequestException(400,
-                        "control byte 0x" + Integer.toHexString(c) + " in a field value (RFC 9110 §5.5, RFC 9112 §2.2)");
+        for (int i = colon + 1; i < end; i++) {
+            byte c = b[i];
+            if ((c >= 0 && c < 0x20 && c != '\t') || c == 0x7F) {
+                throw new RejectedRequestException(400, "control byte 0x" + Integer.toHexString(c)
+                        + " in a field value (RFC 9110 §5.5, RFC 9112 §2.2)");
             }
         }
-        String value = trimOws(line, colon + 1, line.length());
-        switch (line.substring(0, colon).toLowerCase(Locale.ROOT)) {
-            case "host" -> {
-                hostFields++;
-                host = value;
-            }
-            case "content-length" -> contentLength(value);
-            case "transfer-encoding" -> transferCodings(value);
-            default -> {
+        if (nameIs(b, from, colon, "host")) {
+            hostFields++;
+            host = value(b, colon + 1, end);
+        } else if (nameIs(b, from, colon, "content-length")) {
+            contentLength(value(b, colon + 1, end));
+        } else if (nameIs(b, from, colon, "transfer-encoding")) {
+            transferCodings(value(b, colon + 1, end));
+        }
+    }
+
+    /** Whether the token bytes {@code [from, end)} are {@code lowerName}, ignoring ASCII case. */
+    private static boolean nameIs(byte[] b, int from, int end, String lowerName) {
+        if (end - from != lowerName.length()) {
+            return false;
+        }
+        for (int i = 0; i < lowerName.length(); i++) {
+            byte c = b[from + i];
+            if ((c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c) != lowerName.charAt(i)) {
+                return false;
             }
         }
+        return true;
+    }
+
+    /** The field value in {@code [from, end)} without its surrounding OWS. */
+    private static String value(byte[] b, int from, int end) {
+        return trimOws(new String(b, from, end - from, StandardCharsets.ISO_8859_1), 0, end - from);
     }
 
     private void contentLength(String value) {
         for (String element : value.split(",", -1)) {
             String digits = trimOws(element, 0, element.length());
-            if (digits.isEmpty() || digits.length() > MAX_LENGTH_DIGITS || !digits.chars().allMatch(c -> isDigit((char) c))) {
+            if (digits.isEmpty() || digits.length() > MAX_LENGTH_DIGITS || !digits.chars().allMatch(H1HeadValidator::isDigit)) {
                 throw new RejectedRequestException(400,
                         "Content-Length is not 1*DIGIT within 64 bits (RFC 9112 §6.3, RFC 9110 §8.6)");
             }
@@ -362,7 +405,7 @@ final class H1HeadValidator {
             }
             port = authority.substring(colon + 1);
         }
-        if (port.length() > 5 || !port.chars().allMatch(c -> isDigit((char) c))) {
+        if (port.length() > 5 || !port.chars().allMatch(H1HeadValidator::isDigit)) {
             return false;
         }
         return port.isEmpty() || Integer.parseInt(port) <= 65535;
@@ -426,7 +469,7 @@ final class H1HeadValidator {
                     return -1;
                 }
                 count += 2;
-            } else if (part.isEmpty() || part.length() > 4 || !part.chars().allMatch(c -> is(HEX, (char) c))) {
+            } else if (part.isEmpty() || part.length() > 4 || !part.chars().allMatch(c -> is(HEX, c))) {
                 return -1;
             } else {
                 count++;
@@ -442,7 +485,7 @@ final class H1HeadValidator {
         }
         for (String octet : octets) {
             if (octet.isEmpty() || octet.length() > 3 || (octet.length() > 1 && octet.charAt(0) == '0')
-                    || !octet.chars().allMatch(c -> isDigit((char) c)) || Integer.parseInt(octet) > 255) {
+                    || !octet.chars().allMatch(H1HeadValidator::isDigit) || Integer.parseInt(octet) > 255) {
                 return false;
             }
         }
@@ -459,12 +502,13 @@ final class H1HeadValidator {
         return s.substring(from, to);
     }
 
-    private static boolean isDigit(char c) {
+    private static boolean isDigit(int c) {
         return c >= '0' && c <= '9';
     }
 
-    private static boolean is(boolean[] table, char c) {
-        return c < 128 && table[c];
+    /** Whether {@code c} (a char, or a byte read as signed: above 0x7F is negative) is in {@code table}. */
+    private static boolean is(boolean[] table, int c) {
+        return c >= 0 && c < 128 && table[c];
     }
 
     private static boolean[] table(String chars) {
