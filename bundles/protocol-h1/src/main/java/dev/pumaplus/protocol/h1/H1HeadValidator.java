@@ -68,6 +68,8 @@ final class H1HeadValidator {
     // Progress through the current head.
     /** Bytes after the reader index already checked; always whole lines. */
     private int scanned;
+    /** Bytes after the reader index already searched for an LF (past {@link #scanned}: a partial line). */
+    private int searched;
     private boolean requestLineSeen;
     private int fieldBytes;
 
@@ -95,9 +97,10 @@ final class H1HeadValidator {
         int end = in.writerIndex();
         while (true) {
             int lineStart = start + scanned;
-            int lf = in.indexOf(lineStart, end, (byte) '\n');
+            int lf = in.indexOf(start + Math.max(scanned, searched), end, (byte) '\n');
             if (lf < 0) {
                 checkPartial(end - lineStart);
+                searched = end - start; // a line trickling in is searched once, not once per read
                 return false;
             }
             if (lf == lineStart || in.getByte(lf - 1) != '\r') {
@@ -138,6 +141,7 @@ final class H1HeadValidator {
     /** Forgets the head just checked, whose bytes the caller has handed to the parser. */
     void reset() {
         scanned = 0;
+        searched = 0;
         requestLineSeen = false;
         fieldBytes = 0;
         http10 = false;
