@@ -27,8 +27,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
@@ -47,8 +45,8 @@ import java.util.concurrent.TimeUnit;
  * queue enforces fairness across connections), as soon as its {@link RequestBodyBuffer} finds it runnable;
  * the rest of a large body streams through {@link Exchange#writeBody}, reads pausing while the host asks to.
  *
- * <p>Requests that break a limit or do not parse are answered here (the decoder's 400, 414, 431, 501, 505;
- * 413 for a body over the configured limit), never submitted, and the connection closes after that answer. Responses leave in request order: see
+ * <p>Requests that break a limit or do not parse are answered here (400, 413, 414, 431, 501, 505), never
+ * submitted, and the connection closes after that answer. Responses leave in request order: see
  * {@link PendingResponse}. When the client goes away every pending exchange is cancelled; a FIN from the
  * client counts as gone (half-closure is not allowed), so a request whose client hung up never reaches a
  * worker. A response that ends the connection is followed by a shut output and a short linger, so a client
@@ -330,17 +328,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         response.failResponse(status);
     }
 
+    /** The validator's status for the rule the head broke; 400 for anything Netty's own parser refused. */
     private static int statusFor(Throwable cause) {
-        if (cause instanceof RejectedRequestException rejected) {
-            return rejected.status();
-        }
-        if (cause instanceof TooLongHttpLineException) {
-            return 414;
-        }
-        if (cause instanceof TooLongHttpHeaderException) {
-            return 431;
-        }
-        return 400;
+        return cause instanceof RejectedRequestException rejected ? rejected.status() : 400;
     }
 
     private RequestHead head(HttpRequest request, ParsedRequest parsed) {
