@@ -242,9 +242,9 @@ class Http1Mutator
       "§2.2 / §3 bytes before the request line"
     when 21
       path = d.target[%r{/fz-.*}]
+      # Not "//a.example/x": an absolute-path may start with an empty segment, so that is origin-form.
       d.target = pick(["a.example:443", "*", "ftp://a.example#{path}", "http://u@a.example#{path}", "http://#{path}",
-                       "fz#{path}", "?q", "//a.example#{path}"])
-      d.method = "GET"
+                       "fz#{path}", "?q"])
       "§3.2 request target in no valid form"
     when 22
       d.headers.insert(0, [" X-Lead", " v"])
