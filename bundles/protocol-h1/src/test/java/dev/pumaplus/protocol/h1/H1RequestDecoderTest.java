@@ -88,6 +88,12 @@ class H1RequestDecoderTest {
                     "POST / V\r\n" + H + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n", 501, V11),
             new Refused("RFC 9112 §7.1: chunk size that is not hex",
                     "POST / V\r\n" + H + "Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n", 400, V11),
+            new Refused("RFC 9112 §7.1: whitespace before the chunk size",
+                    "POST / V\r\n" + H + "Transfer-Encoding: chunked\r\n\r\n 5\r\nhello\r\n0\r\n\r\n", 400, V11),
+            new Refused("RFC 9112 §7.1: chunk size followed by whitespace and no extension",
+                    "POST / V\r\n" + H + "Transfer-Encoding: chunked\r\n\r\n5 x\r\nhello\r\n0\r\n\r\n", 400, V11),
+            new Refused("RFC 9112 §7.1: chunk size that overflows",
+                    "POST / V\r\n" + H + "Transfer-Encoding: chunked\r\n\r\nffffffffff\r\nhello\r\n0\r\n\r\n", 400, V11),
             new Refused("RFC 9112 §7.1: chunk data not followed by CRLF",
                     "POST / V\r\n" + H + "Transfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n", 400, V11),
             new Refused("RFC 9112 §2.2 / §7.1: chunk-size line ended by a bare LF",
@@ -303,6 +309,12 @@ class H1RequestDecoderTest {
     void chunkedInAnyCaseWithAnEmptyListElementFramesTheBody() {
         accepted("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: , Chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
         assertEquals("hello", queue.submitted.get(0).body());
+    }
+
+    @Test
+    void chunkExtensionsWithBwsAreIgnoredAsRfc9112Section711Says() {
+        accepted("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5 ;a=\"b\"\r\nhello\r\n2;x\r\n, \r\n0\r\n\r\n");
+        assertEquals("hello, ", queue.submitted.get(0).body());
     }
 
     @Test
