@@ -4,7 +4,8 @@
 # the case carries that verdict so the test can judge the server's answer.
 class Http1Mutator
   # One generated request. `violations` names the MUSTs it breaks (empty: valid), `havoc` says byte-level
-  # mutations made its validity unknown; `path` is the PATH_INFO prefix the app logs if it is called.
+  # mutations made its validity unknown; `path` is the PATH_INFO prefix the app logs if it is called
+  # (/fz-SEED-N/, or /hv-SEED-N/ for havoc, whose mutations may rewrite it).
   Case = Struct.new(:bytes, :path, :violations, :havoc, :steps, keyword_init: true) do
     def valid? = violations.empty? && !havoc
     def violating? = !violations.empty?
@@ -46,22 +47,22 @@ class Http1Mutator
   # get byte-level havoc.
   def next_case
     @count += 1
-    path = "/fz-#{@seed}-#{@count}/"
+    kind = rand
+    havoc = kind >= 0.5 && kind < 0.67
+    # Havoc can turn "/fz-1-123/" into "/fz-1-12/", another case's path: its cases are named apart.
+    path = "/#{havoc ? 'hv' : 'fz'}-#{@seed}-#{@count}/"
     draft = seed_request(path)
     steps = []
     violations = []
     rand(0..2).times { steps << neutral(draft) }
-    kind = rand
-    havoc = false
     if kind < 0.5
       rand(1..2).times do
         name = violate(draft)
         steps << name
         violations << name
       end
-    elsif kind < 0.67
+    elsif havoc
       draft.body = "x" * draft.body.bytesize # no request inside: havoc may legitimately end the body early
-      havoc = true
     end
     bytes = draft.bytes
     bytes = havoc(bytes, steps) if havoc
