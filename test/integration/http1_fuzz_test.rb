@@ -99,10 +99,11 @@ class Http1FuzzTest < IntegrationTest
     end
   end
 
-  # What came back for case `c` on a fresh connection: { responses: [...], closed:, hung:, error: }.
+  # What came back for case `c` on a fresh connection: { responses: [...], late: a response after the
+  # client's FIN or nil, closed:, hung:, error: }.
   def exchange(port, c)
     connection = RawHttp::Connection.new("127.0.0.1", port, timeout: 5)
-    result = { responses: [], closed: false, hung: false, error: nil }
+    result = { responses: [], late: nil, closed: false, hung: false, error: nil }
     writer = connection.write_in_background(c.bytes) # a 431 may close before all of a large head is written
     begin
       result[:responses] << connection.read_response(timeout: c.havoc ? HAVOC_ANSWER_S : ANSWER_S)
@@ -111,10 +112,16 @@ class Http1FuzzTest < IntegrationTest
       if result[:responses].empty?
         # Not answered: an incomplete request (havoc) waits for more. The client stops sending; the server
         # must then close, never keep the connection (or a slot) for the rest of its idle timeout.
+        # An answer that comes after the FIN is late, not malformed (a havoc request sits near a deadline).
         writer.join(1)
         connection.socket.close_write
-        result[:closed] = connection.closed_by_server?(timeout: CLOSE_S)
-        result[:hung] = !result[:closed]
+        begin
+          result[:late] = connection.read_response(timeout: CLOSE_S)
+        rescue EOFError, Errno::ECONNRESET
+          result[:closed] = true
+        rescue RawHttp::Timeout
+          result[:hung] = true
+        end
       end
     rescue EOFError, Errno::ECONNRESET, Errno::EPIPE
       result[:closed] = true
@@ -131,6 +138,7 @@ class Http1FuzzTest < IntegrationTest
   def judge(c, result)
     return "malformed response: #{result[:error]}" if result[:error]
     return "hang: not answered, nor closed within #{CLOSE_S} s of the client's FIN" if result[:hung]
+    return "#{result[:late].status} only after the #{ANSWER_S} s deadline" if result[:late] && !c.havoc
 
     statuses = result[:responses].map(&:status)
     return "#{statuses.size} responses to one request: #{statuses}" if !c.havoc && statuses.size > 1
