@@ -24,11 +24,15 @@ import java.util.stream.Stream;
  * <p>Rules, following puma where the spec is silent:
  * <ul>
  *   <li>The target is split at the first {@code ?}; nothing is decoded. An absolute-form target
- *       ({@code http://host/path?q}) contributes only its path and query; the Host header still names
- *       the server.</li>
- *   <li>SERVER_NAME/SERVER_PORT come from the Host header ({@code name}, {@code name:port},
- *       {@code [v6]}, {@code [v6]:port}; brackets kept, as puma does); without a port the scheme's default
- *       (80/443); without a Host header the local address and port.</li>
+ *       ({@code http://host/path?q}) contributes only its path and query: its authority is the protocol
+ *       bundle's to put in the Host header (HTTP/1.x puts it there, RFC 9112 §3.2.2, as h2 and h3 put
+ *       {@code :authority}).</li>
+ *   <li>Host is one value: the first Host header's. HTTP_HOST is that value, never later ones joined to
+ *       it, and SERVER_NAME/SERVER_PORT come from it ({@code name}, {@code name:port}, {@code [v6]},
+ *       {@code [v6]:port}; brackets kept, as puma does), so the three always agree; without a port (or
+ *       with an empty one) the scheme's default (80/443); without a Host header, or with an empty one, the
+ *       local address and port. (HTTP/1.x refuses a second Host field; h2 and h3 replace Host with
+ *       {@code :authority} when there is one.)</li>
  *   <li>Content-Type and Content-Length become CONTENT_TYPE/CONTENT_LENGTH only (first value), never also
  *       HTTP_CONTENT_TYPE/HTTP_CONTENT_LENGTH, as Rack requires.</li>
  *   <li>Headers whose name contains {@code _} are dropped. {@code X-Foo} and {@code X_Foo} would both map
@@ -95,9 +99,10 @@ final class EnvEncoder {
                     continue;
                 }
                 case "host" -> {
-                    if (host == null) {
-                        host = value;
+                    if (host != null) {
+                        continue; // a second Host: HTTP_HOST and SERVER_NAME both keep the first
                     }
+                    host = value;
                 }
                 default -> {
                 }
@@ -122,7 +127,7 @@ final class EnvEncoder {
                 colon = host.indexOf(':');
             }
             serverName = colon < 0 ? host : host.substring(0, colon);
-            serverPort = colon < 0 ? defaultPort(head.scheme()) : host.substring(colon + 1);
+            serverPort = colon < 0 || colon == host.length() - 1 ? defaultPort(head.scheme()) : host.substring(colon + 1);
         } else {
             serverName = hostString(head.local());
             serverPort = head.local() == null ? defaultPort(head.scheme()) : Integer.toString(head.local().getPort());

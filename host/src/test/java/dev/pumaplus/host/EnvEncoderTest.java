@@ -89,6 +89,22 @@ class EnvEncoderTest {
     }
 
     @Test
+    void aSecondHostHeaderIsDroppedSoServerNameAndHttpHostAgree() {
+        Map<String, String> env = env(head("GET", "/", "http", List.of(
+                Map.entry("Host", "a.example:8080"), Map.entry("host", "b.example"))));
+        assertEquals("a.example", env.get("SERVER_NAME"));
+        assertEquals("8080", env.get("SERVER_PORT"));
+        assertEquals("a.example:8080", env.get("HTTP_HOST"), "never joined with the second value");
+    }
+
+    @Test
+    void anEmptyPortInHostMeansTheSchemesDefault() {
+        Map<String, String> env = env(head("GET", "/", "https", List.of(Map.entry("Host", "a.example:"))));
+        assertEquals("a.example", env.get("SERVER_NAME"));
+        assertEquals("443", env.get("SERVER_PORT"));
+    }
+
+    @Test
     void withoutHostHeaderTheLocalAddressNamesTheServer() {
         Map<String, String> env = env(head("GET", "/", "http", List.of()));
         assertEquals("127.0.0.1", env.get("SERVER_NAME"));

@@ -21,13 +21,12 @@ import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
@@ -48,7 +47,7 @@ import java.util.concurrent.TimeUnit;
  * body (a large one spooled to a file); a body that brings no byte for {@code first_data_timeout} is answered
  * 408 and the connection closes, as puma's reactor does.
  *
- * <p>Requests that break a limit or do not parse are answered here (414, 431, 413, 400, 505), never
+ * <p>Requests that break a limit or do not parse are answered here (400, 413, 414, 431, 501, 505), never
  * submitted, and the connection closes after that answer. Responses leave in request order: see
  * {@link PendingResponse}. When the client goes away every pending exchange is cancelled; a FIN from the
  * client counts as gone (half-closure is not allowed), so a request whose client hung up never reaches a
@@ -265,15 +264,9 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             boolean headRequest = HttpMethod.HEAD.equals(request.method());
             DecoderResult result = request.decoderResult();
             if (result.isFailure()) {
-                reject(false, false, statusFor(result.cause())); // the version is unknown: answer 1.1
-                return;
-            }
-            if (!http10 && !request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
-                reject(false, headRequest, 505);
-                return;
-            }
-            if (request.uri().length() > H1Limits.MAX_TARGET_BYTES) {
-                reject(http10, headRequest, 414);
+                // The decoder refused the head (H1HeadValidator: version, target, fields, framing, Host); the
+                // version may be the broken part: answer 1.1.
+                reject(false, false, statusFor(result.cause()));
                 return;
             }
             boolean chunked = HttpUtil.isTransferEncodingChunked(request);
@@ -387,21 +380,23 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         response.failResponse(status);
     }
 
+    /** The validator's status for the rule the head broke; 400 for anything Netty's own parser refused. */
     private static int statusFor(Throwable cause) {
-        if (cause instanceof TooLongHttpLineException) {
-            return 414;
-        }
-        if (cause instanceof TooLongHttpHeaderException) {
-            return 431;
-        }
-        return 400;
+        return cause instanceof RejectedRequestException rejected ? rejected.status() : 400;
     }
 
     private RequestHead head(HttpRequest request, ParsedRequest parsed) {
-        List<Map.Entry<String, String>> headers = new ArrayList<>(request.headers().size());
+        List<Map.Entry<String, String>> headers = new ArrayList<>(request.headers().size() + 1);
+        // The authority the request names stands in the Host field (RFC 9112 §3.2.2: an absolute-form
+        // target's wins over Host), added first when an HTTP/1.0 request had no Host, as h2 does :authority.
+        String authority = parsed.authority();
+        if (authority != null && !request.headers().contains(HttpHeaderNames.HOST)) {
+            headers.add(Map.entry("Host", authority));
+        }
         for (Iterator<Map.Entry<String, String>> it = request.headers().iteratorAsString(); it.hasNext(); ) {
             Map.Entry<String, String> h = it.next();
-            headers.add(Map.entry(h.getKey(), h.getValue()));
+            boolean host = authority != null && h.getKey().equalsIgnoreCase("host");
+            headers.add(Map.entry(h.getKey(), host ? authority : h.getValue()));
         }
         return new RequestHead(
                 request.method().name(),

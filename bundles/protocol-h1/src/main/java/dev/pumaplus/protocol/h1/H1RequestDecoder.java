@@ -1,23 +1,35 @@
 /*
- * Parses the bytes of one client connection into HTTP/1.1 requests (the parse step of
- * accept → parse → queue → ...), with puma's size limits, and stamps each request head with T1 and T2.
+ * Parses the bytes of one client connection into HTTP/1.x requests (the parse step of
+ * accept → parse → queue → ...): each head is first checked by H1HeadValidator, then parsed by Netty with
+ * every strictness setting of ours, and stamped with T1 and T2.
  */
 package dev.pumaplus.protocol.h1;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.List;
 
 /**
- * Netty's request decoder (strict RFC 9112 framing: a request with both Content-Length and
- * Transfer-Encoding, a non-final chunked coding or a bad Content-Length comes out as a failed message)
- * that emits {@link ParsedRequest} instead of a bare {@link HttpRequest}, followed by the body as
+ * Netty's request decoder behind {@link H1HeadValidator}: a head reaches Netty only once the validator has
+ * accepted all of it, so framing (Content-Length, Transfer-Encoding), Host and the request target follow
+ * RFC 9112 on HTTP/1.0 as on 1.1 whatever Netty's own leniencies or system properties are. Netty then parses
+ * the head and the body (chunk sizes, chunk delimiters, trailers) with the settings in {@link #config()}.
+ * Emits {@link ParsedRequest} instead of a bare {@link HttpRequest}, followed by the body as
  * {@code HttpContent}s ending in a {@code LastHttpContent}.
+ *
+ * <p>A request refused by either parser comes out as a {@link ParsedRequest} whose request has a failed
+ * decoder result (the validator's cause is a {@link RejectedRequestException} with its status); after it,
+ * every byte of the connection is discarded unread, so nothing sent behind a bad request is ever parsed.
  *
  * <p>T1 is the time of the read that carried the request's first byte: for a request pipelined behind
  * another in the same read, that read's time. It also counts reads, so the connection's idle timer can tell
@@ -31,6 +43,14 @@ import java.util.List;
  */
 final class H1RequestDecoder extends HttpRequestDecoder {
 
+    private final H1HeadValidator head = new H1HeadValidator();
+    /** The next bytes start a request head, which the validator must pass before Netty sees it. */
+    private boolean betweenRequests = true;
+    /** A request was refused: the rest of the connection is discarded. */
+    private boolean refused;
+    /** The authority of the request Netty is parsing, as the validator found it. */
+    private String authority;
+
     private long lastReadNanos;
     private long reads;
     /** T1 of the request being parsed, or -1 when no byte of the next request has arrived yet. */
@@ -40,12 +60,24 @@ final class H1RequestDecoder extends HttpRequestDecoder {
     private boolean held;
 
     H1RequestDecoder() {
-        super(new HttpDecoderConfig()
+        super(config());
+    }
+
+    /**
+     * Every setting of Netty's decoder, none left to a Netty default or a system property (Netty's strict
+     * line parsing, for one, can be switched off by {@code io.netty.handler.codec.http.defaultStrictLineParsing}).
+     */
+    static HttpDecoderConfig config() {
+        return new HttpDecoderConfig()
                 .setMaxInitialLineLength(H1Limits.MAX_REQUEST_LINE_BYTES)
                 .setMaxHeaderSize(H1Limits.MAX_HEADER_BYTES)
                 .setMaxChunkSize(H1Limits.MAX_CHUNK_BYTES)
+                .setInitialBufferSize(H1Limits.INITIAL_LINE_BUFFER_BYTES)
+                .setChunkedSupported(true)
+                .setAllowPartialChunks(true) // a chunk's bytes go on as they arrive, never held to the chunk's end
                 .setAllowDuplicateContentLengths(false)
-                .setValidateHeaders(true));
+                .setStrictLineParsing(true) // a bare LF in a chunk-size line or the trailers is refused
+                .setValidateHeaders(true); // header and trailer names and values checked by Netty as well
     }
 
     /** Number of reads this connection has had; changes whenever client bytes arrive. */
@@ -102,24 +134,57 @@ final class H1RequestDecoder extends HttpRequestDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
+        if (refused) {
+            buffer.skipBytes(buffer.readableBytes());
+            return;
+        }
         if (held) {
             return; // at a request boundary: nothing consumed, so the decoder stops until resumed
+        }
+        if (betweenRequests) {
+            try {
+                if (!head.check(buffer)) {
+                    return; // the rest of the head has not arrived yet
+                }
+            } catch (RejectedRequestException rejected) {
+                refuse(ctx, buffer, out, rejected);
+                return;
+            }
+            authority = head.authority();
+            head.reset();
+            betweenRequests = false;
         }
         int from = out.size();
         super.decode(ctx, buffer, out);
         for (int i = from; i < out.size(); i++) {
             Object msg = out.get(i);
             if (msg instanceof HttpRequest request) {
-                long t1 = requestStartNanos < 0 ? lastReadNanos : requestStartNanos;
-                out.set(i, new ParsedRequest(request, t1, RequestClock.nanoTime(ctx.executor())));
+                out.set(i, new ParsedRequest(request, authority, t1(), RequestClock.nanoTime(ctx.executor())));
                 headDecoded = true;
+            }
+            if (msg instanceof HttpObject object && object.decoderResult().isFailure()) {
+                refused = true; // Netty refused a chunk or the head; it discards the rest itself as well
             }
             // A request that fails to parse is also a FullHttpRequest, hence a LastHttpContent: the
             // connection closes after it anyway.
             if (msg instanceof LastHttpContent) {
+                betweenRequests = true;
                 requestStartNanos = buffer.isReadable() ? lastReadNanos : -1;
                 headDecoded = false;
             }
         }
+    }
+
+    private void refuse(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out, RejectedRequestException cause) {
+        refused = true;
+        buffer.skipBytes(buffer.readableBytes());
+        HttpRequest invalid = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/bad-request",
+                Unpooled.EMPTY_BUFFER);
+        invalid.setDecoderResult(DecoderResult.failure(cause));
+        out.add(new ParsedRequest(invalid, null, t1(), RequestClock.nanoTime(ctx.executor())));
+    }
+
+    private long t1() {
+        return requestStartNanos < 0 ? lastReadNanos : requestStartNanos;
     }
 }

@@ -1,0 +1,28 @@
+/*
+ * Why a request head was refused at the parse step (accept → parse → queue → ...): thrown by H1HeadValidator,
+ * carried to H1ConnectionHandler as the failed decoder result of the request, which answers its status.
+ */
+package dev.pumaplus.protocol.h1;
+
+/**
+ * Carries the status the client gets (400, 414, 431, 501 or 505) and the rule it broke. Stackless: a client
+ * can cause one per connection at will, and the stack says nothing the message does not.
+ */
+final class RejectedRequestException extends RuntimeException {
+
+    private final int status;
+
+    /**
+     * @param status the response status
+     * @param rule   the broken rule, with its RFC section (for tests and debugging; never sent to the client)
+     */
+    RejectedRequestException(int status, String rule) {
+        super(rule, null, false, false);
+        this.status = status;
+    }
+
+    /** The status to answer with. */
+    int status() {
+        return status;
+    }
+}
