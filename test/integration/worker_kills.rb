@@ -10,7 +10,9 @@ require "load_loop"
 class WorkerKills
   # The numbers of one run. +kills+: one Kill per SIGKILL. +violations+: what broke the claim, empty when
   # it held. +fds+: the host's open file descriptors [before the load, after the run].
-  Report = Struct.new(:seconds, :sent, :ok, :bad_gateway, :other, :kills, :fds, :violations, keyword_init: true) do
+  # +redispatched+: requests the host put back in its queue because a dead worker's link never delivered them.
+  Report = Struct.new(:seconds, :sent, :ok, :bad_gateway, :other, :kills, :fds, :violations, :redispatched,
+                      keyword_init: true) do
     def in_flight_at_kills
       kills.sum(&:in_flight)
     end
@@ -18,11 +20,11 @@ class WorkerKills
     def summary
       format("worker kills: %<s>d s, %<k>d kills, %<sent>d requests sent, %<ok>d answered 200, %<bg>d answered 502, " \
              "%<other>d otherwise; in flight on the killed worker at each kill: %<each>s (sum %<sum>d); " \
-             "502s per kill: %<cost>s; dead %<dead>s ms after each SIGKILL; " \
+             "502s per kill: %<cost>s; dead %<dead>s ms after each SIGKILL; dispatched again: %<again>d; " \
              "replacement back at full slots after %<back>s s; host fds %<fds>s; %<v>s",
              s: seconds, k: kills.size, sent: sent, ok: ok, bg: bad_gateway, other: other,
              each: kills.map(&:in_flight).inspect, sum: in_flight_at_kills, cost: kills.map(&:cost).inspect,
-             dead: kills.map { |kill| ((kill.dead_at - kill.at) * 1000).round(1) }.inspect,
+             dead: kills.map { |kill| ((kill.dead_at - kill.at) * 1000).round(1) }.inspect, again: redispatched,
              back: kills.map { |kill| kill.replaced_after&.round(2) }.inspect, fds: fds.join(" -> "),
              v: violations.empty? ? "no violations" : "#{violations.size} violations")
     end
@@ -152,7 +154,7 @@ class WorkerKills
     violations << "host fds #{fds.first} before, #{fds.last} after: links leaked" if fds.last > fds.first
     Report.new(seconds: @seconds, sent: outcomes.size, ok: by_status.fetch(200, []).size,
                bad_gateway: by_status.fetch(502, []).size, other: other.size, kills: kills, fds: fds,
-               violations: violations)
+               violations: violations, redispatched: @server.output.scan(/closed before its worker had request/).size)
   end
 
   # Counts the 502 +o+ against the kill it belongs to; returns a violation when it belongs to none.

@@ -85,6 +85,8 @@ final class Dispatcher implements WorkerLink.Listener {
         }
     }
 
+    private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+
     /**
      * Dispatches of one request, at most: after this many to links that closed before it reached a worker,
      * the last of them answers it.
@@ -321,7 +323,7 @@ final class Dispatcher implements WorkerLink.Listener {
         Slot slot = (Slot) token;
         int liveNow;
         Ticket running;
-        boolean requeued = false;
+        Ticket requeued = null;
         List<Ticket> released = List.of();
         lock.lock();
         try {
@@ -344,7 +346,7 @@ final class Dispatcher implements WorkerLink.Listener {
                 process.busy--;
                 if (running.exchange != delivered && mayRedispatch(running)) {
                     requeue(running);
-                    requeued = true;
+                    requeued = running;
                     running = null;
                 } else {
                     running.state = State.DONE;
@@ -353,13 +355,18 @@ final class Dispatcher implements WorkerLink.Listener {
             if (process.live == 0) {
                 processes.remove(process.pid);
             }
-            if (requeued || process.live == 0) {
+            if (requeued != null || process.live == 0) {
                 released = dispatchToIdle(process);
             }
             liveNow = live;
             signalIfDrained();
         } finally {
             lock.unlock();
+        }
+        if (requeued != null) {
+            // rare (a worker died), and the one trace that its request was not lost: say so
+            LOG.log(System.Logger.Level.INFO, slot.link + " closed before its worker had request "
+                    + requeued.exchange.requestId + "; it goes back to the head of the queue");
         }
         for (Ticket t : released) {
             t.link.start(t.exchange);
