@@ -3,8 +3,9 @@
 # the shepherd replaces it. Afterwards every request is held to what the kill may cost: a 502 only for a
 # request in flight on the killed worker, at most one per slot of it. A request the host gave to a link of
 # the dead worker that it had not yet seen close never reached the worker and goes to another link
-# (Dispatcher, "Redispatch"), so a 502 for a request sent after the worker died is a violation. Used by worker_kill_chaos_test.rb (30 s in CI) and by
-# `bench/run worker-kills` (5 minutes). Loopback only, bounded by its duration.
+# (Dispatcher, "Redispatch"), so a 502 for a request sent after the worker died is a violation. Used by
+# worker_kill_chaos_test.rb (30 s in CI) and by `bench/run worker-kills` (5 minutes). Loopback only,
+# bounded by its duration.
 require "load_loop"
 
 class WorkerKills
@@ -134,19 +135,22 @@ class WorkerKills
   end
 
   # The claim: every request answered, 200 or 502; a 502 only for a request in flight on a killed worker
-  # (none for a request sent after it died); a kill costs at most one request per slot of the victim; every kill replaced; the host's fds back to baseline.
+  # (none for a request sent after it died); a kill costs at most one request per slot of the victim;
+  # every kill replaced; the host's fds back to baseline.
   def judge(outcomes, kills, fds)
     started_on = File.exist?(@app_log) ? File.readlines(@app_log, chomp: true).to_h { |line| line.split.values_at(1, 2) } : {}
     by_status = outcomes.group_by(&:status)
     kills.each do |kill|
-      kill.started = outcomes.count { |o| started_on[o.id] == kill.pid.to_s && o.sent_at < kill.dead_at && o.answered_at > kill.at }
+      kill.started = outcomes.count do |o|
+        started_on[o.id] == kill.pid.to_s && o.sent_at < kill.dead_at && o.answered_at > kill.at
+      end
     end
     violations = by_status.fetch(502, []).filter_map { |o| attribute_502(o, started_on, kills) }
     kills.each do |kill|
       next if kill.cost <= @slots_per_worker
 
-      violations << "the kill of #{kill.pid} cost #{kill.cost} requests (#{kill.cut} cut, #{kill.unstarted} unstarted), " \
-                    "more than its #{@slots_per_worker} slots"
+      violations << "the kill of #{kill.pid} cost #{kill.cost} requests (#{kill.cut} cut, " \
+                    "#{kill.unstarted} unstarted), more than its #{@slots_per_worker} slots"
     end
     other = outcomes.reject { |o| [200, 502].include?(o.status) }
     other.first(10).each { |o| violations << "#{o.id}: #{o.status.inspect}" }
