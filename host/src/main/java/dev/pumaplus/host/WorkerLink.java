@@ -288,7 +288,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     private void unreadableBodyFile(IOException e) {
         failReason = "the request's spooled body could not be read: " + e;
         endBodyFile();
-        channel.flush(); // the REQUEST goes out, so the request is answered, not sent again to read the same file
+        channel.flush(); // the REQUEST goes out: the request is answered, not sent again to read the same file
         channel.close();
     }
 
