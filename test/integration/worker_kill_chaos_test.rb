@@ -21,9 +21,9 @@ class WorkerKillChaosTest < IntegrationTest
     puts report.summary
     assert_empty report.violations, with_log(server, report.violations.first(20).join("\n"))
     assert_operator report.kills.size, :>=, SECONDS / INTERVAL.end.ceil, "too few kills"
-    # A 502 is a request in flight on the killed worker, or one dispatched to its link after the kill before
-    # the host saw the link close (reported apart: docs/SECURITY.md, "Worker kills").
-    assert_operator report.bad_gateway, :<=, report.in_flight_at_kills + report.after_kill
+    # A 502 is a request in flight on the killed worker: one a link of the dead worker was given after it
+    # died never reached it and is sent to another link (docs/SECURITY.md, "Worker kills").
+    assert_operator report.bad_gateway, :<=, report.in_flight_at_kills
     assert_equal report.sent, report.ok + report.bad_gateway, "every request answered 200 or 502"
     assert_operator report.sent, :>=, SECONDS * 50 * 0.8, "the load ran at its rate"
     assert report.kills.all?(&:replaced_after), "every killed worker was replaced"

@@ -1,50 +1,49 @@
 # Chaos at station "worker" of the request's path: steady load (LoadLoop against the probe app, which logs
 # every request it starts with its pid) while a random worker process is SIGKILLed every few seconds and
 # the shepherd replaces it. Afterwards every request is held to what the kill may cost: a 502 only for a
-# request in flight on the killed worker (or dispatched to its link before the host saw the link close), at
-# most one per slot of the killed worker. Used by worker_kill_chaos_test.rb (30 s in CI) and by
-# `bench/run worker-kills` (5 minutes). Loopback only, bounded by its duration.
+# request in flight on the killed worker, at most one per slot of it. A request the host gave to a link of
+# the dead worker that it had not yet seen close never reached the worker and goes to another link
+# (Dispatcher, "Redispatch"), so a 502 for a request sent after the worker died is a violation. Used by
+# worker_kill_chaos_test.rb (30 s in CI) and by `bench/run worker-kills` (5 minutes). Loopback only,
+# bounded by its duration.
 require "load_loop"
 
 class WorkerKills
   # The numbers of one run. +kills+: one Kill per SIGKILL. +violations+: what broke the claim, empty when
   # it held. +fds+: the host's open file descriptors [before the load, after the run].
-  Report = Struct.new(:seconds, :sent, :ok, :bad_gateway, :other, :kills, :fds, :violations, keyword_init: true) do
+  # +redispatched+: requests the host put back in its queue because a dead worker's link never delivered them.
+  Report = Struct.new(:seconds, :sent, :ok, :bad_gateway, :other, :kills, :fds, :violations, :redispatched,
+                      keyword_init: true) do
     def in_flight_at_kills
       kills.sum(&:in_flight)
-    end
-
-    def after_kill
-      kills.sum(&:after_kill)
     end
 
     def summary
       format("worker kills: %<s>d s, %<k>d kills, %<sent>d requests sent, %<ok>d answered 200, %<bg>d answered 502, " \
              "%<other>d otherwise; in flight on the killed worker at each kill: %<each>s (sum %<sum>d); " \
-             "502s per kill: %<cost>s, of them dispatched after the kill to a link not yet seen closed: %<late>d; " \
+             "502s per kill: %<cost>s; dead %<dead>s ms after each SIGKILL; dispatched again: %<again>d; " \
              "replacement back at full slots after %<back>s s; host fds %<fds>s; %<v>s",
              s: seconds, k: kills.size, sent: sent, ok: ok, bg: bad_gateway, other: other,
              each: kills.map(&:in_flight).inspect, sum: in_flight_at_kills, cost: kills.map(&:cost).inspect,
-             late: after_kill,
+             dead: kills.map { |kill| ((kill.dead_at - kill.at) * 1000).round(1) }.inspect, again: redispatched,
              back: kills.map { |kill| kill.replaced_after&.round(2) }.inspect, fds: fds.join(" -> "),
              v: violations.empty? ? "no violations" : "#{violations.size} violations")
     end
   end
 
-  # One SIGKILL: the victim's pid, when (CLOCK_MONOTONIC s), and what it cost. +started+: requests the app
-  # had started on the victim and the client had no answer for at the kill (in flight). +cut+: those of them
-  # answered 502. +unstarted+: 502s never started by an app, sent before the kill and answered within 1 s
-  # after it: dispatched to an idle slot of the victim in the instant before SIGKILL (in flight, not yet
-  # read). +after_kill+: 502s never started, sent after the kill and answered within 1 s of it: dispatched to
-  # a link of the dead worker that the host had not yet seen close. +replaced_after+: seconds until the
-  # replacement had dialled in every slot (nil: never).
-  Kill = Struct.new(:pid, :at, :started, :cut, :unstarted, :after_kill, :replaced_after) do
+  # One SIGKILL: the victim's pid, when it was sent and when the victim was seen dead (its sockets closed;
+  # CLOCK_MONOTONIC s), and what it cost. +started+: requests the app had started on the victim, sent before
+  # it died, that the client had no answer for at the kill (in flight). +cut+: those of them answered 502.
+  # +unstarted+: 502s never started by an app, sent before the victim was dead and answered within 1 s of
+  # the kill: written to a link of the victim in the instant before it died (in flight, not yet read).
+  # +replaced_after+: seconds until the replacement had dialled in every slot (nil: never).
+  Kill = Struct.new(:pid, :at, :dead_at, :started, :cut, :unstarted, :replaced_after) do
     def in_flight
       started + unstarted
     end
 
     def cost
-      cut + unstarted + after_kill
+      cut + unstarted
     end
   end
 
@@ -83,7 +82,24 @@ class WorkerKills
     victim = @server.worker_pids.sample(random: @random)
     at = monotonic
     Process.kill("KILL", victim)
-    Kill.new(victim, at, 0, 0, 0, 0, replaced_after(victim, at))
+    dead_at = dead_after(victim, at)
+    Kill.new(victim, at, dead_at, 0, 0, 0, replaced_after(victim, at))
+  end
+
+  # When +pid+ was first seen gone or a zombie, polled every ms (a process's files, its link sockets among
+  # them, are closed before it turns zombie): an upper bound on the moment its links closed. At most 1 s.
+  def dead_after(pid, killed_at)
+    until monotonic > killed_at + 1
+      state = begin
+        File.read("/proc/#{pid}/stat")[/\) (\S)/, 1]
+      rescue Errno::ENOENT, Errno::ESRCH
+        nil
+      end
+      return monotonic if state.nil? || state == "Z" || state == "X"
+
+      sleep 0.001
+    end
+    monotonic
   end
 
   # Seconds from the kill until /stats shows every worker booted, the victim gone and every slot live
@@ -118,21 +134,23 @@ class WorkerKills
     Dir.children("/proc/#{@server.pid}/fd").size
   end
 
-  # The claim: every request answered, 200 or 502; a 502 only for a request in flight on a killed worker,
-  # or (after_kill, reported apart) dispatched to one of its links before the host saw it close; a kill
-  # costs at most one request per slot of the victim; every kill replaced; the host's fds back to baseline.
+  # The claim: every request answered, 200 or 502; a 502 only for a request in flight on a killed worker
+  # (none for a request sent after it died); a kill costs at most one request per slot of the victim;
+  # every kill replaced; the host's fds back to baseline.
   def judge(outcomes, kills, fds)
     started_on = File.exist?(@app_log) ? File.readlines(@app_log, chomp: true).to_h { |line| line.split.values_at(1, 2) } : {}
     by_status = outcomes.group_by(&:status)
     kills.each do |kill|
-      kill.started = outcomes.count { |o| started_on[o.id] == kill.pid.to_s && o.sent_at < kill.at && o.answered_at > kill.at }
+      kill.started = outcomes.count do |o|
+        started_on[o.id] == kill.pid.to_s && o.sent_at < kill.dead_at && o.answered_at > kill.at
+      end
     end
     violations = by_status.fetch(502, []).filter_map { |o| attribute_502(o, started_on, kills) }
     kills.each do |kill|
       next if kill.cost <= @slots_per_worker
 
-      violations << "the kill of #{kill.pid} cost #{kill.cost} requests (#{kill.cut} cut, #{kill.unstarted} unstarted, " \
-                    "#{kill.after_kill} after the kill), more than its #{@slots_per_worker} slots"
+      violations << "the kill of #{kill.pid} cost #{kill.cost} requests (#{kill.cut} cut, " \
+                    "#{kill.unstarted} unstarted), more than its #{@slots_per_worker} slots"
     end
     other = outcomes.reject { |o| [200, 502].include?(o.status) }
     other.first(10).each { |o| violations << "#{o.id}: #{o.status.inspect}" }
@@ -140,21 +158,21 @@ class WorkerKills
     violations << "host fds #{fds.first} before, #{fds.last} after: links leaked" if fds.last > fds.first
     Report.new(seconds: @seconds, sent: outcomes.size, ok: by_status.fetch(200, []).size,
                bad_gateway: by_status.fetch(502, []).size, other: other.size, kills: kills, fds: fds,
-               violations: violations)
+               violations: violations, redispatched: @server.output.scan(/closed before its worker had request/).size)
   end
 
   # Counts the 502 +o+ against the kill it belongs to; returns a violation when it belongs to none.
   def attribute_502(o, started_on, kills)
     if (pid = started_on[o.id])
-      kill = kills.find { |k| k.pid.to_s == pid && o.sent_at < k.at && o.answered_at > k.at }
+      kill = kills.find { |k| k.pid.to_s == pid && o.sent_at < k.dead_at && o.answered_at > k.at }
       if kill
         kill.cut += 1
         return nil
       end
     else
-      kill = kills.find { |k| o.answered_at > k.at && o.answered_at <= k.at + 1 && o.sent_at < k.at + 1 }
+      kill = kills.find { |k| o.answered_at > k.at && o.answered_at <= k.at + 1 && o.sent_at < k.dead_at }
       if kill
-        o.sent_at < kill.at ? kill.unstarted += 1 : kill.after_kill += 1
+        kill.unstarted += 1
         return nil
       end
     end

@@ -58,10 +58,15 @@ module PumaPlus
     # frozen binary strings, values as fresh binary strings), then the timing keys (Integers, ns) computed
     # from T2, T2b and T3, then rack.input = +input+. The timing keys are set after the pairs, so the
     # host's pair list cannot override them. Raises Wire::ProtocolError for a payload shorter than its
-    # timing fields or a truncated pair list.
+    # timing fields or a truncated pair list, its message beginning with "REQUEST: " as Wire.decode's and
+    # the host's do (docs/PROTOCOL.md, "Errors").
     def self.build(prototype, payload, input)
       Wire::Request.check_size(payload)
-      env = Wire::PairList.store(payload, prototype.dup, PAIRS_AT)
+      env = begin
+        Wire::PairList.store(payload, prototype.dup, PAIRS_AT)
+      rescue Wire::ProtocolError => e
+        raise Wire::ProtocolError, "REQUEST: #{e.message}"
+      end
       headers_parsed = payload.unpack1(TIME_FORMAT, offset: HEADERS_PARSED_AT)
       runnable = payload.unpack1(TIME_FORMAT, offset: RUNNABLE_AT)
       env[QUEUE_TIME_NS] = payload.unpack1(TIME_FORMAT, offset: DISPATCHED_AT) - runnable

@@ -72,6 +72,14 @@ class PumaPlus::RackEnvTest < PumaPlus::TestCase
     assert_raises(Wire::ProtocolError) { PumaPlus::RackEnv.build(prototype, request_payload([]) + "\x00\x05ab".b, nil) }
   end
 
+  def test_a_truncated_pair_list_is_named_a_request_error_as_wire_decode_names_it
+    frame = Wire::Frame.read_all(File.binread(File.join(CORPUS, "invalid-truncated-pair-list.bin"))).first
+    error = assert_raises(Wire::ProtocolError) { PumaPlus::RackEnv.build(prototype, frame.payload, nil) }
+    decoded = assert_raises(Wire::ProtocolError) { Wire.decode(frame) }
+    assert_match(/\AREQUEST: truncated pair list: /, error.message)
+    assert_equal decoded.message, error.message
+  end
+
   def test_payload_shorter_than_the_timing_fields_raises_a_protocol_error
     frame = Wire::Frame.read_all(File.binread(File.join(CORPUS, "invalid-short-request.bin"))).first
     error = assert_raises(Wire::ProtocolError) { PumaPlus::RackEnv.build(prototype, frame.payload, nil) }

@@ -2,8 +2,9 @@
 
 # One slot of a worker process for its whole life: it keeps one Worker::Link dialled in under its thread
 # index, and replaces a link that breaks (the host closed it after a protocol error, a write failed) after
-# REDIAL_DELAY, doubling up to REDIAL_MAX, so the worker never runs on with a slot fewer. It sits between
-# the worker (which starts, retires and drains slots) and the link (which serves the requests).
+# REDIAL_DELAY, doubling up to REDIAL_MAX while links break before the host's WELCOME and starting over at
+# REDIAL_DELAY after a link that was established, so the worker never runs on with a slot fewer. It sits
+# between the worker (which starts, retires and drains slots) and the link (which serves the requests).
 #
 # #run blocks in the thread (or Ractor) that serves the slot; #stop and #close_if_idle come from another
 # thread of the same Ractor. A stopped slot dials no more links: its link sends GOAWAY(0) once idle (after
@@ -15,7 +16,7 @@ require_relative "../log"
 module PumaPlus
   class Worker
     class Slot
-      # Seconds before a broken link is replaced, doubling up to REDIAL_MAX.
+      # Seconds before a broken link is replaced, doubling up to REDIAL_MAX while no link is established.
       REDIAL_DELAY = 0.1
       REDIAL_MAX = 5.0
 
@@ -72,6 +73,8 @@ module PumaPlus
           end
           break if link.run || stopping || @lock.synchronize { @stopping }
 
+          # A link the host welcomed served: its break is a new one, not the next of a run of failed dials.
+          delay = REDIAL_DELAY if link.link_id
           Log.line("#{@context}: link broke; dialling in again in #{delay} s", @log)
           sleep delay
           delay = [delay * 2, REDIAL_MAX].min

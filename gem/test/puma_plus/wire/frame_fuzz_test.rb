@@ -160,7 +160,7 @@ class PumaPlus::Wire::FrameFuzzTest < PumaPlus::TestCase
     begin
       PumaPlus::RackEnv.build(PROTOTYPE, frame.payload, nil)
     rescue Wire::ProtocolError => e
-      assert e.message.start_with?("REQUEST: ", "truncated pair list"), "#{context}: #{e.message.inspect}"
+      assert e.message.start_with?("REQUEST: "), "#{context}: #{e.message.inspect}"
     end
   end
 end

@@ -39,10 +39,18 @@ import java.util.function.IntConsumer;
  * longest idle). Threads of one Ruby process share a GVL, so spreading concurrent requests across
  * processes first gives each request the most CPU.
  *
+ * <p>Redispatch: a link that closes reports the request it had been given but never delivered to its worker
+ * (the link was closed when it came to it, or the REQUEST frame's write failed); that request goes back to
+ * the FIFO's head, ahead of its connection's later requests, and is dispatched again, at most
+ * {@link #MAX_DISPATCHES} times in all; after that, or when the queue is closed or the client gone, the link
+ * answers it. A request the worker may have had is never sent twice.
+ *
  * <p>Timing: T3 is read from the injected {@link NanoClock} when a request is assigned to a link, under
- * the lock; queue time T3 − T2b (T2b taken at admission) is recorded right after the lock is released, and
- * slot time (T3 → the link idle again) when the link finishes. The hop from here to the link's event loop is
- * dispatch-to-call (T3 → T4), not queue time: the request already has its slot.
+ * the lock, and again at each redispatch; queue time T3 − T2b (T2b taken at admission) is recorded by the
+ * link once it has written the REQUEST frame, so it is the T3 of the dispatch that delivered the request and
+ * includes the time lost on a dead link. Slot time (T3 → the link idle again) is recorded when the link
+ * finishes. The hop from here to the link's event loop is dispatch-to-call (T3 → T4), not queue time: the
+ * request already has its slot.
  *
  * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
  * and closing a link happen after the lock is released.
@@ -76,6 +84,14 @@ final class Dispatcher implements WorkerLink.Listener {
             throw new ExceptionInInitializerError(e);
         }
     }
+
+    private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+
+    /**
+     * Dispatches of one request, at most: after this many to links that closed before it reached a worker,
+     * the last of them answers it.
+     */
+    static final int MAX_DISPATCHES = 3;
 
     /** A connection in {@link #lines} whose waiting request has nothing held behind it (never mutated). */
     private static final ArrayDeque<Ticket> NOTHING_HELD = new ArrayDeque<>(0);
@@ -189,7 +205,6 @@ final class Dispatcher implements WorkerLink.Listener {
             lock.unlock();
         }
         if (target != null) {
-            metrics.queue.record(t.dispatchedNanos - ex.runnableNanos);
             target.link.start(ex);
         } else if (refuse != null) {
             ex.body.discard();
@@ -249,7 +264,6 @@ final class Dispatcher implements WorkerLink.Listener {
             lock.unlock();
         }
         if (next != null) {
-            metrics.queue.record(next.dispatchedNanos - next.exchange.runnableNanos);
             link.start(next.exchange);
         }
         liveLinksChanged.accept(liveNow);
@@ -284,11 +298,7 @@ final class Dispatcher implements WorkerLink.Listener {
             slot.link.retire();
             return null;
         }
-        if (next == null) {
-            return null;
-        }
-        metrics.queue.record(next.dispatchedNanos - next.exchange.runnableNanos);
-        return next.exchange;
+        return next == null ? null : next.exchange;
     }
 
     @Override
@@ -309,10 +319,11 @@ final class Dispatcher implements WorkerLink.Listener {
     }
 
     @Override
-    public QueuedExchange closed(Object token) {
+    public QueuedExchange closed(Object token, QueuedExchange delivered) {
         Slot slot = (Slot) token;
         int liveNow;
         Ticket running;
+        Ticket requeued = null;
         List<Ticket> released = List.of();
         lock.lock();
         try {
@@ -331,21 +342,33 @@ final class Dispatcher implements WorkerLink.Listener {
             running = slot.running;
             if (running != null) {
                 slot.running = null;
-                running.state = State.DONE;
                 busy--;
                 process.busy--;
+                if (running.exchange != delivered && mayRedispatch(running)) {
+                    requeue(running);
+                    requeued = running;
+                    running = null;
+                } else {
+                    running.state = State.DONE;
+                }
             }
             if (process.live == 0) {
                 processes.remove(process.pid);
-                released = dispatchToIdle();
+            }
+            if (requeued != null || process.live == 0) {
+                released = dispatchToIdle(process);
             }
             liveNow = live;
             signalIfDrained();
         } finally {
             lock.unlock();
         }
+        if (requeued != null) {
+            // rare (a worker died), and the one trace that its request was not lost: say so
+            LOG.log(System.Logger.Level.INFO, slot.link + " closed before its worker had request "
+                    + requeued.exchange.requestId + "; it goes back to the head of the queue");
+        }
         for (Ticket t : released) {
-            metrics.queue.record(t.dispatchedNanos - t.exchange.runnableNanos);
             t.link.start(t.exchange);
         }
         liveLinksChanged.accept(liveNow);
@@ -494,11 +517,48 @@ final class Dispatcher implements WorkerLink.Listener {
 
     private void assign(Ticket t, Slot slot) {
         t.state = State.DISPATCHED;
+        t.dispatches++;
         t.dispatchedNanos = clock.nanoTime();
         t.link = slot.link;
         slot.running = t;
         busy++;
         slot.process.busy++;
+    }
+
+    /** Whether a request its link never delivered may be dispatched again rather than answered. */
+    private boolean mayRedispatch(Ticket t) {
+        return closedLoop == null && t.dispatches < MAX_DISPATCHES && !t.exchange.response.cancelled();
+    }
+
+    /**
+     * Puts a request its link never delivered back at the FIFO's head. It is its connection's oldest, so it
+     * is the connection's one request in the FIFO again: a successor promoted into the FIFO at its dispatch
+     * goes back to the head of the connection's held line.
+     */
+    private void requeue(Ticket t) {
+        Object connection = t.exchange.connection;
+        ArrayDeque<Ticket> line = lines.get(connection);
+        if (line == null) {
+            lines.put(connection, NOTHING_HELD);
+        } else {
+            for (Iterator<Ticket> it = runnable.iterator(); it.hasNext(); ) {
+                Ticket successor = it.next();
+                if (successor.exchange.connection == connection) {
+                    it.remove();
+                    successor.state = State.HELD;
+                    if (line == NOTHING_HELD) {
+                        line = new ArrayDeque<>(2);
+                        lines.put(connection, line);
+                    }
+                    line.addFirst(successor);
+                    break;
+                }
+            }
+        }
+        t.state = State.WAITING;
+        t.link = null;
+        runnable.addFirst(t);
+        setDepth(depth + 1);
     }
 
     /**
@@ -545,15 +605,28 @@ final class Dispatcher implements WorkerLink.Listener {
     }
 
     /**
-     * A process's last link closed: the sticky requests that waited for it may run anywhere now, so idle
-     * links take them. Returns the requests assigned, for the caller to start after the lock.
+     * A link of {@code dying} closed: a request it never delivered is back at the FIFO's head, or, at the
+     * process's last link, the sticky requests that waited for it may run anywhere now; so idle links take
+     * them, those of other processes first (the dying one's other links may be dead too, not yet seen
+     * closed). Returns the requests assigned, for the caller to start after the lock.
      */
-    private List<Ticket> dispatchToIdle() {
+    private List<Ticket> dispatchToIdle(WorkerCounts dying) {
         if (runnable.isEmpty() || idle.isEmpty()) {
             return List.of();
         }
         List<Ticket> assigned = new ArrayList<>();
-        for (Slot slot : new ArrayList<>(idle)) {
+        List<Slot> candidates = new ArrayList<>(idle.size());
+        for (Slot slot : idle) {
+            if (slot.process != dying) {
+                candidates.add(slot);
+            }
+        }
+        for (Slot slot : idle) {
+            if (slot.process == dying) {
+                candidates.add(slot);
+            }
+        }
+        for (Slot slot : candidates) {
             Ticket t = pollFor(slot);
             if (t != null) {
                 leaveIdle(slot);
@@ -609,21 +682,26 @@ final class Dispatcher implements WorkerLink.Listener {
     static final class Ticket {
         final QueuedExchange exchange;
         private State state = State.NEW;
-        /** T3, ns; 0 before dispatch. Read after dispatch only (the link's start and later). */
+        /** Times it was assigned to a link (more than once only when a link closed before delivering it). */
+        private int dispatches;
+        /** T3, ns, of its latest dispatch; 0 before. Read after dispatch only (the link's start and later). */
         private long dispatchedNanos;
-        /** The link it runs on, set once at dispatch; read without the lock by the exchange. */
+        /**
+         * The link it runs on, set at each dispatch, null while it waits again after a link closed before
+         * delivering it; read without the lock by the exchange and by a link's start.
+         */
         private volatile WorkerLink link;
 
         Ticket(QueuedExchange exchange) {
             this.exchange = exchange;
         }
 
-        /** T3, ns: when the request was assigned to a link; 0 before. Valid once the link has it. */
+        /** T3, ns: when the request was last assigned to a link; 0 before. Valid once the link has it. */
         long dispatchedNanos() {
             return dispatchedNanos;
         }
 
-        /** The link it was dispatched to, or null before dispatch. Any thread. */
+        /** The link it was last dispatched to, or null before dispatch or while it waits again. Any thread. */
         WorkerLink link() {
             return link;
         }

@@ -1,7 +1,8 @@
 /*
  * The bytes of one request still to go down its worker link (queue → dispatch): the env payload encoded at
- * admission and the whole request body, in memory or in its unnamed spool file, held until the link takes
- * them. Made at admission, emptied by the link's event loop, or discarded by whoever gives up on the request.
+ * admission and the whole request body, in memory or in its unnamed spool file, held until a link has
+ * delivered them. Made at admission, read by the link's event loop, discarded once delivered or by whoever
+ * gives up on the request.
  */
 package dev.pumaplus.host;
 
@@ -10,7 +11,10 @@ import io.netty.buffer.ByteBuf;
 import java.nio.channels.FileChannel;
 
 /**
- * Each part is taken once; what was not taken when the request is given up is released by {@link #discard}.
+ * The parts stay here while a link sends them, so that a request whose REQUEST frame never reached a worker
+ * (its link was dead) can be sent again, whole, by another link: a link writes retained duplicates of the
+ * env and the in-memory body and reads the spool file by position, from 0 each time; it {@link #discard}s
+ * the parts once the worker has the REQUEST frame and the body is written, or when the request is given up.
  * The body is complete from the start (the protocol submits a request only once its body arrived), so the
  * link sends it at the worker's speed and nothing here waits for the client.
  *
@@ -37,28 +41,28 @@ final class PendingBody {
         this.file = file;
     }
 
-    /** The env payload, once; null afterwards (or once discarded). */
-    synchronized ByteBuf takeEnv() {
-        ByteBuf e = env;
-        env = null;
-        return e;
+    /**
+     * The env payload for one REQUEST frame: a retained duplicate the caller owns (its timing bytes are
+     * written in place, shared by every copy); null once discarded.
+     */
+    synchronized ByteBuf env() {
+        return env == null ? null : env.retainedDuplicate();
     }
 
-    /** The in-memory body, once; null when there is none (no body, a spooled one, taken or discarded). */
-    synchronized ByteBuf takeBody() {
-        ByteBuf b = body;
-        body = null;
-        return b;
+    /** The in-memory body, a retained duplicate the caller owns; null when there is none or it was discarded. */
+    synchronized ByteBuf body() {
+        return body == null ? null : body.retainedDuplicate();
     }
 
-    /** The spool file, once; null when the body is not spooled (or was taken or discarded). */
-    synchronized FileChannel takeFile() {
-        FileChannel f = file;
-        file = null;
-        return f;
+    /**
+     * The spool file, still owned here (read it by position, never close it); null when the body is not
+     * spooled or was discarded.
+     */
+    synchronized FileChannel file() {
+        return file;
     }
 
-    /** Releases everything still held, the env included. Idempotent. */
+    /** Releases everything still held and closes the spool file. Idempotent. */
     synchronized void discard() {
         if (env != null) {
             env.release();

@@ -17,7 +17,7 @@ import io.netty.util.concurrent.EventExecutor;
  * Durations, each a {@link TimingHistogram} in ns (definitions are exact; nothing else is called queue
  * time):
  * <ul>
- *   <li>{@link #queue}: T3 − T2b, runnable to dispatched, recorded at dispatch;</li>
+ *   <li>{@link #queue}: T3 − T2b, runnable to dispatched, recorded once the worker link wrote the REQUEST;</li>
  *   <li>{@link #service}: T5 − T4 − body read, the app's time, for responses the worker completed;</li>
  *   <li>{@link #total}: T6 − T1, first byte to last byte sent, for responses completed and sent;</li>
  *   <li>{@link #bodyWait}: T2b − T2 + body read, headers parsed until the worker has the whole body (the

@@ -18,7 +18,8 @@ import java.nio.channels.FileChannel;
  * record of it ({@link Dispatcher.Ticket}, with T3 and the link it runs on).
  *
  * <p>Timing points (ns of the host's {@link NanoClock}): T1 and T2 come with the {@link #head}, T2b
- * ({@link #runnableNanos}) at admission, T3 at dispatch ({@link #dispatchedNanos()}), T4, T5 and body
+ * ({@link #runnableNanos}) at admission, T3 at dispatch ({@link #dispatchedNanos()}; a request a dead link
+ * never delivered is dispatched again, and T3 is then the later dispatch's), T4, T5 and body
  * read in the {@link #response}, T6 in {@link #responseSent}.
  *
  * <p>Threading: every method is thread-safe.
@@ -72,7 +73,7 @@ final class QueuedExchange implements Exchange {
         return link == null ? 0 : link.hello.pid();
     }
 
-    /** T3: when it was assigned to a link; 0 before dispatch. */
+    /** T3: when it was last assigned to a link; 0 before dispatch. */
     long dispatchedNanos() {
         return ticket.dispatchedNanos();
     }

@@ -5,7 +5,6 @@
  */
 package dev.pumaplus.host;
 
-import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Goaway;
@@ -19,6 +18,7 @@ import dev.pumaplus.wire.ResponseHead;
 import dev.pumaplus.wire.WebSocketCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -48,13 +48,18 @@ import java.util.concurrent.RejectedExecutionException;
  * link's event loop, at the sink's {@link QueuedExchange#resumeResponse()}).
  *
  * <p>Errors: a frame not allowed in the current state is a protocol error (GOAWAY(1), close). When the
- * link closes while BUSY, the exchange's sink gets {@code fail(502, ..., headSent)} at once; nothing else
- * is affected.
+ * link closes while BUSY with a request the worker has (its REQUEST frame was written), the exchange's sink
+ * gets {@code fail(502, ..., headSent)} at once; nothing else is affected. A request the worker provably
+ * never had (the link was closed when it came to it, or its REQUEST frame's write failed) is reported as not
+ * delivered to the {@link Listener}, which puts it back at the head of the queue, for another link, a bounded
+ * number of times; the request's parts stay in its {@link PendingBody} until the worker has the REQUEST
+ * frame, so another link can send them whole.
  *
  * <p>Timing: the REQUEST frame carries T2, T2b and T3 in the 24 bytes reserved at the head of the env
- * payload encoded at submit, written there at dispatch (no copy). From the RESPONSE_HEAD the link takes T4, T5 and body-read ns;
- * when the worker ends its response normally (END_STREAM, no abort, client still there) it records service
- * time T5 − T4 − body read. With {@code server_timing} on, each forwarded head gets
+ * payload encoded at submit, written there at dispatch (no copy). Queue time T3 − T2b is recorded once the
+ * REQUEST frame is written, with the T3 of the dispatch that delivered it. From the RESPONSE_HEAD the link
+ * takes T4, T5 and body-read ns; when the worker ends its response normally (END_STREAM, no abort, client
+ * still there) it records service time T5 − T4 − body read. With {@code server_timing} on, each forwarded head gets
  * {@code Server-Timing: queue;dur=<T3 − T2b in ms>, app;dur=<service, T5 − T4 − body read, in ms>} (3 decimals).
  *
  * <p>Version 3 frames: EARLY_HINTS go to the sink's {@code earlyHints} before the head; HIJACK and HIJACK_HEAD
@@ -92,8 +97,13 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         /** The worker sent GOAWAY: dispatch nothing more to the link (retired now if idle). */
         void draining(Object token);
 
-        /** The link's channel closed: returns the request it was running, or null; the link answers it. */
-        QueuedExchange closed(Object token);
+        /**
+         * The link's channel closed. {@code delivered} is the request whose REQUEST frame the link wrote to
+         * the worker (null: none). The queue puts a request it had given the link that was not delivered back
+         * at the head of its FIFO, a bounded number of times; it returns the request the link must answer (one
+         * the worker had, or one given up), or null.
+         */
+        QueuedExchange closed(Object token, QueuedExchange delivered);
     }
 
     final long id;
@@ -113,6 +123,8 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     // event loop only
     private QueuedExchange current;
     private boolean requestEndSent;
+    /** The current request's REQUEST frame write: a failed one means the worker never had the request. */
+    private ChannelFuture requestWrite;
     private boolean headForwarded;
     private boolean responseEnded;
     /** The current request's spooled body while it goes down in BODY frames; null otherwise. */
@@ -167,24 +179,30 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     }
 
     private void run(QueuedExchange ex) {
-        ByteBuf env = ex.body.takeEnv();
+        if (ex.ticket.link() != this || !channel.isActive()) {
+            // This link closed before it came to the request: the request never reached a worker, and the
+            // queue has put it back (or channelInactive, still to run here, has it put back).
+            return;
+        }
+        ByteBuf env = ex.body.env();
         if (env == null) {
             return; // failed or discarded before it reached the loop
-        }
-        if (!channel.isActive()) {
-            env.release();
-            return; // channelInactive answers the client
         }
         current = ex;
         requestEndSent = false;
         headForwarded = false;
         responseEnded = false;
         hijackOffer = null;
-        ByteBuf body = ex.body.takeBody();
-        FileChannel file = ex.body.takeFile();
+        ByteBuf body = ex.body.body();
+        FileChannel file = ex.body.file();
         boolean endNow = body == null && file == null;
-        channel.write(Request.frame(env, ex.head.headersParsedNanos(), ex.runnableNanos, ex.dispatchedNanos(),
-                endNow));
+        requestWrite = channel.write(Request.frame(env, ex.head.headersParsedNanos(), ex.runnableNanos,
+                ex.dispatchedNanos(), endNow));
+        requestWrite.addListener(written -> {
+            if (written.isSuccess()) {
+                requestDelivered(ex);
+            }
+        });
         requestEndSent = endNow;
         if (body != null) {
             writeBodyFrames(body);
@@ -192,6 +210,22 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
             sendBodyFile(file);
         }
         channel.flush();
+    }
+
+    /**
+     * The worker has the request's REQUEST frame: the request will not be sent again, so its queue time ends
+     * at this T3 (the dispatch that delivered it), and its parts go once its body is written too.
+     */
+    private void requestDelivered(QueuedExchange ex) {
+        reporting.metrics().queue.record(ex.dispatchedNanos() - ex.runnableNanos);
+        releaseSentBody();
+    }
+
+    /** Discards the current request's parts once the REQUEST frame was delivered and the body written. */
+    private void releaseSentBody() {
+        if (current != null && requestEndSent && requestWrite.isSuccess()) {
+            current.body.discard();
+        }
     }
 
     /** Writes an in-memory body as BODY frames of at most MAX_PAYLOAD, the last with END_STREAM. */
@@ -218,8 +252,9 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     /**
      * Writes the spooled body's next BODY frames while the worker's socket takes them; the last carries
-     * END_STREAM and closes the file. A spool file that cannot be read closes the link (the client gets 502
-     * from channelInactive): the worker must not run the app on a body that is not the client's.
+     * END_STREAM, and the file is closed with the request's other parts. A spool file that cannot be read
+     * closes the link (the client gets 502 from channelInactive): the worker must not run the app on a body
+     * that is not the client's.
      */
     private void pumpBodyFile() {
         try {
@@ -253,15 +288,14 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
     private void unreadableBodyFile(IOException e) {
         failReason = "the request's spooled body could not be read: " + e;
         endBodyFile();
+        channel.flush(); // the REQUEST goes out: the request is answered, not sent again to read the same file
         channel.close();
     }
 
     private void endBodyFile() {
-        if (bodyFile != null) {
-            RequestBodyBuffer.closeSpool(bodyFile);
-            bodyFile = null;
-        }
+        bodyFile = null;
         requestEndSent = true;
+        releaseSentBody();
     }
 
     /**
@@ -483,6 +517,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         QueuedExchange ex = current;
         current = null;
         ex.response.finish();
+        ex.body.discard();
         QueuedExchange next = listener.finished(token);
         if (next != null) {
             run(next);
@@ -500,11 +535,11 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (bodyFile != null) {
-            RequestBodyBuffer.closeSpool(bodyFile);
-            bodyFile = null;
-        }
-        QueuedExchange ex = token == null ? null : listener.closed(token);
+        bodyFile = null; // the exchange's PendingBody holds the file and closes it
+        // Closing fails the writes still pending before this runs, so a REQUEST write not failed by now was
+        // delivered (or could have been: it is answered, never sent twice).
+        QueuedExchange delivered = current != null && requestWrite.cause() == null ? current : null;
+        QueuedExchange ex = token == null ? null : listener.closed(token, delivered);
         if (ex != null) {
             ResponseRecord response = ex.response;
             boolean started = ex == current;

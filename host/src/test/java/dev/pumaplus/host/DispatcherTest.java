@@ -18,6 +18,10 @@ import dev.pumaplus.wire.FrameType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -31,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -529,6 +534,159 @@ class DispatcherTest {
 
     private static ByteBuf ascii(String s) {
         return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    }
+
+    // --- a request given to a link that closed before the worker had it -----------------------------------
+
+    /**
+     * A worker socket whose peer is gone (EPIPE): every write fails when flushed, and the channel closes, as
+     * Netty does on a failed flush.
+     */
+    private static final class BrokenPipe extends ChannelOutboundHandlerAdapter {
+        private final List<ChannelPromise> pending = new ArrayList<>();
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            ReferenceCountUtil.release(msg);
+            pending.add(promise);
+        }
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+            IOException epipe = new IOException("Broken pipe");
+            pending.forEach(p -> p.setFailure(epipe));
+            pending.clear();
+            ctx.close();
+        }
+    }
+
+    /** A link of worker process {@code pid} whose worker is dead: the REQUEST frame's write fails. */
+    private EmbeddedWorker brokenWorker(long pid) {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, pid, pid);
+        worker.channel.pipeline().addFirst(new BrokenPipe());
+        return worker;
+    }
+
+    @Test
+    void requestGivenToALinkThatClosedBeforeItCameToItIsAnsweredByTheNextLinkNot502() {
+        EmbeddedWorker dying = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker healthy = new EmbeddedWorker(queue, 200, 1);
+        RecordingSink sink = new RecordingSink();
+        byte[] big = new byte[Frame.MAX_PAYLOAD + 10];
+        big[Frame.MAX_PAYLOAD + 9] = 42;
+        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), get("/retry"),
+                Unpooled.wrappedBuffer(big), null, sink);
+        assertTrue(ex.ticket.link() == dying.link, "dispatched to the first idle link");
+        dying.channel.pipeline().close(); // the worker died: closed before the link's event loop ran the request
+        dying.channel.runPendingTasks();
+        assertEquals(List.of(), sink.events, "no 502 for a request no worker had");
+        List<Frame> frames = healthy.sent();
+        assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
+        assertEquals("/retry", EmbeddedWorker.env(frames, "PATH_INFO"));
+        assertEquals(Frame.MAX_PAYLOAD, frames.get(1).payload().readableBytes());
+        assertEquals(42, frames.get(2).payload().getByte(frames.get(2).payload().readerIndex() + 9),
+                "the whole in-memory body goes down the next link");
+        frames.forEach(Frame::release);
+        healthy.respond("second link");
+        assertEquals("second link", sink.bodyText());
+        assertFalse(sink.events.stream().anyMatch(e -> e.startsWith("fail")), sink.events.toString());
+        assertEquals(1, dispatcher.snapshot().completed());
+        assertEquals(0, dispatcher.snapshot().busy());
+    }
+
+    @Test
+    void requestWhoseRequestFrameWriteFailedIsSentWholeFromItsSpoolFileDownTheNextLink() throws IOException {
+        EmbeddedWorker dead = brokenWorker(100);
+        EmbeddedWorker healthy = new EmbeddedWorker(queue, 200, 1);
+        RecordingSink sink = new RecordingSink();
+        byte[] bytes = new byte[Frame.MAX_PAYLOAD + 10];
+        bytes[0] = 7;
+        bytes[Frame.MAX_PAYLOAD + 9] = 42;
+        FileChannel file = spooled(bytes);
+        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), get("/upload"),
+                Unpooled.EMPTY_BUFFER, file, sink);
+        assertTrue(ex.ticket.link() == dead.link);
+        dead.channel.runPendingTasks(); // REQUEST and BODY writes fail (EPIPE); the link closes
+        assertFalse(dead.channel.isActive());
+        assertTrue(file.isOpen(), "the spool file is kept for the next link");
+        List<Frame> frames = healthy.sent();
+        assertEquals(List.of(FrameType.REQUEST, FrameType.BODY, FrameType.BODY), types(frames));
+        assertEquals(7, frames.get(1).payload().getByte(frames.get(1).payload().readerIndex()),
+                "read again from position 0");
+        assertEquals(10, frames.get(2).payload().readableBytes());
+        assertEquals(42, frames.get(2).payload().getByte(frames.get(2).payload().readerIndex() + 9));
+        assertTrue(frames.get(2).endStream());
+        frames.forEach(Frame::release);
+        assertFalse(file.isOpen(), "closed once the next link delivered the request and its body");
+        healthy.respond("stored");
+        assertEquals(List.of("head 200 [content-type=text/plain]", "body end"), sink.events);
+        assertEquals("stored", sink.bodyText());
+    }
+
+    @Test
+    void requestThatKeepsMeetingDeadLinksIsAnswered502AfterMaxDispatches() {
+        assertEquals(3, Dispatcher.MAX_DISPATCHES);
+        EmbeddedWorker a = brokenWorker(100);
+        EmbeddedWorker b = brokenWorker(200);
+        EmbeddedWorker c = brokenWorker(300);
+        RecordingSink sink = new RecordingSink();
+        submit(new Object(), "/doomed", sink);
+        a.channel.runPendingTasks();
+        assertEquals(List.of(), sink.events, "first dead link: dispatched again");
+        b.channel.runPendingTasks();
+        assertEquals(List.of(), sink.events, "second dead link: dispatched again");
+        c.channel.runPendingTasks();
+        assertEquals(List.of("fail 502 headSent=false"), sink.events, "third dead link: answered, never looping");
+        Dispatcher.Snapshot after = dispatcher.snapshot();
+        assertEquals(0, after.live());
+        assertEquals(0, after.depth());
+        assertEquals(0, after.busy());
+    }
+
+    @Test
+    void queueTimeOfARedispatchedRequestRunsToTheDispatchThatDeliveredItAndIsRecordedOnce() {
+        EmbeddedWorker dying = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker healthy = new EmbeddedWorker(queue, 200, 1);
+        QueuedExchange ex = (QueuedExchange) submit(new Object(), "/late", new RecordingSink());
+        queue.advance(7_000_000L); // lost on the dead link
+        dying.channel.pipeline().close();
+        dying.channel.runPendingTasks();
+        queue.advance(2_000_000L); // after the second dispatch: not queue time
+        List<Frame> frames = healthy.sent();
+        assertEquals(7_000_000L, ex.dispatchedNanos() - ex.runnableNanos,
+                "queue time includes the time lost on the dead link");
+        assertEquals(ex.dispatchedNanos(), dev.pumaplus.wire.Request.decode(frames.get(0).payload()).dispatchedNanos(),
+                "the worker gets the T3 of the dispatch that delivered it");
+        frames.forEach(Frame::release);
+        QueueMetrics metrics = dispatcher.metrics();
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
+        assertEquals(1, (long) metrics.queue.readCumulative(Histogram::getTotalCount), "one sample per request");
+        assertEquals(7_000_000L, (long) metrics.queue.readCumulative(Histogram::getMaxValue), 70_000L);
+    }
+
+    @Test
+    void redispatchedRequestKeepsItsPlaceAheadOfItsConnectionsLaterRequests() {
+        EmbeddedWorker healthy = new EmbeddedWorker(queue, 200, 1);
+        EmbeddedWorker dying = new EmbeddedWorker(queue, 100, 0);
+        submit(new Object(), "/busy", new RecordingSink()); // healthy (first idle)
+        Object connection = new Object();
+        submit(connection, "/a", new RecordingSink()); // dying
+        submit(connection, "/b", new RecordingSink()); // waits
+        submit(connection, "/c", new RecordingSink()); // held behind /b
+        assertEquals(2, dispatcher.snapshot().depth());
+        dying.channel.pipeline().close();
+        dying.channel.runPendingTasks();
+        assertEquals(3, dispatcher.snapshot().depth(), "/a waits again, /b and /c are held behind it");
+        assertEquals("/busy", healthy.takeRequestPath());
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            healthy.respond("ok");
+            order.add(healthy.takeRequestPath());
+        }
+        assertEquals(List.of("/a", "/b", "/c"), order);
+        healthy.respond("ok");
+        assertEquals(0, dispatcher.snapshot().depth());
+        assertEquals(0, dispatcher.snapshot().busy());
     }
 
     private static List<Integer> types(List<Frame> frames) {
