@@ -9,6 +9,11 @@ require "web_socket_client"
 class WebsocketLimitsTest < IntegrationTest
   TEST_TIMEOUT = 120
 
+  # Requests the workers have completed, WebSocket events included (/stats).
+  def completed_requests(server)
+    server.stats["worker_status"].sum { |worker| worker.dig("last_status", "requests_count") }
+  end
+
   def start_limited_server(extra = "")
     config = File.join(temp_dir, "puma-plus.rb")
     File.write(config, "websocket_max_message 1024\nwebsocket_outbound_limit 65_536\nwebsocket_max_connections 3\n#{extra}")
@@ -28,11 +33,16 @@ class WebsocketLimitsTest < IntegrationTest
 
   def test_a_client_that_reads_nothing_while_the_app_floods_it_is_closed_with_1008
     server = start_limited_server
+    before = completed_requests(server)
     client = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
     client.send_text("flood")
     # Read nothing until the app's 200 x 64 KiB are sent: the socket buffers fill, the host's pending bytes
-    # pass 64 KiB, and it gives up on this client.
-    assert eventually(timeout: 30) { server.stats.dig("queue", "busy_slots").zero? }
+    # pass 64 KiB, and it gives up on this client. The upgrade, the open event and the flood message are
+    # three requests; a busy count of 0 alone could be read before the flood was even dispatched.
+    flooded = eventually(timeout: 30) do
+      completed_requests(server) >= before + 3 && server.stats.dig("queue", "busy_slots").zero?
+    end
+    assert flooded, with_log(server, "the app did not finish its flood")
     texts = 0
     last = nil
     while (last = client.read_message(timeout: 20))
