@@ -45,8 +45,11 @@ final class ResponseSpool {
 
     private final ResponseRecord response;
     private final ByteBufAllocator alloc;
-    /** Held parts in order: {@link ByteBuf}, {@link Spooled} or {@link Region}. */
-    private final ArrayDeque<Object> held = new ArrayDeque<>();
+    /**
+     * Held parts in order: {@link ByteBuf}, {@link Spooled} or {@link Region}. Sized for the usual case, a
+     * client that keeps up and leaves it empty: one spool per request, so no 17-slot default array each.
+     */
+    private final ArrayDeque<Object> held = new ArrayDeque<>(1);
     private long heldInMemory;
     /** The spool file, once bytes went to it; appended at {@link #spoolEnd}, read at {@link #spoolRead}. */
     private FileChannel spool;
