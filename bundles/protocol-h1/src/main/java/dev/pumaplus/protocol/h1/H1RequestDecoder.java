@@ -85,6 +85,11 @@ final class H1RequestDecoder extends HttpRequestDecoder {
         return reads;
     }
 
+    /** Bytes the client sent after the requests decoded so far are here, read but not decoded (or not yet whole). */
+    boolean holdsBytes() {
+        return requestStartNanos >= 0 || actualReadableBytes() > 0;
+    }
+
     /**
      * When the header section of the request being received began (its first byte's read, as T1), or -1
      * when no header section is in progress (between requests, or while a body is read).

@@ -170,6 +170,59 @@ class H1ServerTest {
         }
     }
 
+    /**
+     * Writes to {@code socket} after the server's end of stream until a write fails (the server's socket is
+     * gone and answered with a reset) or {@code within} passes; true if one failed.
+     */
+    private static boolean writesFailWithin(Socket socket, long within, TimeUnit unit) {
+        long deadline = System.nanoTime() + unit.toNanos(within);
+        byte[] more = "GET /after HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+        while (System.nanoTime() < deadline) {
+            try {
+                socket.getOutputStream().write(more);
+            } catch (IOException reset) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        return false;
+    }
+
+    @Test
+    void aClientThatAnnouncedItsLastRequestIsClosedAtOnceWithoutALinger() throws Exception {
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), new EchoQueue(),
+                TestEventLoops.INSTANCE);
+        server.start();
+        InetSocketAddress address = server.boundAddresses().get(0);
+        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write("GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            assertTrue(answer.startsWith("HTTP/1.1 200 OK") && answer.endsWith("echo:/last:0"), answer);
+            // A lingering server would read and drop these for LINGER_SECONDS; a closed one resets them.
+            assertTrue(writesFailWithin(socket, H1ConnectionHandler.LINGER_SECONDS * 1000 / 2, TimeUnit.MILLISECONDS),
+                    "the server's socket was closed, not kept reading for the linger");
+        }
+    }
+
+    @Test
+    void bytesPipelinedAfterTheLastRequestAreReadDuringTheLingerNotAnsweredWithAReset() throws Exception {
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), new EchoQueue(),
+                TestEventLoops.INSTANCE);
+        server.start();
+        InetSocketAddress address = server.boundAddresses().get(0);
+        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    + "GET /never HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            assertTrue(answer.startsWith("HTTP/1.1 200 OK") && answer.endsWith("echo:/last:0"), answer);
+            assertFalse(writesFailWithin(socket, 200, TimeUnit.MILLISECONDS),
+                    "the server still reads (and drops) what the client sends while it lingers");
+        }
+    }
+
     @Test
     void bindsIpv6LoopbackWithBrackets() throws Exception {
         MapSettings settings = new MapSettings(Map.of("binds", List.of("tcp://[::1]:0")));
