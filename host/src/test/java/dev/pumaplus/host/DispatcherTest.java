@@ -177,9 +177,27 @@ class DispatcherTest {
         EmbeddedWorker b1 = new EmbeddedWorker(queue, 200, 1);
         submit(new Object(), "/x", new RecordingSink());
         submit(new Object(), "/y", new RecordingSink());
-        assertEquals("/x", a1.takeRequestPath());
-        assertNull(a2.takeRequestPath(), "the second request goes to the idle process, not the busy one");
+        assertEquals("/x", a2.takeRequestPath(), "process 100 idled first; of its links, the one idle last");
+        assertNull(a1.takeRequestPath(), "the second request goes to the idle process, not the busy one");
         assertEquals("/y", b1.takeRequestPath());
+    }
+
+    @Test
+    void withinAProcessTheLinkThatAnsweredLastTakesTheNextRequest() {
+        EmbeddedWorker a1 = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker a2 = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker a3 = new EmbeddedWorker(queue, 100, 0);
+        for (int i = 0; i < 5; i++) {
+            submit(new Object(), "/" + i, new RecordingSink());
+            assertEquals("/" + i, a3.takeRequestPath(), "request " + i + " on the thread that just answered");
+            a3.respond("ok");
+        }
+        assertNull(a1.takeRequestPath(), "the process's other threads were never woken");
+        assertNull(a2.takeRequestPath());
+        submit(new Object(), "/busy", new RecordingSink());
+        submit(new Object(), "/second", new RecordingSink());
+        assertEquals("/busy", a3.takeRequestPath());
+        assertEquals("/second", a2.takeRequestPath(), "with that one busy: the one idle the shortest time");
     }
 
     @Test
