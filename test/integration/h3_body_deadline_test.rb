@@ -1,8 +1,10 @@
-# The request-body progress deadline over HTTP/3, with a real browser: headless Chromium, forced onto QUIC,
-# streams a request body (fetch with a ReadableStream, duplex 'half') that stops after a spooled 208 KiB.
-# With first_data_timeout 2 the host gives up on it on time, holding no slot meanwhile, never showing it to
-# the app, closing its spool file, and keeping the QUIC connection: the next request on it is served. A body
-# that trickles a byte a second, slower overall than the timeout but never stalled for it, is not cut off.
+# The request-body progress deadline over HTTP/3 (first_data_timeout 2 here), with real clients. Headless
+# Chromium, forced onto QUIC, streams a request body (fetch with a ReadableStream, duplex 'half') that stops
+# after a spooled 208 KiB: the host gives up on it on time, holding no slot meanwhile, never showing it to
+# the app, closing its spool file, answering 408 and keeping the QUIC connection, whose next request is
+# served. Chromium reads no response before its body is sent, so the 408's arrival is timed with a raw
+# request stream on a Flupke/Kwik client connection (H3Probe stall), which reads it while its body is
+# stalled. A body that trickles a byte a second, longer than the timeout in all, is not cut off.
 require "digest"
 require "json"
 require "server_helper"
@@ -80,6 +82,39 @@ class H3BodyDeadlineTest < IntegrationTest
       assert_equal [200, "ok\n", "h3"], after.values_at("status", "text", "protocol"), "the next request over h3"
       assert_equal before["connection"], after["connection"], "the same QUIC connection served on"
     end
+  end
+
+  def test_a_raw_h3_client_gets_408_at_first_data_timeout_while_its_body_is_stalled_and_its_connection_serves_on
+    size = 200 * 1024 # spooled: past the 112 KiB held in memory
+    busy = []
+    spooled = 0
+    probe = Thread.new do
+      h3_probe("stall", "#{@origin}/upload?log=#{@log}", size.to_s, "#{@origin}/other", timeout: 60)
+    end
+    while probe.alive? # the GETs before and after take the slot; the stall is while the body's file is open
+      held = spool_files
+      if held.positive?
+        spooled = [spooled, held].max
+        busy << @server.stats.fetch("queue").fetch("busy_slots")
+      end
+      sleep 0.05
+    end
+    out, err, status = probe.value
+    assert status.success?, with_log(@server, "the probe failed: #{err}\n#{out}")
+    lines = out.lines(chomp: true)
+    stalled = Integer(lines.grep(/\Astalled /).first&.split&.last || flunk("no stall: #{out}"))
+    code, at = lines.grep(/\Astatus /).first&.split&.drop(1)
+    waited = (Integer(at || flunk("no response while the body stalled: #{out}")) - stalled) / 1e9
+    diag("h3: 408 arrived #{waited.round(3)} s after the body's last byte was written")
+    assert_equal "408", code
+    assert_in_delta FIRST_DATA_TIMEOUT, waited, 1.0, "the 408 came #{waited.round(2)} s after the last body byte"
+    assert_equal ["get 200", "body 408\\n", "output reset", "get 200"],
+                 [lines.grep(/\Aget /).first, lines.grep(/\Aend /).first&.sub(/\Aend \d+ /, ""), *lines.last(2)],
+                 "408 with its body, the upload stopped by the server, and the connection still serving: #{out}"
+    assert_equal 1, spooled, "the stalled body was spooled while it waited"
+    assert_equal 0, spool_files, "its spool file is closed"
+    assert busy.any? && busy.all?(&:zero?), "no slot was busy while the body stalled: #{busy.inspect}"
+    refute File.exist?(@log), "the app saw the stalled request: #{File.exist?(@log) && File.read(@log)}"
   end
 
   def test_an_h3_upload_trickling_a_byte_a_second_for_twice_first_data_timeout_is_served_whole
