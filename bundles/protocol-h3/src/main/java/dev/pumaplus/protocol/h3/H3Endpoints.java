@@ -1,6 +1,6 @@
 /*
  * The HTTP/3 listeners (accept step): one Kwik QUIC server connector per TLS listener, on the same address
- * and UDP port, speaking "h3" through Flupke's connections (H3Connections), whose request handler
+ * and UDP port, speaking "h3" through Flupke's connections (H3ConnectionFactory), whose request handler
  * (H3RequestHandler) turns each request stream into a queue entry.
  */
 package dev.pumaplus.protocol.h3;
@@ -80,7 +80,7 @@ final class H3Endpoints implements Http3Endpoints, Listener {
             ServerConnector connector = builder.build();
             H3RequestHandler handler = new H3RequestHandler(queue, (InetSocketAddress) socket.getLocalSocketAddress(),
                     contentLengthLimit, timers, bodyTimeoutNanos);
-            connector.registerApplicationProtocol("h3", new H3Connections(handler, requests));
+            connector.registerApplicationProtocol("h3", new H3ConnectionFactory(handler, requests));
             connector.start();
             connectors.add(connector);
             return "h3=\":" + socket.getLocalPort() + "\"; ma=86400";

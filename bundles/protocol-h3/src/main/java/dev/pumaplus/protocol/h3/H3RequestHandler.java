@@ -117,7 +117,7 @@ final class H3RequestHandler implements HttpRequestHandler {
                 Collections.unmodifiableList(headers), start, start);
         ConnectionKey key = acquire(remote);
         try {
-            serve(head, key, request.body(), H3Connections.requestStream(), response);
+            serve(head, key, request.body(), H3ConnectionFactory.requestStream(), response);
         } finally {
             release(remote, key);
         }

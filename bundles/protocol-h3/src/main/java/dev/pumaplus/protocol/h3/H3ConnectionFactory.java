@@ -27,7 +27,7 @@ import tech.kwik.flupke.server.impl.Http3ServerConnectionImpl;
  *
  * <p>Threading: {@link #createConnection} on Kwik's threads; {@link #requestStream} on a request's thread.
  */
-final class H3Connections implements ApplicationProtocolConnectionFactory {
+final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory {
 
     /** The QUIC stream of the request whose handler runs on this thread; set only during that call. */
     private static final ThreadLocal<QuicStream> REQUEST_STREAM = new ThreadLocal<>();
@@ -41,7 +41,7 @@ final class H3Connections implements ApplicationProtocolConnectionFactory {
      * @param requests the executor Flupke runs each stream on (the handler blocks on it until the response
      *                 is written)
      */
-    H3Connections(HttpRequestHandler handler, ExecutorService requests) {
+    H3ConnectionFactory(HttpRequestHandler handler, ExecutorService requests) {
         this.handler = handler;
         this.requests = requests;
         this.flupke = new Http3ApplicationProtocolFactory(handler, Map.of(), requests);
