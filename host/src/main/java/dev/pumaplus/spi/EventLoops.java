@@ -11,7 +11,8 @@ import io.netty.channel.ServerChannel;
 /**
  * The host's one event loop group and the TCP server channel class that matches its transport. The host
  * owns the group: a bundle binds and closes its own channels on it and never shuts it down (the host does,
- * after every bundle has stopped). Thread-safe.
+ * after every bundle has stopped). protocol-h3, which has no channels, schedules its request bodies'
+ * progress deadlines on it. Thread-safe.
  */
 public interface EventLoops {
 

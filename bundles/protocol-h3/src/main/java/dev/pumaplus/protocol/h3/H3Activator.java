@@ -6,6 +6,7 @@
 package dev.pumaplus.protocol.h3;
 
 import dev.pumaplus.spi.ConnectionSettings;
+import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
@@ -24,7 +25,8 @@ public final class H3Activator extends ProtocolActivator {
     protected Endpoint open(HostSettings settings, RequestQueue queue) {
         ConnectionSettings connections = ConnectionSettings.from(settings);
         H3Endpoints endpoints = new H3Endpoints(queue, connections.contentLengthLimit(),
-                (int) Math.min(Integer.MAX_VALUE, connections.persistentTimeout().toSeconds()));
+                (int) Math.min(Integer.MAX_VALUE, connections.persistentTimeout().toSeconds()),
+                host(EventLoops.class).group(), connections.firstDataTimeout().toNanos());
         return new Endpoint(endpoints, List.of(Http3Endpoints.class, Listener.class), endpoints::close);
     }
 }

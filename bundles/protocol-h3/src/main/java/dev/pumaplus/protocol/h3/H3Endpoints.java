@@ -1,7 +1,7 @@
 /*
  * The HTTP/3 listeners (accept step): one Kwik QUIC server connector per TLS listener, on the same address
- * and UDP port, speaking "h3" through Flupke, whose request handler (H3RequestHandler) turns each request
- * stream into a queue entry.
+ * and UDP port, speaking "h3" through Flupke's connections (H3ConnectionFactory), whose request handler
+ * (H3RequestHandler) turns each request stream into a queue entry.
  */
 package dev.pumaplus.protocol.h3;
 
@@ -9,25 +9,26 @@ import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.TlsMaterial;
+import io.netty.util.concurrent.EventExecutorGroup;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.security.interfaces.ECPrivateKey;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import tech.kwik.core.server.ServerConnectionConfig;
 import tech.kwik.core.server.ServerConnector;
-import tech.kwik.flupke.server.Http3ApplicationProtocolFactory;
 
 /**
  * Limits per QUIC connection: 100 concurrent request streams, and QUIC's max idle timeout from
  * {@code persistent_timeout} (as HTTP/2's idle timeout; a QUIC connection with no packet for that long is
  * closed). Flupke calls the request
  * handler on a thread of its executor and expects it to block until the response is written, so the
- * executor makes one virtual thread per request: a waiting request costs no platform thread.
+ * executor makes one virtual thread per request: a waiting request costs no platform thread. A request
+ * body that stalls for {@code first_data_timeout} is answered 408 by its handler, on a deadline kept by the
+ * host's event loops (HTTP/3 has none of its own).
  *
  * <p>Threading: {@link #open} from protocol-h1's start (the framework's thread); {@link #close} and
  * {@link #stopAccepting} from the host's stop sequence.
@@ -37,17 +38,25 @@ final class H3Endpoints implements Http3Endpoints, Listener {
     private final RequestQueue queue;
     private final long contentLengthLimit;
     private final int idleTimeoutSecs;
+    private final EventExecutorGroup timers;
+    private final long bodyTimeoutNanos;
     private final ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
     private final List<ServerConnector> connectors = new ArrayList<>();
 
     /**
      * @param contentLengthLimit largest request body in bytes; 0 or less: none
      * @param idleTimeoutSecs    QUIC's max idle timeout, at least 1
+     * @param timers             the host's event loops, for the request bodies' progress deadlines
+     * @param bodyTimeoutNanos   a request body that brings no new byte for this long is answered 408
+     *                           ({@code first_data_timeout}); 0 or less: none
      */
-    H3Endpoints(RequestQueue queue, long contentLengthLimit, int idleTimeoutSecs) {
+    H3Endpoints(RequestQueue queue, long contentLengthLimit, int idleTimeoutSecs, EventExecutorGroup timers,
+            long bodyTimeoutNanos) {
         this.queue = queue;
         this.contentLengthLimit = contentLengthLimit;
         this.idleTimeoutSecs = Math.max(1, idleTimeoutSecs);
+        this.timers = timers;
+        this.bodyTimeoutNanos = bodyTimeoutNanos;
     }
 
     @Override
@@ -70,8 +79,8 @@ final class H3Endpoints implements Http3Endpoints, Listener {
             }
             ServerConnector connector = builder.build();
             H3RequestHandler handler = new H3RequestHandler(queue, (InetSocketAddress) socket.getLocalSocketAddress(),
-                    contentLengthLimit);
-            connector.registerApplicationProtocol("h3", new Http3ApplicationProtocolFactory(handler, Map.of(), requests));
+                    contentLengthLimit, timers, bodyTimeoutNanos);
+            connector.registerApplicationProtocol("h3", new H3ConnectionFactory(handler, requests));
             connector.start();
             connectors.add(connector);
             return "h3=\":" + socket.getLocalPort() + "\"; ma=86400";

@@ -2,7 +2,7 @@
  * One HTTP/3 request (parse → queue → ... → respond): Flupke calls handleRequest on a virtual thread per
  * request stream; it maps the request to a RequestHead exactly as HTTP/2 does, reads the body into a
  * RequestBodyBuffer, which submits it to the host's RequestQueue, and writes the response the host
- * delivers, flushing each body chunk as it arrives.
+ * delivers, flushing each body chunk as it arrives. A body that stalls is answered 408 here.
  */
 package dev.pumaplus.protocol.h3;
 
@@ -15,6 +15,7 @@ import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.EventExecutorGroup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,6 +28,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
+import tech.kwik.core.QuicStream;
+import tech.kwik.flupke.impl.Http3ConnectionImpl;
 import tech.kwik.flupke.server.HttpRequestHandler;
 import tech.kwik.flupke.server.HttpServerRequest;
 import tech.kwik.flupke.server.HttpServerResponse;
@@ -41,23 +44,43 @@ import tech.kwik.flupke.server.HttpServerResponse;
  * and port (one QUIC connection's 4-tuple) stands for it, through one key object per address while it has
  * requests in flight.
  *
+ * <p>Body-progress deadline, as HTTP/1.1 and h2 have it: a body that brings no new byte for
+ * {@code first_data_timeout} ({@link RequestBodyBuffer#watch}, on one of the host's event loops) has its
+ * stream's input aborted (STOP_SENDING with H3_NO_ERROR, which also ends the blocked read), and the request
+ * thread then answers 408 on the stream, as RFC 9114 §4.1.1 allows a server that needs no more of a request:
+ * the QUIC connection and its other streams carry on. The request was never submitted, so no slot and no
+ * app saw it; its held bytes and spool file are released with the body buffer.
+ *
  * <p>Threading: {@link #handleRequest} runs on its own virtual thread and blocks until the response is
- * written; the {@link ResponseSink} methods of its exchange are called by the host and only enqueue.
+ * written; the {@link ResponseSink} methods of its exchange are called by the host and only enqueue; a
+ * stalled body's deadline fires on an event loop ({@link Stall}).
  */
 final class H3RequestHandler implements HttpRequestHandler {
 
     /** Bytes read from the request stream at once (Flupke's stream hands over what QUIC has received). */
     private static final int READ_BYTES = 64 * 1024;
+    /** What {@link #read} returns when the body's deadline passed instead of a count or -1. */
+    private static final int STALLED = -2;
 
     private final RequestQueue queue;
     private final InetSocketAddress local;
     private final long contentLengthLimit;
+    private final EventExecutorGroup timers;
+    private final long bodyTimeoutNanos;
     private final Map<InetSocketAddress, ConnectionKey> keys = new ConcurrentHashMap<>();
 
-    H3RequestHandler(RequestQueue queue, InetSocketAddress local, long contentLengthLimit) {
+    /**
+     * @param timers           the host's event loops, whose clocks and schedules run the body deadlines
+     * @param bodyTimeoutNanos a request body that brings no new byte for this long is answered 408
+     *                         ({@code first_data_timeout}); 0 or less: none
+     */
+    H3RequestHandler(RequestQueue queue, InetSocketAddress local, long contentLengthLimit, EventExecutorGroup timers,
+            long bodyTimeoutNanos) {
         this.queue = queue;
         this.local = local;
         this.contentLengthLimit = contentLengthLimit;
+        this.timers = timers;
+        this.bodyTimeoutNanos = bodyTimeoutNanos;
     }
 
     @Override
@@ -94,7 +117,7 @@ final class H3RequestHandler implements HttpRequestHandler {
                 Collections.unmodifiableList(headers), start, start);
         ConnectionKey key = acquire(remote);
         try {
-            serve(head, key, request.body(), response);
+            serve(head, key, request.body(), H3ConnectionFactory.requestStream(), response);
         } finally {
             release(remote, key);
         }
@@ -103,18 +126,33 @@ final class H3RequestHandler implements HttpRequestHandler {
     /**
      * Reads the body through the request's {@link RequestBodyBuffer}, which submits the request once the whole
      * body has arrived (a large one spooled to a file), then writes the response.
+     *
+     * @param quic the request's QUIC stream, whose input {@code in} reads (Flupke's DATA frames of it)
      */
-    private void serve(RequestHead head, ConnectionKey key, InputStream in, HttpServerResponse response)
-            throws IOException {
+    private void serve(RequestHead head, ConnectionKey key, InputStream in, QuicStream quic,
+            HttpServerResponse response) throws IOException {
         Stream stream = new Stream();
         RequestBodyBuffer body = new RequestBodyBuffer(contentLengthLimit,
                 (bytes, file) -> stream.submitted(queue.submit(key, head, bytes, file, stream)));
+        Stall stall = new Stall(quic);
         try {
+            // Armed before the first read: a body that never starts stalls too. Flupke does not say whether
+            // the HEADERS frame ended the stream, so a bodyless request arms it as well, until its first read.
+            body.watch(timers.next(), bodyTimeoutNanos, stall::expire);
             byte[] buf = new byte[READ_BYTES];
             RequestBodyBuffer.Flow flow;
             int n;
             do {
-                n = in.read(buf);
+                n = read(in, buf, stall);
+                if (n == STALLED) {
+                    // Kwik's abort interrupts the reader it finds waiting; the flag must not reach the writes.
+                    Thread.interrupted();
+                    answer(response, 408); // the client stopped sending its body
+                    // Thrown, not returned: Flupke, after a handler returns, judges the body's framing (a read
+                    // cut between DATA frames is a connection error) and closes the stream's input and output
+                    // again; a handler's IOException it ignores. The catch below abandons the body.
+                    throw new IOException("request body stalled for first_data_timeout: answered 408");
+                }
                 flow = n < 0
                         ? body.add(Unpooled.EMPTY_BUFFER, true)
                         : body.add(Unpooled.copiedBuffer(buf, 0, n), false);
@@ -133,6 +171,23 @@ final class H3RequestHandler implements HttpRequestHandler {
             stream.discard();
             throw e instanceof IOException io ? io : new IOException(e);
         }
+    }
+
+    /**
+     * {@code in.read(buf)}, or {@link #STALLED} when the read ended or failed because the body's deadline
+     * aborted the stream's input. Request thread.
+     */
+    private static int read(InputStream in, byte[] buf, Stall stall) throws IOException {
+        int n;
+        try {
+            n = in.read(buf);
+        } catch (IOException e) {
+            if (stall.end()) {
+                return STALLED;
+            }
+            throw e;
+        }
+        return n < 0 && stall.end() ? STALLED : n;
     }
 
     private static void answer(HttpServerResponse response, int status) throws IOException {
@@ -155,6 +210,36 @@ final class H3RequestHandler implements HttpRequestHandler {
 
     private void release(InetSocketAddress remote, ConnectionKey key) {
         keys.computeIfPresent(remote, (a, k) -> --k.users == 0 ? null : k);
+    }
+
+    /**
+     * The body deadline's hand-over between the event loop it fires on and the request's thread: either the
+     * deadline aborts the stream's input before the thread has stopped reading it, and the thread answers
+     * 408, or the thread stopped first and the deadline does nothing. The lock makes the two exclusive, and
+     * makes the abort (with the interrupt Kwik gives a waiting reader) complete before the thread goes on.
+     */
+    private static final class Stall {
+        private final QuicStream quic;
+        private boolean expired; // guarded by this
+        private boolean ended; // guarded by this
+
+        Stall(QuicStream quic) {
+            this.quic = quic;
+        }
+
+        /** The body stalled for the timeout: stop reading the stream, waking its reader. Event loop. */
+        synchronized void expire() {
+            if (!ended) {
+                expired = true;
+                quic.abortReading(Http3ConnectionImpl.H3_NO_ERROR);
+            }
+        }
+
+        /** The request thread stopped reading; true when that is the deadline's doing. */
+        synchronized boolean end() {
+            ended = true;
+            return expired;
+        }
     }
 
     /** Stands for one QUIC connection in the queue's fairness rule (compared by identity). */

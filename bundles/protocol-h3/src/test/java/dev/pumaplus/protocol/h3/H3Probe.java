@@ -4,6 +4,7 @@
  */
 package dev.pumaplus.protocol.h3;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -15,10 +16,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
+import tech.kwik.core.QuicStream;
 import tech.kwik.flupke.Http3Client;
+import tech.kwik.flupke.impl.DataFrame;
+import tech.kwik.flupke.impl.HeadersFrame;
+import tech.kwik.flupke.impl.Http3Frame;
 
 /**
  * Usage: {@code H3Probe get URL [Name:Value ...]} prints {@code status N}, each response header as
@@ -28,7 +35,13 @@ import tech.kwik.flupke.Http3Client;
  * same connection, read the same way, if given); {@code H3Probe compare URL WARM N} makes WARM
  * then N timed sequential requests over h2 (the JDK's client; its host name check is off with
  * {@code -Djdk.internal.httpclient.disableHostnameVerification=true}) and over h3, and prints each
- * protocol's p50 and p90 in µs. Exits 1 with the exception on failure. The server's certificate is not checked.
+ * protocol's p50 and p90 in µs; {@code H3Probe stall URL SIZE OTHER_URL} (a raw request stream,
+ * {@link StallingH3Connection}) GETs OTHER_URL, then POSTs SIZE bytes to URL and sends no more and never
+ * ends the body, printing {@code stalled <nanoTime>} once they are written, {@code status N <nanoTime>}
+ * when the response's HEADERS arrive and {@code end <nanoTime> body <text>} at the response's end, then
+ * {@code output reset} if the server stopped the upload (a further body byte is refused) or
+ * {@code output open}, then GETs OTHER_URL again on the same QUIC connection; each GET prints
+ * {@code get N}. Exits 1 with the exception on failure. The server's certificate is not checked.
  */
 public final class H3Probe {
 
@@ -68,6 +81,38 @@ public final class H3Probe {
                         .replace("\n", "\\n"));
             }
         }
+    }
+
+    /** The stall mode (see the class comment): one QUIC connection, a GET, a stalled POST, a GET. */
+    private static void stall(URI upload, int size, URI other, PrintStream out) throws Exception {
+        // Flupke reads the server's control streams on this executor for as long as the connection lives; the
+        // process exits with main.
+        ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+        StallingH3Connection connection = new StallingH3Connection(upload.getHost(), upload.getPort(), executor);
+        connection.connect();
+        HttpRequest get = HttpRequest.newBuilder(other).timeout(Duration.ofSeconds(10)).build();
+        out.println("get " + connection.send(get, HttpResponse.BodyHandlers.discarding()).statusCode());
+        String path = upload.getRawPath() + (upload.getRawQuery() == null ? "" : "?" + upload.getRawQuery());
+        QuicStream stream = connection.openPost(upload.getHost() + ":" + upload.getPort(), path, new byte[size]);
+        out.println("stalled " + System.nanoTime());
+        StringBuilder body = new StringBuilder();
+        Http3Frame frame;
+        while ((frame = connection.readFrame(stream)) != null) {
+            if (frame instanceof HeadersFrame headers) {
+                out.println("status " + headers.getPseudoHeader(HeadersFrame.PSEUDO_HEADER_STATUS) + " "
+                        + System.nanoTime());
+            } else if (frame instanceof DataFrame data) {
+                body.append(new String(data.getPayload(), StandardCharsets.ISO_8859_1));
+            }
+        }
+        out.println("end " + System.nanoTime() + " body " + body.toString().replace("\n", "\\n"));
+        try {
+            stream.getOutputStream().write(new DataFrame(new byte[1]).toBytes());
+            out.println("output open");
+        } catch (IOException e) {
+            out.println("output reset"); // Kwik refuses writes once the server's STOP_SENDING reset the stream
+        }
+        out.println("get " + connection.send(get, HttpResponse.BodyHandlers.discarding()).statusCode());
     }
 
     /** Trusts any server certificate: the test servers use self-signed ones. */
@@ -151,6 +196,7 @@ public final class H3Probe {
                 out.println("h2_p50_us " + h2Micros[n / 2] + " h2_p90_us " + h2Micros[n * 9 / 10]);
                 out.println("h3_p50_us " + h3Micros[n / 2] + " h3_p90_us " + h3Micros[n * 9 / 10]);
             }
+            case "stall" -> stall(uri, Integer.parseInt(args[2]), URI.create(args[3]), out);
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
         System.exit(0);
