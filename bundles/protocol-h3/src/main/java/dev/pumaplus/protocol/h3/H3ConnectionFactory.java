@@ -34,7 +34,7 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
 
     private final HttpRequestHandler handler;
     private final ExecutorService requests;
-    /** Flupke's own factory: the settings it gives Kwik, and the header and DATA sizes its connections take. */
+    /** Flupke's own factory: the settings it gives Kwik, and the header size its connections take. */
     private final Http3ApplicationProtocolFactory flupke;
 
     /**
@@ -57,8 +57,9 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
 
     @Override
     public ApplicationProtocolConnection createConnection(String protocol, QuicConnection quicConnection) {
-        return new Connection(quicConnection, handler, flupke.getMaxHeaderSize(), flupke.getMaxDataSize(),
-                requests);
+        // No cap on a request body's DATA here: Flupke's default (10 MiB) would refuse with 413 what HTTP/1.1
+        // and h2 take; the body's limit is http_content_length_limit, applied by the RequestBodyBuffer.
+        return new Connection(quicConnection, handler, flupke.getMaxHeaderSize(), Long.MAX_VALUE, requests);
     }
 
     @Override
