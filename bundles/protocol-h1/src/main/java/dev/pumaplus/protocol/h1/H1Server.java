@@ -114,8 +114,9 @@ final class H1Server implements Listener {
                 .group(loops.group())
                 .channel(loops.tcpServerChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true);
+                .option(ChannelOption.SO_REUSEADDR, true);
+        // Accepted TCP connections have Nagle off by Netty's default (TCP_NODELAY, set as each is created);
+        // setting it again as a child option would cost every connection a second setsockopt.
         ServerBootstrap domainBootstrap = new ServerBootstrap()
                 .group(loops.group())
                 .channel(loops.domainServerChannel());
@@ -192,9 +193,6 @@ final class H1Server implements Listener {
                 : new io.netty.channel.epoll.EpollServerSocketChannel(fd);
         ServerBootstrap bootstrap = new ServerBootstrap().group(loops.group()).channelFactory(factory)
                 .handler(limit).childHandler(initializer);
-        if (!unix) {
-            bootstrap.childOption(ChannelOption.TCP_NODELAY, true);
-        }
         return bootstrap.register().syncUninterruptibly().channel();
     }
 

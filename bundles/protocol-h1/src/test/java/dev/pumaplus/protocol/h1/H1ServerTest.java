@@ -189,6 +189,27 @@ class H1ServerTest {
     }
 
     @Test
+    void acceptedConnectionsHaveNagleOff() throws Exception {
+        AtomicInteger noDelay = new AtomicInteger(-1);
+        EchoQueue echo = new EchoQueue();
+        RequestQueue recording = (connection, head, body, bodyFile, sink) -> {
+            noDelay.set(((io.netty.channel.Channel) connection).config()
+                    .getOption(io.netty.channel.ChannelOption.TCP_NODELAY) ? 1 : 0);
+            return echo.submit(connection, head, body, bodyFile, sink);
+        };
+        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), recording,
+                TestEventLoops.INSTANCE);
+        server.start();
+        InetSocketAddress address = server.boundAddresses().get(0);
+        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write("GET /n HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            readUntil(socket.getInputStream(), "echo:/n:0", 1);
+        }
+        assertEquals(1, noDelay.get(), "TCP_NODELAY on the accepted connection: small responses leave at once");
+    }
+
+    @Test
     void aClientThatAnnouncedItsLastRequestIsClosedAtOnceWithoutALinger() throws Exception {
         server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), new EchoQueue(),
                 TestEventLoops.INSTANCE);
