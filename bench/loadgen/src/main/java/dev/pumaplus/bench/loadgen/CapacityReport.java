@@ -20,7 +20,7 @@ final class CapacityReport {
   static String line(CapacityRunner.Run r) {
     StringBuilder roles = new StringBuilder();
     for (String role : r.roleTicks().keySet()) {
-      roles.append(String.format(Locale.ROOT, ", %s %s", role, us(r.cpuPerRequestUs(role))));
+      roles.append(", ").append(roleCpu(role, r.cpuPerRequestUs(role), r.jitPerRequestUs(role)));
     }
     return String.format(Locale.ROOT, "%,.0f rps (%d requests in %.2f s, %d errors, p50 %s p99 %s, client CPU %.0f%%), "
             + "%.3f new connections/request, CPU/request %s%s; PSS idle %s, loaded %s (%s); %d processes",
@@ -44,7 +44,8 @@ final class CapacityReport {
     md.append(String.format(Locale.ROOT, "- servers' whole process tree pinned to CPU %d, wrk on CPU(s) %s; %d run(s)%s%n",
         scenario.serverCpu(), generatorCpus, scenario.repeat(), scenario.repeat() > 1 ? ", table = medians (each column its own)" : ""));
     md.append("- CPU/request: utime + stime of the server's processes (/proc/PID/stat) over the measured window, divided by the "
-        + "requests wrk completed in it; PSS: /proc/PID/smaps_rollup summed over the tree, idle = after /health answered and the "
+        + "requests wrk completed in it; by role, \"(JIT x)\" is the part of it a JVM's compiler threads used (C1/C2, "
+        + "/proc/PID/task/*/stat): compiling its hot code, not serving; PSS: /proc/PID/smaps_rollup summed over the tree, idle = after /health answered and the "
         + "process count held for 1 s, before any load; loaded = as the measured run ended\n");
     md.append("- new conns/request: TCP connections opened on the whole machine (/proc/net/snmp ActiveOpens) during the window, "
         + "per request: ~1 proves a new connection per request, ~0 keep-alive (puma 5.6 closes a keep-alive connection after 10 "
@@ -59,7 +60,9 @@ final class CapacityReport {
     for (List<CapacityRunner.Run> g : groups.values()) {
       CapacityRunner.Run first = g.get(0);
       List<String> roles = new ArrayList<>();
-      for (String role : first.roleTicks().keySet()) roles.add(role + " " + us(median(g, r -> r.cpuPerRequestUs(role))));
+      for (String role : first.roleTicks().keySet()) {
+        roles.add(roleCpu(role, median(g, r -> r.cpuPerRequestUs(role)), median(g, r -> r.jitPerRequestUs(role))));
+      }
       md.append(String.format(Locale.ROOT, "| %s | %s | %,.0f | %.0f | %.0f%% | %.3f | %s | %s | %s | %s |%n", first.server().name(),
           first.mode().word, median(g, r -> r.wrk().rps()), median(g, r -> r.wrk().errors()), median(g, CapacityRunner.Run::clientCpuPercent),
           median(g, CapacityRunner.Run::opensPerRequest),
@@ -114,6 +117,11 @@ final class CapacityReport {
         .append(line(r)).append('\n');
     md.append("```\n\nwrk's own output of every run: <server>-r<N>-<connection>.wrk.txt (warm-up: .warmup.wrk.txt); server logs: *.server.log.\n");
     Files.writeString(out.resolve("summary.md"), md.toString());
+  }
+
+  /** "host 30.1 µs", with " (JIT 5.2 µs)" when the role's compiler threads used some of it. */
+  private static String roleCpu(String role, double us, double jitUs) {
+    return role + " " + us(us) + (jitUs > 0.05 ? " (JIT " + us(jitUs) + ")" : "");
   }
 
   private static String rolePss(CapacityRunner.Run r) {

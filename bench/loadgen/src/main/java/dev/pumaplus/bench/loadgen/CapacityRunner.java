@@ -27,11 +27,12 @@ final class CapacityRunner {
    * the server answered /health and its process count settled, before any load; {@code loaded} as the
    * measured run ended.
    * {@code tcpOpens}: TCP connections opened on the machine during the measured window; {@code clientTicks}:
-   * the CPU wrk used in it.
+   * the CPU wrk used in it. {@code roleJitTicks}: of each role's ticks, those of its JIT compiler threads
+   * (a JVM still compiling its hot code in the window charges that to its requests).
    */
   record Run(Scenario.ServerSpec server, CapacityScenario.Connection mode, int rep, Wrk.Result wrk, long treeTicks,
-      Map<String, Long> roleTicks, long pssIdleKb, long pssLoadedKb, Map<String, Long> rolePssIdleKb, Map<String, Long> rolePssLoadedKb,
-      int processes,
+      Map<String, Long> roleTicks, Map<String, Long> roleJitTicks, long pssIdleKb, long pssLoadedKb, Map<String, Long> rolePssIdleKb,
+      Map<String, Long> rolePssLoadedKb, int processes,
       long tcpOpens, long clientTicks, String loadBefore, String loadAfter) {
 
     /** Tree CPU per completed request, µs. */
@@ -42,6 +43,11 @@ final class CapacityRunner {
     /** One role's CPU per completed request, µs. */
     double cpuPerRequestUs(String role) {
       return perRequestUs(roleTicks.getOrDefault(role, 0L));
+    }
+
+    /** Of {@link #cpuPerRequestUs(String)}, what the role's JIT compiler threads used, µs. */
+    double jitPerRequestUs(String role) {
+      return perRequestUs(roleJitTicks.getOrDefault(role, 0L));
     }
 
     /** wrk's CPU over its measured run, percent of its one core: near 100, the client is the limit. */
@@ -164,17 +170,19 @@ final class CapacityRunner {
         wrk.run(url, scenario.warmupNs(), close, out.resolve(name + ".warmup.wrk.txt"));
         String loadBefore = ScenarioRunner.loadAverage();
         List<ProcessTree.Proc> before = ProcessTree.processes(server.pid());
+        List<ProcessTree.Proc> jitBefore = ProcessTree.jitCompilers(before);
         long opensBefore = TcpOpens.now();
         long clientBefore = ProcessTree.reapedChildrenCpuTicks();
         Wrk.Result result = wrk.run(url, scenario.measureNs(), close, out.resolve(name + ".wrk.txt"));
         long clientTicks = ProcessTree.reapedChildrenCpuTicks() - clientBefore;
         long opens = TcpOpens.now() - opensBefore;
         List<ProcessTree.Proc> after = ProcessTree.processes(server.pid());
+        Map<String, Long> roleJitTicks = roleTicks(spec.kind(), server.pid(), jitBefore, ProcessTree.jitCompilers(after));
         String loadAfter = ScenarioRunner.loadAverage();
         Map<String, Long> roleTicks = roleTicks(spec.kind(), server.pid(), before, after);
         long treeTicks = roleTicks.values().stream().mapToLong(Long::longValue).sum();
         long loadedKb = after.stream().mapToLong(ProcessTree.Proc::pssKb).sum();
-        Run run = new Run(spec, mode, rep, result, treeTicks, roleTicks, idleKb, loadedKb, roleIdleKb, rolePssKb(spec.kind(), server.pid(), after),
+        Run run = new Run(spec, mode, rep, result, treeTicks, roleTicks, roleJitTicks, idleKb, loadedKb, roleIdleKb, rolePssKb(spec.kind(), server.pid(), after),
             after.size(), opens, clientTicks, loadBefore, loadAfter);
         runs.add(run);
         System.out.printf("  %s run %d, %s: %s%n", spec.name(), rep, mode.word, CapacityReport.line(run));

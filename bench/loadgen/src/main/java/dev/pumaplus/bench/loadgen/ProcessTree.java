@@ -122,6 +122,34 @@ final class ProcessTree {
     return depths;
   }
 
+  /**
+   * The same processes with, as their CPU ticks, only what their JIT compiler threads (HotSpot's
+   * {@code C1 CompilerThread*} and {@code C2 CompilerThread*}) have used so far: 0 for a process that has none.
+   * A JVM compiles its hot code in the first seconds under load, and that CPU is not the cost of a request.
+   */
+  static List<Proc> jitCompilers(List<Proc> procs) {
+    List<Proc> jit = new ArrayList<>(procs.size());
+    for (Proc p : procs) {
+      long ticks = 0;
+      try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(p.pid()), "task"))) {
+        for (Path task : tasks) {
+          try {
+            String comm = Files.readString(task.resolve("comm"));
+            if (comm.startsWith("C1 Compiler") || comm.startsWith("C2 Compiler")) {
+              ticks += parseStat(Files.readString(task.resolve("stat"))).cpuTicks();
+            }
+          } catch (IOException | RuntimeException e) {
+            // the thread ended while we looked
+          }
+        }
+      } catch (IOException e) {
+        // the process ended while we looked
+      }
+      jit.add(new Proc(p.pid(), p.ppid(), ticks, p.pssKb()));
+    }
+    return jit;
+  }
+
   private static long pssKb(long pid) {
     try {
       long kb = parsePssKb(Files.readString(Path.of("/proc", Long.toString(pid), "smaps_rollup")));

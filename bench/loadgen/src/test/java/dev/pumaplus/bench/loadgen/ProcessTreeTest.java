@@ -33,6 +33,22 @@ class ProcessTreeTest {
   }
 
   @Test
+  void aJvmsJitCompilerThreadsAreCountedAndAProcessWithoutThemHasNone() throws Exception {
+    long self = ProcessHandle.current().pid();
+    Process shell = new ProcessBuilder("sleep", "5").start();
+    try {
+      List<ProcessTree.Proc> jit = ProcessTree.jitCompilers(List.of(new ProcessTree.Proc(self, 1, 999_999, 0),
+          new ProcessTree.Proc(shell.pid(), self, 999_999, 0)));
+      // This JVM has loaded and run JUnit: its compiler threads have used more than a 10 ms tick, and far
+      // less than the whole process.
+      assertTrue(jit.get(0).cpuTicks() > 0 && jit.get(0).cpuTicks() < 999_999, "this JVM's C1/C2 ticks: " + jit.get(0));
+      assertEquals(0, jit.get(1).cpuTicks(), "sleep has no compiler threads");
+    } finally {
+      shell.destroy();
+    }
+  }
+
+  @Test
   void pssIsThePssLineOfSmapsRollupNotPssAnonOrRss() {
     String rollup = """
         55d7c3a00000-7ffd4b7f6000 ---p 00000000 00:00 0                          [rollup]
