@@ -11,8 +11,8 @@ class MetricsTest < TimingTest
                   puma_plus_body_wait_seconds puma_plus_upstream_seconds].freeze
   GAUGES = %w[puma_plus_queue_depth puma_plus_live_slots puma_plus_busy_slots puma_plus_predicted_wait_seconds
               puma_plus_utilization].freeze
-  COUNTERS = %w[puma_plus_requests_total puma_plus_requests_dropped_total puma_plus_requests_shed_total
-                puma_plus_health_checks_total].freeze
+  COUNTERS = %w[puma_plus_requests_total puma_plus_requests_dropped_total puma_plus_requests_redispatched_total
+                puma_plus_requests_shed_total puma_plus_health_checks_total].freeze
   PROCESS_GAUGES = %w[puma_plus_worker_slots puma_plus_worker_resident_memory_bytes process_resident_memory_bytes
                       process_open_fds process_max_fds jvm_threads_current jvm_memory_bytes_used].freeze
 
@@ -103,6 +103,7 @@ class MetricsTest < TimingTest
     assert_equal 4, exposition['puma_plus_requests_total{status_class="2xx"}'], exposition.series("puma_plus_requests_total").to_s
     assert_equal 1, exposition['puma_plus_requests_total{status_class="4xx"}'], exposition.series("puma_plus_requests_total").to_s
     assert_equal 0, exposition["puma_plus_requests_dropped_total"]
+    assert_equal 0, exposition["puma_plus_requests_redispatched_total"]
   end
 
   def test_server_timing_header_is_sent_only_when_switched_on

@@ -156,9 +156,12 @@ class WorkerKills
     other.first(10).each { |o| violations << "#{o.id}: #{o.status.inspect}" }
     kills.each { |kill| violations << "no replacement for #{kill.pid} within 30 s" unless kill.replaced_after }
     violations << "host fds #{fds.first} before, #{fds.last} after: links leaked" if fds.last > fds.first
+    redispatched = @server.output.scan(/closed before its worker had request/).size
+    counted = @server.stats.fetch("queue").fetch("redispatched")
+    violations << "/stats counts #{counted} redispatches, the log #{redispatched}" if counted != redispatched
     Report.new(seconds: @seconds, sent: outcomes.size, ok: by_status.fetch(200, []).size,
                bad_gateway: by_status.fetch(502, []).size, other: other.size, kills: kills, fds: fds,
-               violations: violations, redispatched: @server.output.scan(/closed before its worker had request/).size)
+               violations: violations, redispatched: redispatched)
   end
 
   # Counts the 502 +o+ against the kill it belongs to; returns a violation when it belongs to none.

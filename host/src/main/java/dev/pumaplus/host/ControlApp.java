@@ -315,6 +315,7 @@ final class ControlApp {
             queue.put("utilization", decimal(rho, 4));
         }
         queue.put("dropped", s.dropped());
+        queue.put("redispatched", s.redispatched());
         queue.put("shed", metrics.shed());
         ObjectNode windows = queue.putObject("windows");
         for (int seconds : new int[] {1, 10, 60}) {

@@ -124,6 +124,7 @@ final class Dispatcher implements WorkerLink.Listener {
     private long dropped;
     private long completed;
     private long lostLinks;
+    private long redispatched;
 
     /** @param clock T3, the end of a slot and (through admission) T2b are read from it */
     Dispatcher(NanoClock clock) {
@@ -349,6 +350,7 @@ final class Dispatcher implements WorkerLink.Listener {
                 busy--;
                 process.busy--;
                 if (running.exchange != delivered && mayRedispatch(running)) {
+                    redispatched++;
                     requeue(running);
                     requeued = running;
                     running = null;
@@ -479,7 +481,7 @@ final class Dispatcher implements WorkerLink.Listener {
             }
             status.sort((a, b) -> a.workerIndex != b.workerIndex
                     ? Long.compare(a.workerIndex, b.workerIndex) : Long.compare(a.pid, b.pid));
-            return new Snapshot(depth, busy, live, dropped, completed, lostLinks, status);
+            return new Snapshot(depth, busy, live, dropped, completed, lostLinks, redispatched, status);
         } finally {
             lock.unlock();
         }
@@ -772,8 +774,10 @@ final class Dispatcher implements WorkerLink.Listener {
      * @param completed requests finished on a link
      * @param lostLinks links that closed while still taking requests (no GOAWAY, no drain first): a worker
      *                  died or its link broke
+     * @param redispatched requests a closing link had been given but never delivered to its worker, put back
+     *                  at the queue's head to go down another link
      */
-    record Snapshot(int depth, int busy, int live, long dropped, long completed, long lostLinks,
+    record Snapshot(int depth, int busy, int live, long dropped, long completed, long lostLinks, long redispatched,
                     List<ProcessStatus> processes) {
     }
 }

@@ -107,6 +107,9 @@ final class PrometheusExposition {
         out.append("# HELP puma_plus_requests_dropped_total Requests cancelled by their client before dispatch.\n");
         out.append("# TYPE puma_plus_requests_dropped_total counter\n");
         out.append("puma_plus_requests_dropped_total ").append(slots.dropped()).append('\n');
+        out.append("# HELP puma_plus_requests_redispatched_total Requests a closing worker link never delivered, sent down another.\n");
+        out.append("# TYPE puma_plus_requests_redispatched_total counter\n");
+        out.append("puma_plus_requests_redispatched_total ").append(slots.redispatched()).append('\n');
         out.append("# HELP puma_plus_requests_shed_total Requests answered 503 at once: predicted wait over the limit.\n");
         out.append("# TYPE puma_plus_requests_shed_total counter\n");
         out.append("puma_plus_requests_shed_total ").append(metrics.shed()).append('\n');

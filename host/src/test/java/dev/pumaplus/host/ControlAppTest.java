@@ -100,6 +100,7 @@ class ControlAppTest {
         assertEquals(1, queue.get("busy_slots").asInt());
         assertEquals(1, queue.get("live_slots").asInt());
         assertEquals(0, queue.get("dropped").asInt());
+        assertEquals(0, queue.get("redispatched").asInt());
         assertTrue(queue.get("predicted_wait_ms").asDouble() > 0, "one waits, the slot is busy: " + queue);
         assertTrue(queue.get("arrivals_per_s").asDouble() > 0, "3 submits in the first (short) second");
         for (String window : new String[] {"1s", "10s", "60s"}) {

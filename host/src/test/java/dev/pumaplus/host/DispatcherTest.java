@@ -609,6 +609,7 @@ class DispatcherTest {
         assertEquals("second link", sink.bodyText());
         assertFalse(sink.events.stream().anyMatch(e -> e.startsWith("fail")), sink.events.toString());
         assertEquals(1, dispatcher.snapshot().completed());
+        assertEquals(1, dispatcher.snapshot().redispatched(), "counted, for /stats and /metrics");
         assertEquals(0, dispatcher.snapshot().busy());
     }
 

@@ -96,6 +96,7 @@ class PrometheusExpositionTest {
         assertTrue(text.contains("puma_plus_requests_total{status_class=\"4xx\"} 1\n"), text);
         assertTrue(text.contains("puma_plus_requests_total{status_class=\"5xx\"} 1\n"), text);
         assertTrue(text.contains("# TYPE puma_plus_requests_dropped_total counter\npuma_plus_requests_dropped_total 0\n"));
+        assertTrue(text.contains("# TYPE puma_plus_requests_redispatched_total counter\npuma_plus_requests_redispatched_total 0\n"));
         for (String gauge : List.of("puma_plus_queue_depth", "puma_plus_live_slots", "puma_plus_busy_slots",
                 "puma_plus_predicted_wait_seconds", "puma_plus_utilization")) {
             assertTrue(text.contains("# TYPE " + gauge + " gauge\n" + gauge + " "), gauge);
