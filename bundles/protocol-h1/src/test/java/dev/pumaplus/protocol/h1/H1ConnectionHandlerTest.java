@@ -63,25 +63,15 @@ class H1ConnectionHandlerTest {
     }
 
     private void send(String s) {
-        channel.writeInbound(Unpooled.copiedBuffer(s, StandardCharsets.ISO_8859_1));
-        channel.runPendingTasks();
+        ClientBytes.send(channel, s);
     }
 
     private void send(byte[] bytes) {
-        channel.writeInbound(Unpooled.wrappedBuffer(bytes));
-        channel.runPendingTasks();
+        ClientBytes.send(channel, bytes);
     }
 
-    /** Everything written to the client so far, as ISO-8859-1. */
     private String output() {
-        channel.runPendingTasks();
-        StringBuilder sb = new StringBuilder();
-        ByteBuf buf;
-        while ((buf = channel.readOutbound()) != null) {
-            sb.append(buf.toString(StandardCharsets.ISO_8859_1));
-            buf.release();
-        }
-        return sb.toString();
+        return ClientBytes.output(channel);
     }
 
     private static List<Map.Entry<String, String>> headers(String... nameValues) {

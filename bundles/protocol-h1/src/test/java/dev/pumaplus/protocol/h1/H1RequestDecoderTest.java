@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.RequestHead;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
@@ -189,19 +188,11 @@ class H1RequestDecoderTest {
     }
 
     private void send(String s) {
-        channel.writeInbound(Unpooled.copiedBuffer(s, StandardCharsets.ISO_8859_1));
-        channel.runPendingTasks();
+        ClientBytes.send(channel, s);
     }
 
     private String output() {
-        channel.runPendingTasks();
-        StringBuilder sb = new StringBuilder();
-        ByteBuf buf;
-        while ((buf = channel.readOutbound()) != null) {
-            sb.append(buf.toString(StandardCharsets.ISO_8859_1));
-            buf.release();
-        }
-        return sb.toString();
+        return ClientBytes.output(channel);
     }
 
     /** Each refused case on each of its versions, alone and with a valid request pipelined behind it. */
