@@ -27,7 +27,8 @@ module PumaPlus
       "-XX:MaxDirectMemorySize=1g",        # request and response bytes are off-heap: not tied to -Xmx
       "-XX:ReservedCodeCacheSize=32m",     # the hot code (Netty's and the host's) compiles to ~10 MB
       "-XX:CICompilerCount=2",             # one C1 and one C2 thread: their arenas are most of the C heap
-      "-Dio.netty.leakDetection.level=disabled" # no sampled stack trace per 128 buffers (tests keep it)
+      "-Dio.netty.leakDetection.level=disabled", # no sampled stack trace per 128 buffers (tests keep it)
+      "-Dio.netty.jfr.enabled=false"       # Netty's allocator events would load JFR's machinery: ~150 classes
     ].freeze
     # Hands malloc's freed arenas (mostly the compilers' scratch memory) back to the OS every 2 s: ~20 MB
     # under load. A product flag from this release on.
