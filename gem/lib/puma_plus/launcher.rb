@@ -21,7 +21,7 @@ module PumaPlus
     # these, so these win over them.
     HOST_JVM_FLAGS = [
       "-XX:+UseSerialGC",                  # a heap of tens of MB: no GC threads, no remembered sets
-      "-Xms16m", "-Xmx256m",               # starts small, grows only as far as the live set asks
+      "-Xms8m", "-Xmx256m",                # starts small (~8 MB live at idle), grows as far as the live set asks
       "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", # and gives back what a burst made it take
       "-Xss512k",                          # event loops and Felix's threads run shallow stacks
       "-XX:MaxDirectMemorySize=1g",        # request and response bytes are off-heap: not tied to -Xmx
