@@ -21,13 +21,14 @@ module PumaPlus
     # these, so these win over them.
     HOST_JVM_FLAGS = [
       "-XX:+UseSerialGC",                  # a heap of tens of MB: no GC threads, no remembered sets
-      "-Xms16m", "-Xmx256m",               # starts small, grows only as far as the live set asks
+      "-Xms8m", "-Xmx256m",                # starts small (~8 MB live at idle), grows as far as the live set asks
       "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=30", # and gives back what a burst made it take
       "-Xss512k",                          # event loops and Felix's threads run shallow stacks
       "-XX:MaxDirectMemorySize=1g",        # request and response bytes are off-heap: not tied to -Xmx
       "-XX:ReservedCodeCacheSize=32m",     # the hot code (Netty's and the host's) compiles to ~10 MB
       "-XX:CICompilerCount=2",             # one C1 and one C2 thread: their arenas are most of the C heap
-      "-Dio.netty.leakDetection.level=disabled" # no sampled stack trace per 128 buffers (tests keep it)
+      "-Dio.netty.leakDetection.level=disabled", # no sampled stack trace per 128 buffers (tests keep it)
+      "-Dio.netty.jfr.enabled=false"       # Netty's allocator events would load JFR's machinery: ~150 classes
     ].freeze
     # Hands malloc's freed arenas (mostly the compilers' scratch memory) back to the OS every 2 s: ~20 MB
     # under load. A product flag from this release on.

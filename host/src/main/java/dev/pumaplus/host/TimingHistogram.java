@@ -8,16 +8,15 @@ package dev.pumaplus.host;
 import java.util.function.Function;
 import org.HdrHistogram.AbstractHistogram;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.IntCountsHistogram;
 import org.HdrHistogram.Recorder;
 
 /**
  * An HdrHistogram {@link Recorder} (values in ns, 1 ns to 1 hour, two significant digits: every value is
  * kept within 1%) plus a ring of one-second slots and a cumulative histogram.
  *
- * <p>Why two digits: a window is up to 60 slot histograms, six metrics have one each; at two digits a slot
- * is ~18 KB (int counts), at three it would be ~135 KB, 50 MB in all, for precision no reader of a
- * millisecond percentile needs.
+ * <p>Why two digits: a window is up to 60 slots, six metrics have one each; at two digits a histogram is
+ * ~4,600 buckets, at three ~34,000, for precision no reader of a millisecond percentile needs. A slot keeps
+ * only the buckets its second filled ({@link HistogramSlot}).
  *
  * <p>Threading: {@link #record} is wait-free and allocation-free, callable from any thread at any time.
  * Rolling and reading the slots and the cumulative histogram take this object's monitor: the ticker rolls
@@ -31,15 +30,15 @@ final class TimingHistogram {
     static final int DIGITS = 2;
 
     private final Recorder recorder = new Recorder(1, MAX_NANOS, DIGITS);
-    private final IntCountsHistogram[] slots;
+    private final HistogramSlot[] slots;
     private final Histogram cumulative = new Histogram(1, MAX_NANOS, DIGITS);
-    /** The interval histogram handed back to the recorder at the next swap, so rolling does not allocate. */
+    /** The interval histogram handed back to the recorder at the next swap, so rolling allocates no histogram. */
     private Histogram spare;
 
     TimingHistogram(int slotCount) {
-        slots = new IntCountsHistogram[slotCount];
+        slots = new HistogramSlot[slotCount];
         for (int i = 0; i < slotCount; i++) {
-            slots[i] = new IntCountsHistogram(1, MAX_NANOS, DIGITS);
+            slots[i] = new HistogramSlot();
         }
     }
 
@@ -56,9 +55,7 @@ final class TimingHistogram {
     /** Moves everything recorded since the last roll into slot {@code index} and the cumulative histogram. */
     synchronized void roll(int index) {
         Histogram interval = recorder.getIntervalHistogram(spare);
-        IntCountsHistogram slot = slots[index];
-        slot.reset();
-        slot.add(interval);
+        slots[index].set(interval);
         cumulative.add(interval);
         spare = interval;
     }
@@ -70,7 +67,7 @@ final class TimingHistogram {
     synchronized void window(int newest, int count, AbstractHistogram into) {
         into.reset();
         for (int i = 0; i < count; i++) {
-            into.add(slots[Math.floorMod(newest - i, slots.length)]);
+            slots[Math.floorMod(newest - i, slots.length)].addTo(into);
         }
     }
 
