@@ -51,8 +51,9 @@ import java.util.concurrent.TimeUnit;
  * submitted, and the connection closes after that answer. Responses leave in request order: see
  * {@link PendingResponse}. When the client goes away every pending exchange is cancelled; a FIN from the
  * client counts as gone (half-closure is not allowed), so a request whose client hung up never reaches a
- * worker. A response that ends the connection is followed by a shut output and a short linger, so a client
- * still sending (an upload answered with 413) reads the answer instead of a reset.
+ * worker. A response that ends the connection is followed by a shut output and a short linger when the
+ * client may still be sending, so that it reads the answer (an upload answered with 413) instead of a reset;
+ * a client that announced its last request and sent nothing after it is closed at once.
  *
  * <p>Write timeout (puma's WRITE_TIMEOUT): while response bytes wait in the channel because the client does
  * not take them, the connection is closed once none of them has reached the socket for
