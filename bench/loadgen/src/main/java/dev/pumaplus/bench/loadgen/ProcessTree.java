@@ -126,6 +126,7 @@ final class ProcessTree {
    * The same processes with, as their CPU ticks, only what their JIT compiler threads (HotSpot's
    * {@code C1 CompilerThread*} and {@code C2 CompilerThread*}) have used so far: 0 for a process that has none.
    * A JVM compiles its hot code in the first seconds under load, and that CPU is not the cost of a request.
+   * A compiler thread the JVM stops takes its ticks with it, so over a window this is a floor.
    */
   static List<Proc> jitCompilers(List<Proc> procs) {
     List<Proc> jit = new ArrayList<>(procs.size());
