@@ -209,18 +209,26 @@ class H1ServerTest {
         assertEquals(1, noDelay.get(), "TCP_NODELAY on the accepted connection: small responses leave at once");
     }
 
-    @Test
-    void aClientThatAnnouncedItsLastRequestIsClosedAtOnceWithoutALinger() throws Exception {
+    /**
+     * Sends {@code bytes} (a {@code Connection: close} request for /last, perhaps more behind it) to a new
+     * echo server and reads its answer to the end of stream; the socket, still open on this side, is returned.
+     */
+    private Socket answeredToTheEnd(String bytes) throws IOException {
         server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), new EchoQueue(),
                 TestEventLoops.INSTANCE);
         server.start();
         InetSocketAddress address = server.boundAddresses().get(0);
-        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write("GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-                    .getBytes(StandardCharsets.US_ASCII));
-            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-            assertTrue(answer.startsWith("HTTP/1.1 200 OK") && answer.endsWith("echo:/last:0"), answer);
+        Socket socket = new Socket(address.getAddress(), address.getPort());
+        socket.setSoTimeout(10_000);
+        socket.getOutputStream().write(bytes.getBytes(StandardCharsets.US_ASCII));
+        String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        assertTrue(answer.startsWith("HTTP/1.1 200 OK") && answer.endsWith("echo:/last:0"), answer);
+        return socket;
+    }
+
+    @Test
+    void aClientThatAnnouncedItsLastRequestIsClosedAtOnceWithoutALinger() throws Exception {
+        try (Socket socket = answeredToTheEnd("GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) {
             // A lingering server would read and drop these for LINGER_SECONDS; a closed one resets them.
             assertTrue(writesFailWithin(socket, H1ConnectionHandler.LINGER_SECONDS * 1000 / 2, TimeUnit.MILLISECONDS),
                     "the server's socket was closed, not kept reading for the linger");
@@ -229,16 +237,8 @@ class H1ServerTest {
 
     @Test
     void bytesPipelinedAfterTheLastRequestAreReadDuringTheLingerNotAnsweredWithAReset() throws Exception {
-        server = new H1Server(new MapSettings(Map.of("binds", List.of("tcp://127.0.0.1:0"))), new EchoQueue(),
-                TestEventLoops.INSTANCE);
-        server.start();
-        InetSocketAddress address = server.boundAddresses().get(0);
-        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
-            socket.setSoTimeout(10_000);
-            socket.getOutputStream().write(("GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-                    + "GET /never HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-            assertTrue(answer.startsWith("HTTP/1.1 200 OK") && answer.endsWith("echo:/last:0"), answer);
+        try (Socket socket = answeredToTheEnd("GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                + "GET /never HTTP/1.1\r\nHost: x\r\n\r\n")) {
             assertFalse(writesFailWithin(socket, 200, TimeUnit.MILLISECONDS),
                     "the server still reads (and drops) what the client sends while it lingers");
         }
