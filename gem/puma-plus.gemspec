@@ -24,8 +24,10 @@ Gem::Specification.new do |spec|
   spec.extensions = ["ext/puma_plus/wire/native_codec/extconf.rb"]
 
   spec.add_dependency "rack", ">= 2.2", "< 4"
-  # Every library lib/ requires that is not a default gem of every Ruby from 3.1 on: logger leaves the
-  # default gems in Ruby 3.5 (a bundled gem then, unloadable under Bundler unless declared). The others it
-  # requires (json, optparse, socket, uri, yaml, openssl, net/http, securerandom, etc ...) stay default gems.
+  # Every library lib/ requires that is not a default gem of every Ruby from 3.1 on: logger and fiddle (the
+  # worker's scheduling policy) leave the default gems in Ruby 3.5 (bundled gems then, unloadable under
+  # Bundler unless declared). The others it requires (json, optparse, socket, uri, yaml, openssl, net/http,
+  # securerandom, etc ...) stay default gems.
   spec.add_dependency "logger", ">= 1.5"
+  spec.add_dependency "fiddle", ">= 1.1"
 end

@@ -55,6 +55,7 @@ module PumaPlus
       tag: nil,
       quiet: false,
       log_format: "text",
+      worker_scheduling: "batch",
       autoscale: false,
       autoscale_min: 1,
       autoscale_max: 8,

@@ -50,6 +50,7 @@
 #   tag "shop"                        # shown in process titles
 #   quiet                             # no request log lines (puma's quiet; alone means true)
 #   log_format "json"                 # "text" (default) or "json": one JSON object a line
+#   worker_scheduling :normal         # :batch (default) or :normal: the workers' CPU scheduling policy
 #   lowlevel_error_handler { |error, env| [500, {}, ["oops"]] }   # the response when the app raises
 #   autoscale min: 1, max: 8, target_queue_p95: "50ms", actuator: :fork, bridge: :ractor
 #                                     # size the workers from queue time (default off; docs/CONTROL.md);
@@ -223,7 +224,7 @@ module PumaPlus
       environment: :string, rackup: :string, persistent_timeout: :seconds,
       first_data_timeout: :seconds, write_timeout: :seconds, header_timeout: :seconds, worker_boot_timeout: :seconds,
       shutdown_timeout: :seconds, worker_timeout: :seconds, worker_shutdown_timeout: :seconds, pidfile: :string,
-      state_path: :string, tag: :string, log_format: :log_format, decision_log: :string, client_timeout: :duration,
+      state_path: :string, tag: :string, log_format: :log_format, worker_scheduling: :worker_scheduling, decision_log: :string, client_timeout: :duration,
       websocket_max_message: :positive_integer, websocket_outbound_limit: :positive_integer,
       websocket_ping_interval: :non_negative_integer, websocket_max_connections: :positive_integer
     }.freeze

@@ -187,11 +187,22 @@ module PumaPlus
     end
 
     LOG_FORMATS = %w[text json].freeze
+    WORKER_SCHEDULING = %w[batch normal].freeze
 
     # "text" or "json" (Symbols allowed).
     def log_format(what, value)
+      one_of(what, value, LOG_FORMATS)
+    end
+
+    # "batch" or "normal" (Symbols allowed): the CPU scheduling policy of the worker processes.
+    def worker_scheduling(what, value)
+      one_of(what, value, WORKER_SCHEDULING)
+    end
+
+    # +value+ as a String when it is one of +choices+ (a Symbol names its String).
+    def one_of(what, value, choices)
       value = value.to_s if value.is_a?(Symbol)
-      raise ConfigError, "#{what}: expected one of #{LOG_FORMATS.join(', ')}, got #{value.inspect}" unless LOG_FORMATS.include?(value)
+      raise ConfigError, "#{what}: expected one of #{choices.join(', ')}, got #{value.inspect}" unless choices.include?(value)
 
       value
     end

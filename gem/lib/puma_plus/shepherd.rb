@@ -259,7 +259,8 @@ module PumaPlus
                          extra_slots: extra_reader, ractors: @config.ractors?,
                          multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?,
                          on_thread_start: @config.hooks_for(:before_thread_start),
-                         on_thread_exit: @config.hooks_for(:before_thread_exit))
+                         on_thread_exit: @config.hooks_for(:before_thread_exit),
+                         scheduling: @config.worker_scheduling)
       run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", worker.index)
       pid = fork { run_worker(child, boot_reader, extra_writer) }
       boot_writer.close

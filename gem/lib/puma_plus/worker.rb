@@ -42,11 +42,14 @@ module PumaPlus
     # it ends (not Ractor slots: a block cannot cross into a Ractor). +lowlevel_error_handler+: see Link. +tag+: shown in the process title.
     # +extra_slots+: the read end of the shepherd's pipe carrying this worker's share of extra slots, or
     # nil. +ractors+: every slot is a Ractor. +multithread+: rack.multithread (default threads > 1; the
-    # shepherd says true when extra slots may run).
+    # shepherd says true when extra slots may run). +scheduling+: "batch" or "normal", the CPU scheduling
+    # policy the process takes before it boots (Worker::Scheduling), or nil to keep the one it has.
     def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
                    booted: nil, lifeline: nil, generation: 1, log: $stderr, on_worker_shutdown: [],
                    lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0, extra_slots: nil,
-                   ractors: false, multithread: threads > 1, on_thread_start: [], on_thread_exit: [])
+                   ractors: false, multithread: threads > 1, on_thread_start: [], on_thread_exit: [],
+                   scheduling: nil)
+      @scheduling = scheduling
       @on_thread_start = on_thread_start
       @on_thread_exit = on_thread_exit
       @extra_slots_io = extra_slots
@@ -85,6 +88,7 @@ module PumaPlus
       trap("INT", "IGNORE")
       stop_reader, stop_writer = IO.pipe
       trap("TERM") { stop_writer.write_nonblock(".", exception: false) }
+      schedule
       failure = boot
       return failure if failure
 
@@ -110,6 +114,15 @@ module PumaPlus
     end
 
     private
+
+    # Takes the configured scheduling policy in this, the main thread, before the app or any slot makes a
+    # thread: every thread of the process inherits it. A system that refuses is logged; the worker serves on.
+    def schedule
+      return unless @scheduling
+
+      why = Scheduling.apply(@scheduling)
+      Log.line("worker #{@index}: runs without worker_scheduling #{@scheduling}: #{why}", @log) if why
+    end
 
     # nil once booted, else the exit status: NOT_SHAREABLE when the app cannot run in Ractors, else 1.
     def boot
@@ -241,3 +254,4 @@ require_relative "worker/link"
 require_relative "worker/slot"
 require_relative "worker/ractor_exits"
 require_relative "worker/ractor_slot"
+require_relative "worker/scheduling"

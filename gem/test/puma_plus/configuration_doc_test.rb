@@ -60,6 +60,7 @@ class PumaPlus::ConfigurationDocTest < PumaPlus::TestCase
     assert_equal "derived from the open-file limit", defaults["max_connections"]
     %i[log_requests server_timing quiet].each { |key| assert_equal d[key].to_s, defaults[key.to_s], key }
     assert_equal d[:log_format], defaults["log_format"]
+    assert_equal d[:worker_scheduling], defaults["worker_scheduling"]
   end
 
   def test_every_reported_puma_directive_is_documented

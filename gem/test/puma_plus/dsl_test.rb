@@ -128,6 +128,12 @@ class PumaPlus::DSLTest < PumaPlus::TestCase
     assert_equal "#{@path}:1: log_format: expected one of text, json, got \"xml\"", error_for("log_format 'xml'\n")
   end
 
+  def test_worker_scheduling_is_batch_or_normal
+    assert_equal "normal", evaluate("worker_scheduling :normal\n").settings[:worker_scheduling]
+    assert_equal "#{@path}:1: worker_scheduling: expected one of batch, normal, got \"fifo\"",
+                 error_for("worker_scheduling 'fifo'\n")
+  end
+
   def test_bad_value_names_file_line_directive_and_value
     assert_equal "#{@path}:2: workers: expected an integer >= 0, got \"two\"", error_for("\nworkers 'two'\n")
     assert_equal "#{@path}:1: threads: min 5 is greater than max 2", error_for("threads 5, 2\n")

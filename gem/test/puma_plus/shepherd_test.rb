@@ -68,6 +68,26 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     assert_equal "loaded in #{hello.pid}, served by #{hello.pid}", response.body
   end
 
+  # The scheduling policy of every thread of +pid+, by the number the kernel reports (0 normal, 3 batch).
+  def policies(pid)
+    Dir["/proc/#{pid}/task/*/stat"].map { |stat| File.read(stat).split(") ", 2).last.split[38].to_i }.uniq
+  end
+
+  def test_worker_threads_run_under_the_batch_policy_and_the_shepherd_under_the_normal_one
+    _link, = start_shepherd(%w[-w 1 -t 2])
+    links = accept_workers(2)
+    worker_pid = links.first.last.pid
+    assert_equal [3], policies(worker_pid)
+    assert_equal [0], policies(@host.pid)
+  end
+
+  def test_worker_scheduling_normal_leaves_the_workers_under_the_normal_policy
+    File.write(File.join(@app_dir, "normal.rb"), "worker_scheduling :normal\n")
+    _link, = start_shepherd(%w[-w 1 -t 2 -C normal.rb])
+    links = accept_workers(2)
+    assert_equal [0], policies(links.first.last.pid)
+  end
+
   def test_preload_app_loads_the_app_once_in_the_shepherd
     _link, _hello, config = start_shepherd(%w[--preload -w 2 -t 1])
     assert_equal true, config["preload_app"]

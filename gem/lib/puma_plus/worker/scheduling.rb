@@ -1,0 +1,60 @@
+# frozen_string_literal: true
+
+# The CPU scheduling policy a worker process runs under (docs/CONFIG.md, `worker_scheduling`; why batch is
+# the default, with the measurements: docs/BENCHMARKS.md, "Worker scheduling").
+#
+# A request crosses from the host to a worker thread and back. Under Linux's normal policy a worker
+# thread that a REQUEST wakes preempts the host at once when they share a core, so the host is switched
+# out once per request, in the middle of its event loop's batch of ready connections. Under SCHED_BATCH a
+# woken worker thread never preempts: it runs when the host's loop blocks or its time slice ends, and the
+# worker then serves every request the host handed it in one turn. The host keeps the normal policy, so
+# a new connection or request still preempts a busy worker as before (arrival times and shedding stay
+# prompt).
+#
+# The policy belongs to a thread and is inherited by the threads it creates, so the worker sets it in its
+# main thread before the app boots and before any slot (thread or Ractor) starts. Only the two policies of
+# ordinary processes are switched between; a worker started under a real-time or idle policy keeps it.
+
+require "fiddle"
+
+module PumaPlus
+  class Worker
+    module Scheduling
+      # The values of Linux's SCHED_OTHER and SCHED_BATCH (sched.h), by the name the setting uses.
+      POLICIES = { "normal" => 0, "batch" => 3 }.freeze
+
+      # Puts the calling thread (and the threads it creates from now on) under the policy named +name+
+      # ("batch" or "normal"). Returns nil when that is done or there was nothing to change, else the
+      # reason it was not (the caller logs it and runs on).
+      def self.apply(name)
+        target = POLICIES.fetch(name)
+        current = call("sched_getscheduler", 0)
+        return error("sched_getscheduler") if current.negative?
+        return nil if current == target
+        return "the process runs under scheduling policy #{current}, which is left as it is" unless POLICIES.value?(current)
+
+        # struct sched_param holds one int, the static priority, which is 0 for both policies.
+        call("sched_setscheduler", 0, target, [0].pack("i")).zero? ? nil : error("sched_setscheduler")
+      rescue Fiddle::DLError => e
+        "this system has no #{e.message[/\w+\z/] || 'scheduling call'} (#{e.message})"
+      end
+
+      # The policy the calling thread runs under, by name, or its number when it is neither of POLICIES.
+      def self.current
+        number = call("sched_getscheduler", 0)
+        POLICIES.key(number) || number
+      end
+
+      def self.call(name, *args)
+        types = args.map { |arg| arg.is_a?(String) ? Fiddle::TYPE_VOIDP : Fiddle::TYPE_INT }
+        Fiddle::Function.new(Fiddle::Handle::DEFAULT[name], types, Fiddle::TYPE_INT).call(*args)
+      end
+      private_class_method :call
+
+      def self.error(name)
+        "#{name}: #{SystemCallError.new(Fiddle.last_error).message}"
+      end
+      private_class_method :error
+    end
+  end
+end
