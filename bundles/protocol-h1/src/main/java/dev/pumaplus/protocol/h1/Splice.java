@@ -45,6 +45,12 @@ final class Splice extends ChannelInboundHandlerAdapter {
         peer.flush();
         if (!peer.isWritable()) {
             ctx.channel().config().setAutoRead(false);
+            // The peer runs on another event loop and may have drained between the check and the line above:
+            // its writability change then found reading still on and left it so, and nothing would turn it
+            // back on. Looking again after stopping closes that window.
+            if (peer.isWritable()) {
+                ctx.channel().config().setAutoRead(true);
+            }
         }
     }
 
