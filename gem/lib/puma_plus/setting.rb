@@ -8,6 +8,7 @@ require "uri"
 require "socket"
 require "etc"
 require_relative "config_error"
+require_relative "worker/scheduling"
 
 module PumaPlus
   module Setting
@@ -187,7 +188,6 @@ module PumaPlus
     end
 
     LOG_FORMATS = %w[text json].freeze
-    WORKER_SCHEDULING = %w[batch normal].freeze
 
     # "text" or "json" (Symbols allowed).
     def log_format(what, value)
@@ -196,7 +196,7 @@ module PumaPlus
 
     # "batch" or "normal" (Symbols allowed): the CPU scheduling policy of the worker processes.
     def worker_scheduling(what, value)
-      one_of(what, value, WORKER_SCHEDULING)
+      one_of(what, value, Worker::Scheduling::POLICIES.keys)
     end
 
     # +value+ as a String when it is one of +choices+ (a Symbol names its String).

@@ -20,8 +20,9 @@ require "fiddle"
 module PumaPlus
   class Worker
     module Scheduling
-      # The values of Linux's SCHED_OTHER and SCHED_BATCH (sched.h), by the name the setting uses.
-      POLICIES = { "normal" => 0, "batch" => 3 }.freeze
+      # The values of Linux's SCHED_BATCH and SCHED_OTHER (sched.h), by the names the setting takes
+      # (Setting.worker_scheduling accepts exactly these keys).
+      POLICIES = { "batch" => 3, "normal" => 0 }.freeze
 
       # Puts the calling thread (and the threads it creates from now on) under the policy named +name+
       # ("batch" or "normal"). Returns nil when that is done or there was nothing to change, else the
@@ -36,13 +37,7 @@ module PumaPlus
         # struct sched_param holds one int, the static priority, which is 0 for both policies.
         call("sched_setscheduler", 0, target, [0].pack("i")).zero? ? nil : error("sched_setscheduler")
       rescue Fiddle::DLError => e
-        "this system has no #{e.message[/\w+\z/] || 'scheduling call'} (#{e.message})"
-      end
-
-      # The policy the calling thread runs under, by name, or its number when it is neither of POLICIES.
-      def self.current
-        number = call("sched_getscheduler", 0)
-        POLICIES.key(number) || number
+        "this system has no Linux scheduling calls (#{e.message})"
       end
 
       def self.call(name, *args)
