@@ -27,6 +27,12 @@ module PumaPlus
       "-XX:MaxDirectMemorySize=1g",        # request and response bytes are off-heap: not tied to -Xmx
       "-XX:ReservedCodeCacheSize=32m",     # the hot code (Netty's and the host's) compiles to ~10 MB
       "-XX:CICompilerCount=2",             # one C1 and one C2 thread: their arenas are most of the C heap
+      # C2 compiles smaller units: a hot callee of more than 100 bytecodes, or one already compiled to more
+      # than 1,000 bytes of code, is called rather than inlined. The request path's largest units (8-11 KB
+      # of inlined bytecode) took C2 up to 0.6 s each, on the core the host shares with its workers, and a
+      # deopt of any inlinee recompiled the whole unit: the JIT's share of a request 5-16 -> 1-2 us in the
+      # first 10 s after a 5 s warm-up, steady state unchanged (docs/BENCHMARKS.md, "The JIT's unit size").
+      "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000",
       "-Dio.netty.leakDetection.level=disabled", # no sampled stack trace per 128 buffers (tests keep it)
       "-Dio.netty.jfr.enabled=false"       # Netty's allocator events would load JFR's machinery: ~150 classes
     ].freeze
