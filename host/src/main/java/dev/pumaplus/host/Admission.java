@@ -10,7 +10,6 @@ import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseSink;
-import dev.pumaplus.wire.Request;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.channels.FileChannel;
@@ -109,9 +108,7 @@ final class Admission implements RequestQueue {
             answerHealth(sink);
             return HostAnswer.DONE;
         }
-        List<Map.Entry<String, String>> pairs = EnvEncoder.pairs(head, id);
-        pairs.addAll(extraEnv);
-        ByteBuf env = Request.payload(alloc, pairs);
+        ByteBuf env = EnvEncoder.payload(alloc, head, id, extraEnv);
         long runnable = dispatcher.clock().nanoTime(); // T2b
         QueuedExchange ex = new QueuedExchange(dispatcher, reporting, connection, id, head, runnable, env, body,
                 bodyFile, sink, stickyPid);

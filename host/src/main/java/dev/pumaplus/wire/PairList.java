@@ -38,16 +38,23 @@ public final class PairList {
      */
     public static void write(List<? extends Map.Entry<String, String>> pairs, ByteBuf out) {
         for (Map.Entry<String, String> pair : pairs) {
-            String name = pair.getKey();
-            String value = pair.getValue();
-            if (name.length() > 0xFFFF) {
-                throw new IllegalArgumentException("pair name longer than 65535 bytes");
-            }
-            out.writeShort(name.length());
-            out.writeCharSequence(name, StandardCharsets.ISO_8859_1);
-            out.writeInt(value.length());
-            out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
+            write(pair.getKey(), pair.getValue(), out);
         }
+    }
+
+    /**
+     * Appends one pair to {@code out}.
+     *
+     * @throws IllegalArgumentException when {@code name} is longer than 65,535 bytes
+     */
+    public static void write(String name, String value, ByteBuf out) {
+        if (name.length() > 0xFFFF) {
+            throw new IllegalArgumentException("pair name longer than 65535 bytes");
+        }
+        out.writeShort(name.length());
+        out.writeCharSequence(name, StandardCharsets.ISO_8859_1);
+        out.writeInt(value.length());
+        out.writeCharSequence(value, StandardCharsets.ISO_8859_1);
     }
 
     /** A new buffer holding exactly {@code pairs}; the caller owns it. */

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.pumaplus.spi.RequestHead;
+import dev.pumaplus.wire.Request;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,9 +26,24 @@ class EnvEncoderTest {
                 new InetSocketAddress("10.0.0.7", 50123), headers, 0, 0);
     }
 
+    /** The env pairs as the worker reads them: the REQUEST payload the host sends, decoded. */
+    private static List<Map.Entry<String, String>> pairs(RequestHead head, long requestId,
+                                                         List<Map.Entry<String, String>> extraEnv) {
+        ByteBuf payload = EnvEncoder.payload(UnpooledByteBufAllocator.DEFAULT, head, requestId, extraEnv);
+        try {
+            return Request.decode(payload).env();
+        } finally {
+            payload.release();
+        }
+    }
+
+    private static List<Map.Entry<String, String>> pairs(RequestHead head, long requestId) {
+        return pairs(head, requestId, List.of());
+    }
+
     private static Map<String, String> env(RequestHead head) {
         Map<String, String> env = new LinkedHashMap<>();
-        for (Map.Entry<String, String> pair : EnvEncoder.pairs(head, 42)) {
+        for (Map.Entry<String, String> pair : pairs(head, 42)) {
             env.put(pair.getKey(), pair.getValue());
         }
         return env;
@@ -36,7 +54,7 @@ class EnvEncoderTest {
         RequestHead get = new RequestHead("GET", "/hello?a=1&b=%C3%A9", "HTTP/1.1", "http",
                 new InetSocketAddress("127.0.0.1", 9292), new InetSocketAddress("127.0.0.1", 40000),
                 List.of(Map.entry("Host", "localhost:9292"), Map.entry("Accept", "*/*")), 0, 0);
-        List<Map.Entry<String, String>> pairs = EnvEncoder.pairs(get, 7);
+        List<Map.Entry<String, String>> pairs = pairs(get, 7);
         assertEquals(List.of(
                 Map.entry("REQUEST_METHOD", "GET"), Map.entry("SCRIPT_NAME", ""), Map.entry("PATH_INFO", "/hello"),
                 Map.entry("QUERY_STRING", "a=1&b=%C3%A9"), Map.entry("SERVER_NAME", "localhost"),
@@ -48,7 +66,7 @@ class EnvEncoderTest {
 
     @Test
     void contentTypeAndLengthAreCgiVariablesOnlyAndComeBeforeHttpHeaders() {
-        List<Map.Entry<String, String>> pairs = EnvEncoder.pairs(head("POST", "/rows", "http", List.of(
+        List<Map.Entry<String, String>> pairs = pairs(head("POST", "/rows", "http", List.of(
                 Map.entry("Host", "localhost:9292"),
                 Map.entry("Content-Type", "application/x-www-form-urlencoded"),
                 Map.entry("Content-Length", "11"))), 1);
@@ -124,7 +142,7 @@ class EnvEncoderTest {
 
     @Test
     void repeatedHeadersAreJoinedInFirstSeenOrderAndCookiesWithSemicolons() {
-        List<Map.Entry<String, String>> pairs = EnvEncoder.pairs(head("GET", "/", "http", List.of(
+        List<Map.Entry<String, String>> pairs = pairs(head("GET", "/", "http", List.of(
                 Map.entry("Accept", "text/html"), Map.entry("Cookie", "a=1"), Map.entry("X-Trace", "t"),
                 Map.entry("accept", "*/*"), Map.entry("COOKIE", "b=2"))), 1);
         List<Map.Entry<String, String>> http = pairs.stream().filter(p -> p.getKey().startsWith("HTTP_")).toList();
@@ -156,7 +174,21 @@ class EnvEncoderTest {
 
     @Test
     void requestIdIsTheLastPair() {
-        List<Map.Entry<String, String>> pairs = EnvEncoder.pairs(head("GET", "/", "http", List.of(Map.entry("A", "b"))), 99);
+        List<Map.Entry<String, String>> pairs = pairs(head("GET", "/", "http", List.of(Map.entry("A", "b"))), 99);
         assertEquals(Map.entry("puma_plus.request_id", "99"), pairs.get(pairs.size() - 1));
+    }
+
+    @Test
+    void extraEnvFollowsTheRequestIdAndALongHostStillFits() {
+        String host = "h".repeat(300) + ":8080";
+        List<Map.Entry<String, String>> pairs = pairs(head("GET", "/", "http", List.of(Map.entry("Host", host))), 5,
+                List.of(Map.entry("puma_plus.websocket.event", "message")));
+        assertEquals(Map.entry("puma_plus.request_id", "5"), pairs.get(pairs.size() - 2));
+        assertEquals(Map.entry("puma_plus.websocket.event", "message"), pairs.get(pairs.size() - 1));
+        Map<String, String> env = new LinkedHashMap<>();
+        pairs.forEach(pair -> env.put(pair.getKey(), pair.getValue()));
+        assertEquals("h".repeat(300), env.get("SERVER_NAME"));
+        assertEquals("8080", env.get("SERVER_PORT"));
+        assertEquals(host, env.get("HTTP_HOST"));
     }
 }
