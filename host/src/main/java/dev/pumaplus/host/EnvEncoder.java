@@ -44,8 +44,8 @@ import java.util.stream.Stream;
  *   <li>Repeated headers are joined with {@code ", "}, Cookie with {@code "; "} (RFC 6265).</li>
  * </ul>
  * Header values are ISO-8859-1 chars (one per byte) and pass through untouched. The pairs go into the
- * payload buffer as they are made (no list of entries in between: 15 objects fewer per request). Stateless,
- * thread-safe.
+ * payload buffer as they are made (no list of entries in between: one object fewer per pair, and the list).
+ * Stateless, thread-safe.
  */
 final class EnvEncoder {
 
