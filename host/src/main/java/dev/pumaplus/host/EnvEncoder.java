@@ -66,9 +66,9 @@ final class EnvEncoder {
     }
 
     /**
-     * The REQUEST payload for {@code head}: {@link Request#FIXED_LENGTH} bytes of room for the timing
-     * ({@link Request#frame} fills it in at dispatch), then the env pairs, then {@code extraEnv}. The caller
-     * owns the buffer.
+     * The REQUEST payload for {@code head} ({@link Request#startPayload}: room for the timing, which
+     * {@link Request#frame} fills in at dispatch), then the env pairs, then {@code extraEnv}. The caller owns
+     * the buffer.
      *
      * @param requestId the host-unique id for {@code puma_plus.request_id}
      * @param extraEnv  pairs appended after the env's own (a WebSocket event's), usually empty
@@ -78,12 +78,11 @@ final class EnvEncoder {
         // Sized so that the writes below seldom grow it: each header once as HTTP_NAME, the target once as
         // PATH_INFO and QUERY_STRING, the fixed names, addresses and a Host of up to ~100 bytes (again as
         // SERVER_NAME and SERVER_PORT) within the estimate. A longer one grows the buffer, nothing more.
-        int estimate = Request.FIXED_LENGTH + FIXED_PAIRS_ESTIMATE + head.target().length()
+        int estimate = FIXED_PAIRS_ESTIMATE + head.target().length()
                 + PairList.encodedLength(head.headers()) + "HTTP_".length() * head.headers().size()
                 + PairList.encodedLength(extraEnv);
-        ByteBuf payload = alloc.buffer(estimate);
+        ByteBuf payload = Request.startPayload(alloc, estimate);
         try {
-            payload.writeZero(Request.FIXED_LENGTH);
             writeEnv(head, requestId, payload);
             PairList.write(extraEnv, payload);
             return payload;

@@ -17,9 +17,10 @@ import java.util.Map;
  * </pre>
  * All three are {@link System#nanoTime()} readings ({@code CLOCK_MONOTONIC} on Linux), in ns.
  *
- * <p>The host builds the payload once, at submit, before it knows T3 ({@link #payload}: the env pair list
- * behind 24 bytes of room); at dispatch {@link #frame(ByteBuf, long, long, long, boolean)} writes the three
- * timings into that room, so the env is never copied and the frame is one buffer.
+ * <p>The host builds the payload once, at submit, before it knows T3 ({@link #startPayload}: 24 bytes of
+ * room, then the host's env encoder writes the pairs behind it); at dispatch
+ * {@link #frame(ByteBuf, long, long, long, boolean)} writes the three timings into that room, so the env is
+ * never copied and the frame is one buffer.
  *
  * @param headersParsedNanos T2
  * @param runnableNanos      T2b
@@ -55,20 +56,26 @@ public record Request(long headersParsedNanos, long runnableNanos, long dispatch
     }
 
     /**
-     * A REQUEST payload whose timing is not known yet: {@value #FIXED_LENGTH} bytes left for it, then
-     * {@code env} encoded as a pair list. The caller owns it; {@link #frame(ByteBuf, long, long, long, boolean)}
-     * fills the timing in at dispatch.
+     * The start of a REQUEST payload whose timing is not known yet: {@value #FIXED_LENGTH} bytes left for it,
+     * in a buffer with room for about {@code pairBytes} of pair list behind them (it grows if more are
+     * written). The caller appends the env with {@link PairList#write} and owns the buffer;
+     * {@link #frame(ByteBuf, long, long, long, boolean)} fills the timing in at dispatch.
      */
-    public static ByteBuf payload(ByteBufAllocator alloc, List<? extends Map.Entry<String, String>> env) {
-        int length = FIXED_LENGTH + PairList.encodedLength(env);
-        ByteBuf out = alloc.buffer(length, length);
+    public static ByteBuf startPayload(ByteBufAllocator alloc, int pairBytes) {
+        ByteBuf out = alloc.buffer(FIXED_LENGTH + pairBytes);
         out.writeZero(FIXED_LENGTH);
+        return out;
+    }
+
+    /** A REQUEST payload ({@link #startPayload}) holding {@code env}; for tests and tools. */
+    public static ByteBuf payload(ByteBufAllocator alloc, List<? extends Map.Entry<String, String>> env) {
+        ByteBuf out = startPayload(alloc, PairList.encodedLength(env));
         PairList.write(env, out);
         return out;
     }
 
     /**
-     * The REQUEST frame of {@code payload} (from {@link #payload}) with T2, T2b and T3 written into the
+     * The REQUEST frame of {@code payload} (from {@link #startPayload}) with T2, T2b and T3 written into the
      * room it left for them: one buffer, nothing copied. Ownership of {@code payload} transfers to the frame.
      */
     public static Frame frame(ByteBuf payload, long headersParsedNanos, long runnableNanos, long dispatchedNanos,
