@@ -28,9 +28,14 @@ class H3FlupkeClientTest < IntegrationTest
 
     # Past the 112 KiB held in memory (the host spools it before it is runnable) and past Flupke's own
     # 10 MiB default cap on DATA, which the host lifts: http_content_length_limit (none here) decides.
+    # The upload is not held back by the server's flow-control window: with Kwik's default 5 KiB window
+    # the client was blocked 1,300-1,700 times per upload, and now and then missed the window's update and
+    # stalled until the idle timeout closed the connection (H3Endpoints, STREAM_RECEIVE_WINDOW).
     size = 10 * 1024 * 1024 + 7
     out, err, status = h3_probe("post", "https://localhost:#{tls}/echo", size.to_s)
     assert status.success?, err
+    blocked = Integer(out[/^blocked (\d+)$/, 1])
+    assert_operator blocked, :<=, 10, "the client waited on the server's flow-control window #{blocked} times"
     expected = Digest::SHA256.hexdigest((0...size).map { |i| i % 251 }.pack("C*"))
     assert_equal "POST len=#{size} sha256=#{expected}", out.lines.last.chomp
   end

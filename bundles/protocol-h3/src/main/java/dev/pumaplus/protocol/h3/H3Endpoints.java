@@ -22,7 +22,8 @@ import tech.kwik.core.server.ServerConnectionConfig;
 import tech.kwik.core.server.ServerConnector;
 
 /**
- * Limits per QUIC connection: 100 concurrent request streams, and QUIC's max idle timeout from
+ * Limits per QUIC connection: 100 concurrent request streams, receive windows of 256 KiB per stream and
+ * 1 MiB per connection, and QUIC's max idle timeout from
  * {@code persistent_timeout} (as HTTP/2's idle timeout; a QUIC connection with no packet for that long is
  * closed). Flupke calls the request
  * handler on a thread of its executor and expects it to block until the response is written, so the
@@ -34,6 +35,17 @@ import tech.kwik.core.server.ServerConnector;
  * {@link #stopAccepting} from the host's stop sequence.
  */
 final class H3Endpoints implements Http3Endpoints, Listener {
+
+    /**
+     * Flow-control credit a client may send ahead on one request stream, bytes. Left unset, Kwik grants the
+     * application protocol's minimum, 5 KiB, which held an upload to a few KB per round trip (10 MiB took
+     * 1,300-1,700 STREAM_DATA_BLOCKED stalls) and, at that rate, let Kwik's own client miss a window update
+     * and sit blocked until the idle timeout closed the connection. The handler reads what arrives at once
+     * (into memory, then a spool file), so this is what Kwik may hold for a stream between two reads.
+     */
+    static final long STREAM_RECEIVE_WINDOW = 256 * 1024;
+    /** Credit over all of one connection's streams, bytes: what Kwik holds for one connection at most. */
+    static final long CONNECTION_RECEIVE_WINDOW = 1024 * 1024;
 
     private final RequestQueue queue;
     private final long contentLengthLimit;
@@ -67,6 +79,8 @@ final class H3Endpoints implements Http3Endpoints, Listener {
                     .maxIdleTimeoutInSeconds(idleTimeoutSecs)
                     .maxOpenPeerInitiatedBidirectionalStreams(100)
                     .maxOpenPeerInitiatedUnidirectionalStreams(10)
+                    .maxBidirectionalStreamBufferSize(STREAM_RECEIVE_WINDOW)
+                    .maxConnectionBufferSize(CONNECTION_RECEIVE_WINDOW)
                     .build();
             ServerConnector.Builder builder = ServerConnector.builder()
                     .withSocket(socket)

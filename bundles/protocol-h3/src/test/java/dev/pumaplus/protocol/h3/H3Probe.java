@@ -21,7 +21,15 @@ import java.util.concurrent.Executors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import tech.kwik.core.QuicStream;
+import tech.kwik.core.frame.DataBlockedFrame;
+import tech.kwik.core.frame.StreamDataBlockedFrame;
+import tech.kwik.core.log.BaseLogger;
+import tech.kwik.core.packet.QuicPacket;
 import tech.kwik.flupke.Http3Client;
 import tech.kwik.flupke.impl.DataFrame;
 import tech.kwik.flupke.impl.HeadersFrame;
@@ -29,8 +37,9 @@ import tech.kwik.flupke.impl.Http3Frame;
 
 /**
  * Usage: {@code H3Probe get URL [Name:Value ...]} prints {@code status N}, each response header as
- * {@code header name: value}, then {@code body} and the body; {@code H3Probe post URL SIZE} posts SIZE bytes (byte i is i mod 251) and prints as
- * {@code get} does; {@code H3Probe stream URL [WARMUP_URL]} prints one
+ * {@code header name: value}, then {@code body} and the body; {@code H3Probe post URL SIZE} posts SIZE bytes (byte i is i mod 251), prints
+ * {@code blocked N}, the STREAM_DATA_BLOCKED and DATA_BLOCKED frames the client sent (each time the
+ * server's flow-control window stopped the upload), then prints as {@code get} does; {@code H3Probe stream URL [WARMUP_URL]} prints one
  * line {@code <nanoTime> <bytes>} per read of the body as it arrives (after 30 GETs of WARMUP_URL on the
  * same connection, read the same way, if given); {@code H3Probe compare URL WARM N} makes WARM
  * then N timed sequential requests over h2 (the JDK's client; its host name check is off with
@@ -46,6 +55,47 @@ import tech.kwik.flupke.impl.Http3Frame;
 public final class H3Probe {
 
     private H3Probe() {
+    }
+
+    /**
+     * The client connection's logger: counts the flow-control BLOCKED frames in the packets it is told were
+     * sent (Kwik reports every sent packet to its logger, logging on or off) and writes Kwik's errors, the
+     * only lines it logs with every category off, to stderr, away from the output the tests parse.
+     */
+    private static final class BlockedFrames extends BaseLogger {
+        final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public void sent(Instant sent, QuicPacket packet) {
+            packet.getFrames().stream()
+                    .filter(f -> f instanceof StreamDataBlockedFrame || f instanceof DataBlockedFrame)
+                    .forEach(f -> count.incrementAndGet());
+        }
+
+        @Override
+        public void sent(Instant sent, List<QuicPacket> packets) {
+            packets.forEach(packet -> sent(sent, packet));
+        }
+
+        @Override
+        protected void log(String text) {
+            System.err.println(text);
+        }
+
+        @Override
+        protected void log(String text, Throwable error) {
+            log(text);
+        }
+
+        @Override
+        protected void logWithHexDump(String text, byte[] data, int length) {
+            log(text);
+        }
+
+        @Override
+        protected void logWithHexDump(String text, ByteBuffer data, int offset, int length) {
+            log(text);
+        }
     }
 
     /** {@code warm} requests, then {@code n} timed ones, one after the other; sorted latencies in µs. */
@@ -137,7 +187,9 @@ public final class H3Probe {
 
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        BlockedFrames blocked = new BlockedFrames();
         HttpClient client = ((tech.kwik.flupke.Http3ClientBuilder) Http3Client.newBuilder())
+                .logger(blocked)
                 .disableCertificateCheck()
                 .connectTimeout(Duration.ofSeconds(20)) // a cold JVM on a loaded machine is slow to its first handshake
                 .build();
@@ -164,6 +216,7 @@ public final class H3Probe {
                 }
                 HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(uri)
                         .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
+                out.println("blocked " + blocked.count.get());
                 out.println("status " + response.statusCode());
                 out.println("body");
                 out.write(response.body());
