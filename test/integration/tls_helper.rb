@@ -36,15 +36,15 @@ module TlsHelper
   H3_CLIENT = File.join(PumaPlusServer::ROOT, "bundles/protocol-h3/target")
   JAVA = File.join(ENV.fetch("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin/java")
 
-  # Runs Flupke's HTTP/3 client (bundles/protocol-h3's H3Probe, built by script/build) with +args+
-  # (leading -D options go to the JVM); returns [stdout, stderr, status].
+  # Runs Flupke's HTTP/3 client (bundles/protocol-h3's H3Probe, built by script/build, which logs through
+  # the bundle's KwikLog) with +args+ (leading -D options go to the JVM); returns [stdout, stderr, status].
   def h3_probe(*args, timeout: 60)
     jvm_options, args = args.partition { |arg| arg.start_with?("-D") }
     classes = File.join(H3_CLIENT, "test-classes")
     unless File.directory?(classes) && File.directory?(File.join(H3_CLIENT, "h3-client-lib"))
       flunk("the HTTP/3 test client is not built (#{classes}); run script/build")
     end
-    Open3.capture3("timeout", timeout.to_s, JAVA, *jvm_options, "-cp", "#{classes}:#{H3_CLIENT}/h3-client-lib/*",
+    Open3.capture3("timeout", timeout.to_s, JAVA, *jvm_options, "-cp", "#{classes}:#{H3_CLIENT}/classes:#{H3_CLIENT}/h3-client-lib/*",
                    "dev.pumaplus.protocol.h3.H3Probe", *args)
   end
 

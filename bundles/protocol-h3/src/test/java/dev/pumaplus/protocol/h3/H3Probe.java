@@ -21,14 +21,12 @@ import java.util.concurrent.Executors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
-import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import tech.kwik.core.QuicStream;
 import tech.kwik.core.frame.DataBlockedFrame;
 import tech.kwik.core.frame.StreamDataBlockedFrame;
-import tech.kwik.core.log.BaseLogger;
 import tech.kwik.core.packet.QuicPacket;
 import tech.kwik.flupke.Http3Client;
 import tech.kwik.flupke.impl.DataFrame;
@@ -58,11 +56,11 @@ public final class H3Probe {
     }
 
     /**
-     * The client connection's logger: counts the flow-control BLOCKED frames in the packets it is told were
-     * sent (Kwik reports every sent packet to its logger, logging on or off) and writes Kwik's errors, the
-     * only lines it logs with every category off, to stderr, away from the output the tests parse.
+     * The client connection's logger: the server's (Kwik's errors as warnings, here on the JDK's console
+     * handler, stderr, away from the output the tests parse), counting the flow-control BLOCKED frames in
+     * the packets it is told were sent (Kwik reports every sent packet to its logger, logging on or off).
      */
-    private static final class BlockedFrames extends BaseLogger {
+    private static final class BlockedFrames extends KwikLog {
         final AtomicInteger count = new AtomicInteger();
 
         @Override
@@ -75,26 +73,6 @@ public final class H3Probe {
         @Override
         public void sent(Instant sent, List<QuicPacket> packets) {
             packets.forEach(packet -> sent(sent, packet));
-        }
-
-        @Override
-        protected void log(String text) {
-            System.err.println(text);
-        }
-
-        @Override
-        protected void log(String text, Throwable error) {
-            log(text);
-        }
-
-        @Override
-        protected void logWithHexDump(String text, byte[] data, int length) {
-            log(text);
-        }
-
-        @Override
-        protected void logWithHexDump(String text, ByteBuffer data, int offset, int length) {
-            log(text);
         }
     }
 
