@@ -86,16 +86,21 @@ class WorkerKills
     Kill.new(victim, at, dead_at, 0, 0, 0, replaced_after(victim, at))
   end
 
-  # When +pid+ was first seen gone or a zombie, polled every ms (a process's files, its link sockets among
-  # them, are closed before it turns zombie): an upper bound on the moment its links closed. At most 1 s.
+  # When +pid+ was first seen gone, or a zombie with no other thread left, polled every ms: an upper bound on
+  # the moment its links closed. At most 1 s. The threads share one file table, closed by the last thread
+  # to exit, and the main thread turns zombie as soon as it has exited itself: a zombie main thread
+  # alone proves nothing while the link threads are still exiting (a request written then still reached
+  # an open socket, was never read, and was answered 502 after "dead"). A thread other than the main one
+  # leaves the task list only after its files are released.
   def dead_after(pid, killed_at)
     until monotonic > killed_at + 1
-      state = begin
-        File.read("/proc/#{pid}/stat")[/\) (\S)/, 1]
+      gone = begin
+        state = File.read("/proc/#{pid}/stat")[/\) (\S)/, 1]
+        %w[Z X].include?(state) && Dir.children("/proc/#{pid}/task") == [pid.to_s]
       rescue Errno::ENOENT, Errno::ESRCH
-        nil
+        true
       end
-      return monotonic if state.nil? || state == "Z" || state == "X"
+      return monotonic if gone
 
       sleep 0.001
     end
