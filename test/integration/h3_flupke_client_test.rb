@@ -29,7 +29,7 @@ class H3FlupkeClientTest < IntegrationTest
     # Past the 112 KiB held in memory (the host spools it before it is runnable) and past Flupke's own
     # 10 MiB default cap on DATA, which the host lifts: http_content_length_limit (none here) decides.
     # The upload is not held back by the server's flow-control window: with Kwik's default 5 KiB window
-    # the client was blocked 1,300-1,700 times per upload, and now and then missed the window's update and
+    # the client was blocked 1,300-2,200 times per upload, and now and then missed the window's update and
     # stalled until the idle timeout closed the connection (H3Endpoints, STREAM_RECEIVE_WINDOW).
     size = 10 * 1024 * 1024 + 7
     out, err, status = h3_probe("post", "https://localhost:#{tls}/echo", size.to_s)

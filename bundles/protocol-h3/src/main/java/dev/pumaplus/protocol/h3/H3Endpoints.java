@@ -39,13 +39,13 @@ final class H3Endpoints implements Http3Endpoints, Listener {
     /**
      * Flow-control credit a client may send ahead on one request stream, bytes. Left unset, Kwik grants the
      * application protocol's minimum, 5 KiB, which held an upload to a few KB per round trip (10 MiB took
-     * 1,300-1,700 STREAM_DATA_BLOCKED stalls) and, at that rate, let Kwik's own client miss a window update
+     * 1,300-2,200 STREAM_DATA_BLOCKED stalls) and, at that rate, let Kwik's own client miss a window update
      * and sit blocked until the idle timeout closed the connection. The handler reads what arrives at once
      * (into memory, then a spool file), so this is what Kwik may hold for a stream between two reads.
      */
-    static final long STREAM_RECEIVE_WINDOW = 256 * 1024;
+    private static final long STREAM_RECEIVE_WINDOW = 256 * 1024;
     /** Credit over all of one connection's streams, bytes: what Kwik holds for one connection at most. */
-    static final long CONNECTION_RECEIVE_WINDOW = 1024 * 1024;
+    private static final long CONNECTION_RECEIVE_WINDOW = 1024 * 1024;
 
     private final RequestQueue queue;
     private final long contentLengthLimit;
