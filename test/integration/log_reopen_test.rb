@@ -48,11 +48,14 @@ class LogReopenTest < IntegrationTest
     Process.kill("HUP", pid)
     assert eventually(timeout: 10) { File.exist?(out) && File.read(out).include?("SIGHUP: stdout_redirect files reopened") },
            "the host reopened #{out}"
-    # The worker's reopen is its own signal handler; requests until its line lands in the new file.
+    # The worker's reopen is its own signal handler; numbered requests until one lands in the new file. Those
+    # before it may still go to the moved file, which the worker had open until then; none after it may.
+    probe = 0
     assert eventually(timeout: 10, interval: 0.2) {
-      Net::HTTP.get(URI("http://127.0.0.1:#{port}/after"))
-      File.read(out).include?("app says /after from #{old_worker}")
+      Net::HTTP.get(URI("http://127.0.0.1:#{port}/after#{probe += 1}"))
+      File.read(out).include?("app says /after#{probe} from #{old_worker}")
     }, "the running worker writes to the new #{out}: #{File.read(out)}"
+    first_in_new = probe
     assert eventually { File.exist?(err) && File.read(err).include?("app warns /after") }, "and to the new #{err}"
     assert eventually { File.read(out).include?("GET /after") }, "the host's request lines go to the new file"
 
@@ -61,7 +64,9 @@ class LogReopenTest < IntegrationTest
            "the shepherd writes to the new files: #{File.read(out)}#{File.read(err)}"
 
     moved = File.read("#{out}.1") + File.read("#{err}.1")
-    refute_match(%r{/after|SIGHUP|worker 1 \(pid}, moved, "nothing new in the moved files")
+    late = moved.scan(%r{/after(\d+)}).flatten.map(&:to_i).select { |n| n >= first_in_new }
+    assert_empty late, "requests /after#{first_in_new} and later reached the moved files"
+    refute_match(%r{SIGHUP|worker 1 \(pid}, moved, "nothing new in the moved files")
 
     Process.kill("TERM", pid)
     _, status = Process.wait2(pid)
