@@ -25,7 +25,10 @@ class PackagingTest < IntegrationTest
     %w[exe/puma-plus exe/puma-plus-shepherd lib/puma_plus/shepherd.rb lib/rack/handler/puma_plus.rb
        vendor/java/bundles/protocol-h1.jar].each { |f| assert_includes files, f }
     assert(files.any? { |f| f.start_with?("vendor/java/lib/puma-plus-host-") && f.end_with?(".jar") }, files.join("\n"))
-    assert(files.any? { |f| f.start_with?("vendor/java/lib/netty-transport-native-epoll") }, "Netty's native epoll jar")
+    %w[epoll io_uring].each do |transport|
+      assert(files.any? { |f| f.start_with?("vendor/java/lib/netty-transport-native-#{transport}") },
+             "Netty's native #{transport} jar")
+    end
 
     home = File.join(dir, "gems")
     # No proxy and no source: the install must work from the file alone (rack comes from Debian).

@@ -2,8 +2,8 @@
 
 # Claims about systemd socket activation with Debian's systemd-socket-activate (which listens, waits for the
 # first connection, then execs the server with LISTEN_FDS/LISTEN_PID): the HTTP/1.1 listener adopts the
-# passed socket instead of binding, the connection that woke it is served, and puma's
-# --bind-to-activated-sockets decides which binds there are.
+# passed socket instead of binding (on the epoll transport), the connection that woke it is served, and
+# puma's --bind-to-activated-sockets decides which binds there are.
 
 require_relative "server_helper"
 require "socket"
@@ -23,6 +23,8 @@ class SocketActivationTest < IntegrationTest
     assert_equal 200, server.request("GET", "/pid").status
     assert server.output.include?("puma-plus: host pid #{server.pid},"),
            with_log(server, "systemd-socket-activate's pid is the host's: LISTEN_PID names it (the executable execs java)")
+    assert_match(/puma-plus: host pid \d+, Java \d+, epoll transport;/, server.output,
+                 "with systemd's sockets the host runs epoll, whose channels adopt a descriptor (not io_uring)")
     assert server.stop.success?, with_log(server, "exit")
   end
 

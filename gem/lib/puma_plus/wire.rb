@@ -29,7 +29,7 @@ require_relative "wire/web_socket_command"
 module PumaPlus
   module Wire
     # The protocol version this codec speaks (the Java codec's dev.pumaplus.wire.Protocol.VERSION).
-    VERSION = 4
+    VERSION = 5
 
     # frame type code => payload class
     PAYLOADS = [Hello, Welcome, GoAway, Config, PhasedRestart, WorkerCount, ExtraSlots, Request, Body, ResponseHead,

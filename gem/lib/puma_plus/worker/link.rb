@@ -19,8 +19,9 @@
 # Per request the link adds what the prototype cannot hold (docs/RACK.md): rack.errors and rack.logger
 # (this link's ErrorStream, tagged with the request id), rack.early_hints, rack.response_finished, and on
 # HTTP/1.x rack.hijack? / rack.hijack, and puma_plus.websocket (WebSocket, whose WS_COMMAND frames go on
-# this link while the request runs). A hijack dials a second connection to link.sock (HELLO role 2,
-# naming the request) whose bytes the host splices to the client's connection (docs/PROTOCOL.md, "Hijack").
+# this link while the request runs). A hijack dials a second connection, to hijack.sock beside link.sock
+# (HELLO role 2, naming the request), whose bytes the host splices to the client's connection
+# (docs/PROTOCOL.md, "Hijack").
 
 require "socket"
 require_relative "../wire"
@@ -40,6 +41,8 @@ module PumaPlus
       REQUEST_ID = "puma_plus.request_id"
       WEBSOCKET = "puma_plus.websocket"
       HTTP1 = "HTTP/1"
+      # The socket a hijack connection dials, in link.sock's directory (docs/PROTOCOL.md, "Transport").
+      HIJACK_SOCKET = "hijack.sock"
 
       # +path+: link.sock; +io+: an already-connected socket (tests); +app+: the Rack app;
       # +prototype+: the frozen env (RackEnv.prototype); indexes and +generation+ go into HELLO.
@@ -295,13 +298,13 @@ module PumaPlus
         @hijacked_io
       end
 
-      # A new connection to link.sock with HELLO role 2 naming the current request; once the host answered
+      # A new connection to hijack.sock with HELLO role 2 naming the current request; once the host answered
       # WELCOME its bytes are the client's. The answer is read through an UnbufferedReader so no client byte
       # is left in a Ruby read buffer, where code working on the file descriptor itself (an event loop, a
       # C extension) would never see it. Raises IOError when the host refuses, and
       # ProtocolError when it answers anything but WELCOME or GOAWAY; the app gets either from rack.hijack.
       def dial_hijack
-        socket = UNIXSocket.new(@path)
+        socket = UNIXSocket.new(File.join(File.dirname(@path), HIJACK_SOCKET))
         socket.sync = true
         socket.binmode
         socket.write(hello(Wire::Hello::ROLE_HIJACK, Integer(@request_id, 10)).encode)

@@ -89,12 +89,14 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
 
   # Starts a link that dials +server+ itself (so rack.hijack can dial again), handshakes it, sends one
   # HTTP/1.1 request with puma_plus.request_id 42 to +app+ and returns the hijack connection it dials.
-  def start_dialing(app, server)
+  # Runs +app+ on a link dialing +server+ (link.sock), serves it one request, and returns the app's hijack
+  # connection, accepted on +hijacks+ (hijack.sock beside it).
+  def start_dialing(app, server, hijacks)
     run_link(app, path: server.path)
     @host = PumaPlus::HostEnd.new(server.accept)
     @host.accept
     @host.request({ "puma_plus.request_id" => "42" })
-    server.accept
+    hijacks.accept
   end
 
   def ok_app(body = "ok")
@@ -451,6 +453,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
   def test_rack_hijack_dials_a_role_2_hello_naming_the_request_and_leaves_the_clients_bytes_in_the_socket
     dir = Dir.mktmpdir("puma-plus-link-test")
     server = UNIXServer.new(File.join(dir, "link.sock"))
+    hijacks = UNIXServer.new(File.join(dir, "hijack.sock"))
     app = lambda do |env|
       io = env["rack.hijack"].call
       # sysread refuses an IO whose Ruby buffer holds bytes: the client's must still be in the kernel
@@ -458,7 +461,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
       io.close
       [200, {}, []]
     end
-    hijack = start_dialing(app, server)
+    hijack = start_dialing(app, server, hijacks)
     hello = Wire.decode(Wire::Frame.read(hijack))
     assert_equal [Wire::Hello::ROLE_HIJACK, 42, 2, 3],
                  [hello.role, hello.request_id, hello.worker_index, hello.thread_index]
@@ -468,19 +471,21 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     assert @host.response.frames.first.end_stream?
   ensure
     server&.close
+    hijacks&.close
     FileUtils.rm_rf(dir)
   end
 
   def test_rack_hijack_raises_a_protocol_error_when_the_host_answers_neither_welcome_nor_goaway
     dir = Dir.mktmpdir("puma-plus-link-test")
     server = UNIXServer.new(File.join(dir, "link.sock"))
+    hijacks = UNIXServer.new(File.join(dir, "hijack.sock"))
     app = lambda do |env|
       env["rack.hijack"].call
       [200, {}, ["hijacked"]]
     rescue StandardError => e
       [200, {}, ["#{e.class}: #{e.message}"]]
     end
-    hijack = start_dialing(app, server)
+    hijack = start_dialing(app, server, hijacks)
     Wire::Frame.read(hijack)
     hijack.write(Wire::Frame.encode(Wire::FrameType::RESPONSE_BODY, "raw"))
     assert_equal Wire::FrameType::HIJACK, @host.read_frame.type
@@ -488,6 +493,7 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
     assert_nil hijack.read(1), "the worker closed the connection it could not use"
   ensure
     server&.close
+    hijacks&.close
     FileUtils.rm_rf(dir)
   end
 

@@ -1,6 +1,6 @@
 /*
  * Where a hijacked request's two halves meet: the worker link announces a hijack (HIJACK or HIJACK_HEAD
- * frame) and the worker's second connection to link.sock (HELLO role 2, naming the request) arrives, in
+ * frame) and the worker's second connection to hijack.sock (HELLO role 2, naming the request) arrives, in
  * either order; once both are here the connection is handed to the request's protocol, which splices it
  * to the client's connection (docs/PROTOCOL.md, "Hijack").
  */

@@ -1,6 +1,7 @@
 /*
- * The first step of every connection to link.sock: waits for the peer's HELLO, answers WELCOME (or
- * GOAWAY(2) for an unsupported version) and turns the link into a worker slot or the shepherd's link.
+ * The first step of every connection to link.sock and hijack.sock: waits for the peer's HELLO, answers
+ * WELCOME (or GOAWAY(2) for an unsupported version) and turns the link into a worker slot or the shepherd's
+ * link, or hands a hijack connection on.
  */
 package dev.pumaplus.host;
 
@@ -20,16 +21,20 @@ import io.netty.channel.SimpleChannelInboundHandler;
  * a peer whose highest version is below it gets GOAWAY(2) and the link closes; a peer offering a higher
  * version is answered WELCOME({@link Protocol#VERSION}), the highest version the host supports that is ≤ the
  * peer's, as the handshake rule says. Any frame other than HELLO is a protocol error (a HELLO with an unknown
- * role never gets here: the FrameDecoder rejects it). A hijack connection (role 2) gets no WELCOME here: it
- * goes to {@link Hijacks}, which answers once the hijack of the request its HELLO names was announced. Runs
+ * role never gets here: the FrameDecoder rejects it), and so is a role on the other socket than its own:
+ * role 2 on link.sock, 0 or 1 on hijack.sock. A hijack connection (role 2) gets no WELCOME here: it goes to
+ * {@link Hijacks}, which answers once the hijack of the request its HELLO names was announced. Runs
  * on the link's event loop; one instance per channel. The HELLO frame is released when this handler returns.
  */
 final class LinkHandshake extends SimpleChannelInboundHandler<Frame> {
 
     private final LinkServer server;
+    private final boolean hijackSocket;
 
-    LinkHandshake(LinkServer server) {
+    /** @param hijackSocket whether the connection came to hijack.sock (else link.sock) */
+    LinkHandshake(LinkServer server, boolean hijackSocket) {
         this.server = server;
+        this.hijackSocket = hijackSocket;
     }
 
     @Override
@@ -44,6 +49,11 @@ final class LinkHandshake extends SimpleChannelInboundHandler<Frame> {
                             .toFrame(ctx.alloc()))
                     .addListener(ChannelFutureListener.CLOSE);
             return;
+        }
+        if ((hello.role() == Hello.ROLE_HIJACK) != hijackSocket) {
+            throw new ProtocolException("HELLO role " + hello.role() + " on "
+                    + (hijackSocket ? LinkServer.HIJACK_SOCKET : "link.sock") + ": role 2 dials "
+                    + LinkServer.HIJACK_SOCKET + ", roles 0 and 1 link.sock");
         }
         if (hello.role() == Hello.ROLE_HIJACK) {
             ctx.channel().config().setAutoRead(false);

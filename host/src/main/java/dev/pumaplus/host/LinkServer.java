@@ -1,6 +1,7 @@
 /*
- * The host's end of the worker link socket (link.sock): accepts the shepherd's and every worker thread's
- * connection, runs the HELLO/WELCOME handshake and makes worker links, which join the Dispatcher.
+ * The host's end of the worker link sockets: accepts the shepherd's and every worker thread's connection on
+ * link.sock and the workers' hijack connections on hijack.sock beside it, runs the HELLO/WELCOME handshake
+ * and makes worker links, which join the Dispatcher.
  */
 package dev.pumaplus.host;
 
@@ -18,16 +19,19 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A unix domain socket server. Each accepted channel gets {@link FrameDecoder}, {@link FrameEncoder} and a
+ * Two unix domain socket servers. Each accepted channel gets {@link FrameDecoder}, {@link FrameEncoder} and a
  * {@link LinkHandshake}, which replaces itself with a {@link WorkerLink} (role 0) or a {@link ShepherdLink}
- * (role 1), or hands a worker's hijack connection (role 2) to {@link Hijacks}. Link ids are assigned here, from 1, unique for the host's lifetime (u32).
+ * (role 1) on link.sock, or hands a worker's hijack connection (role 2) on hijack.sock to {@link Hijacks}.
+ * Link ids are assigned here, from 1, unique for the host's lifetime (u32).
  *
- * <p>Threading: channels run on the {@link HostTransport}'s loops; {@link #close} may be called from any
- * thread.
+ * <p>Threading: link.sock's channels run on the {@link HostTransport}'s loops, hijack.sock's on its
+ * {@link HostTransport#halfClosing()} loops; {@link #close} may be called from any thread.
  */
 final class LinkServer {
 
@@ -39,8 +43,11 @@ final class LinkServer {
     private final AtomicLong linkIds = new AtomicLong();
     private final Hijacks hijacks = new Hijacks();
     private final ChannelGroup links = new DefaultChannelGroup("links", GlobalEventExecutor.INSTANCE);
-    private Channel server;
-    private Path path;
+    /** The file name of the hijack connections' socket, in link.sock's directory (docs/PROTOCOL.md). */
+    static final String HIJACK_SOCKET = "hijack.sock";
+
+    private final List<Channel> servers = new ArrayList<>(2);
+    private final List<Path> paths = new ArrayList<>(2);
 
     /**
      * @param queue     what every worker link serves and reports to (the dispatcher)
@@ -56,13 +63,21 @@ final class LinkServer {
         this.webSockets = webSockets;
     }
 
-    /** Listens on {@code socket} (deleted first if a stale one exists). Blocks until bound. */
+    /**
+     * Listens on {@code socket} and on {@link #HIJACK_SOCKET} beside it (each deleted first if a stale one
+     * exists). Blocks until bound.
+     */
     void bind(Path socket) throws IOException {
+        listen(socket, transport, false);
+        listen(socket.resolveSibling(HIJACK_SOCKET), transport.halfClosing(), true);
+    }
+
+    private void listen(Path socket, HostTransport loops, boolean hijacks) throws IOException {
         Files.deleteIfExists(socket);
-        this.path = socket;
+        paths.add(socket);
         ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(transport.group)
-                .channel(transport.domainServerChannel)
+                .group(loops.group)
+                .channel(loops.domainServerChannel)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
@@ -70,19 +85,14 @@ final class LinkServer {
                         links.add(ch);
                         ch.pipeline().addLast("decoder", new FrameDecoder());
                         ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
-                        ch.pipeline().addLast("link", new LinkHandshake(LinkServer.this));
+                        ch.pipeline().addLast("link", new LinkHandshake(LinkServer.this, hijacks));
                     }
                 });
-        ChannelFuture bound = bootstrap.bind(transport.domainAddress(socket)).awaitUninterruptibly();
+        ChannelFuture bound = bootstrap.bind(loops.domainAddress(socket)).awaitUninterruptibly();
         if (!bound.isSuccess()) {
             throw new IOException("cannot listen on " + socket + ": " + bound.cause().getMessage(), bound.cause());
         }
-        server = bound.channel();
-    }
-
-    /** The socket path, as given to {@link #bind}. */
-    Path path() {
-        return path;
+        servers.add(bound.channel());
     }
 
     /** A worker link (role 0) that said {@code hello} on {@code channel}, with link id {@code id}. */
@@ -104,11 +114,11 @@ final class LinkServer {
 
     /** Stops accepting and closes every link; waits up to 2 s for the closes. */
     void close() {
-        if (server != null) {
+        for (Channel server : servers) {
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
         links.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
-        if (path != null) {
+        for (Path path : paths) {
             try {
                 Files.deleteIfExists(path);
             } catch (IOException ignored) {

@@ -19,12 +19,15 @@ public interface EventLoops {
     /** The group: one loop per available processor; accept and client I/O both run on it. */
     EventLoopGroup group();
 
-    /** The TCP server channel class for {@link #group()}'s transport (epoll or NIO). */
+    /** The TCP server channel class for {@link #group()}'s transport (io_uring, epoll or NIO). */
     Class<? extends ServerChannel> tcpServerChannel();
 
     /** The unix-domain server channel class for {@link #group()}'s transport (for {@code unix://} binds). */
     Class<? extends ServerChannel> domainServerChannel();
 
-    /** "epoll" or "nio": the transport of {@link #group()}. */
+    /**
+     * "io_uring", "epoll" or "nio": the transport of {@link #group()}. The host runs epoll, not io_uring, when
+     * systemd passed it listening sockets, so adopting a descriptor always finds epoll.
+     */
     String transport();
 }

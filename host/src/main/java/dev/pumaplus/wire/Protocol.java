@@ -8,7 +8,7 @@ package dev.pumaplus.wire;
 public final class Protocol {
 
     /** The protocol version this codec speaks: the host answers every HELLO of this version or higher with it. */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
 
     private Protocol() {
     }

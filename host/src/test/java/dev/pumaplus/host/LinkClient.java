@@ -17,6 +17,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
 /** One connection; not thread-safe. {@link #read} returns null at end of stream. */
@@ -71,6 +72,19 @@ final class LinkClient implements AutoCloseable {
             chunk.flip();
             inbound.writeBytes(chunk);
         }
+    }
+
+    /** The next {@code n} raw bytes as ISO-8859-1 (a hijack connection after WELCOME), blocking; fewer at end of stream. */
+    String readRaw(int n) throws IOException {
+        while (inbound.readableBytes() < n) {
+            ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+            if (socket.read(chunk) < 0) {
+                break;
+            }
+            chunk.flip();
+            inbound.writeBytes(chunk);
+        }
+        return inbound.readCharSequence(Math.min(n, inbound.readableBytes()), StandardCharsets.ISO_8859_1).toString();
     }
 
     void closeOutput() throws IOException {

@@ -1,8 +1,8 @@
 /*
- * Claims about the worker link over a real unix socket (epoll and NIO): the HELLO/WELCOME handshake, the
- * dispatch of a request to a dialled-in worker and of its response back to the protocol's sink, response
- * backpressure (a sink that pauses stops the link from being read, so the worker blocks in its write), and
- * what happens when a worker dies or breaks the protocol.
+ * Claims about the worker link over a real unix socket (io_uring, epoll and NIO): the HELLO/WELCOME
+ * handshake, the dispatch of a request to a dialled-in worker and of its response back to the protocol's
+ * sink, response backpressure (a sink that pauses stops the link from being read, so the worker blocks in
+ * its write), and what happens when a worker dies or breaks the protocol.
  */
 package dev.pumaplus.host;
 
@@ -25,7 +25,6 @@ import dev.pumaplus.wire.Welcome;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.epoll.Epoll;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,7 +42,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 @Timeout(20)
 class LinkServerTest {
@@ -55,13 +54,11 @@ class LinkServerTest {
     private Path dir;
     private final CompletableFuture<String> config = new CompletableFuture<>();
 
-    private Path start(boolean epoll) throws Exception {
-        if (epoll) {
-            Assumptions.assumeTrue(Epoll.isAvailable(), "native epoll not available");
-        }
+    private Path start(HostTransport.Kind kind) throws Exception {
+        Assumptions.assumeTrue(kind.unavailability() == null, () -> kind.label + " not available: " + kind.unavailability());
         dir = Files.createTempDirectory("puma-plus-test-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        transport = HostTransport.create(epoll, 2);
+        transport = HostTransport.create(kind, 2);
         queue = new QueueFixture();
         dispatcher = queue.dispatcher;
         server = new LinkServer(transport, dispatcher, queue.reporting,
@@ -96,10 +93,10 @@ class LinkServerTest {
         }
     }
 
-    @ParameterizedTest(name = "epoll={0}")
-    @ValueSource(booleans = {true, false})
-    void helloIsAnsweredWithWelcomeAndTheWorkerBecomesALiveSlot(boolean epoll) throws Exception {
-        Path socket = start(epoll);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void helloIsAnsweredWithWelcomeAndTheWorkerBecomesALiveSlot(HostTransport.Kind kind) throws Exception {
+        Path socket = start(kind);
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             Frame welcome = worker.read();
             assertEquals(FrameType.WELCOME, welcome.type());
@@ -111,10 +108,10 @@ class LinkServerTest {
         await(() -> dispatcher.snapshot().live() == 0, "the slot to go away with its link");
     }
 
-    @ParameterizedTest(name = "epoll={0}")
-    @ValueSource(booleans = {true, false})
-    void versionOnePeerGetsGoawayTwoAndTheLinkIsClosed(boolean epoll) throws Exception {
-        Path socket = start(epoll);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void versionOnePeerGetsGoawayTwoAndTheLinkIsClosed(HostTransport.Kind kind) throws Exception {
+        Path socket = start(kind);
         try (LinkClient peer = new LinkClient(socket)) {
             // version 1 has no timing fields: the host cannot speak it any more
             peer.write(new Hello(1, 0, 1, 1, 0, 0).toFrame(ByteBufAllocator.DEFAULT));
@@ -129,7 +126,7 @@ class LinkServerTest {
 
     @Test
     void peerOfferingALaterVersionIsWelcomedWithTheHostsVersion() throws Exception {
-        Path socket = start(false);
+        Path socket = start(HostTransport.Kind.NIO);
         try (LinkClient peer = new LinkClient(socket)) {
             peer.write(new Hello(Protocol.VERSION + 1, Hello.ROLE_WORKER, 1, 1, 0, 0).toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = peer.read();
@@ -139,10 +136,10 @@ class LinkServerTest {
         }
     }
 
-    @ParameterizedTest(name = "epoll={0}")
-    @ValueSource(booleans = {true, false})
-    void frameBeforeHelloIsAProtocolErrorAnsweredWithGoawayOne(boolean epoll) throws Exception {
-        Path socket = start(epoll);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void frameBeforeHelloIsAProtocolErrorAnsweredWithGoawayOne(HostTransport.Kind kind) throws Exception {
+        Path socket = start(kind);
         try (LinkClient peer = new LinkClient(socket)) {
             peer.write(Frame.empty(FrameType.RESPONSE_BODY, true));
             Frame goaway = peer.read();
@@ -152,10 +149,10 @@ class LinkServerTest {
         }
     }
 
-    @ParameterizedTest(name = "epoll={0}")
-    @ValueSource(booleans = {true, false})
-    void dispatchedRequestReachesTheWorkerAndItsResponseReachesTheSink(boolean epoll) throws Exception {
-        Path socket = start(epoll);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void dispatchedRequestReachesTheWorkerAndItsResponseReachesTheSink(HostTransport.Kind kind) throws Exception {
+        Path socket = start(kind);
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
@@ -186,7 +183,7 @@ class LinkServerTest {
 
     @Test
     void fileBodyReachesASinkWithoutFileSupportInPiecesOfAQuarterMebibyteHonouringItsPause() throws Exception {
-        Path socket = start(false);
+        Path socket = start(HostTransport.Kind.NIO);
         Path file = Files.createTempFile("puma-plus-file-body", ".bin");
         byte[] content = new byte[(5 << 20) / 2]; // 2.5 MiB: ten pieces
         for (int i = 0; i < content.length; i++) {
@@ -221,7 +218,7 @@ class LinkServerTest {
 
     @Test
     void framesAfterAPausedFileWaitForTheFileAndStayWithItsResponse() throws Exception {
-        Path socket = start(false);
+        Path socket = start(HostTransport.Kind.NIO);
         Path file = Files.createTempFile("puma-plus-file-then-body", ".bin");
         byte[] content = new byte[(3 << 20) / 2]; // 1.5 MiB: two pieces, paused after the first
         java.util.Arrays.fill(content, (byte) 'f');
@@ -268,10 +265,11 @@ class LinkServerTest {
         }
     }
 
-    @Test
-    void fullHijackAnnouncedBeforeTheHijackConnectionIsHandedToTheSinkAndItsClosingHeadStaysInTheHost()
-            throws Exception {
-        Path socket = start(false);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void fullHijackAnnouncedBeforeTheHijackConnectionIsHandedToTheSinkAndItsClosingHeadStaysInTheHost(
+            HostTransport.Kind kind) throws Exception {
+        Path socket = start(kind);
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
@@ -280,7 +278,7 @@ class LinkServerTest {
                     Unpooled.EMPTY_BUFFER, null, sink);
             worker.read().release(); // REQUEST
             worker.write(Frame.empty(FrameType.HIJACK, false));
-            try (LinkClient hijack = new LinkClient(socket)) {
+            try (LinkClient hijack = new LinkClient(socket.resolveSibling(LinkServer.HIJACK_SOCKET))) {
                 hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
                         ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
                 Frame welcome = hijack.read();
@@ -296,11 +294,79 @@ class LinkServerTest {
         }
     }
 
+    /**
+     * An app that calls {@code close_write} on its hijacked IO may still read: the host must see a FIN there
+     * as a half-close, which Netty's io_uring unix channels do not (so hijack.sock runs on epoll under an
+     * io_uring host) and its NIO ones cannot (half-closure is not among their options).
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = HostTransport.Kind.class, names = {"IO_URING", "EPOLL"})
+    void theAppsHalfCloseOnItsHijackConnectionLeavesTheConnectionOpenForTheClientsBytes(HostTransport.Kind kind)
+            throws Exception {
+        Path socket = start(kind);
+        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
+            worker.read().release();
+            await(() -> dispatcher.snapshot().live() == 1, "the slot");
+            HijackingSink sink = new HijackingSink();
+            QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/ws"),
+                    Unpooled.EMPTY_BUFFER, null, sink);
+            worker.read().release(); // REQUEST
+            worker.write(Frame.empty(FrameType.HIJACK, false));
+            try (LinkClient hijack = new LinkClient(socket.resolveSibling(LinkServer.HIJACK_SOCKET))) {
+                hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
+                        ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
+                hijack.read().release(); // WELCOME
+                io.netty.channel.Channel app = sink.app.get(5, TimeUnit.SECONDS);
+                CompletableFuture<Object> shutdown = new CompletableFuture<>();
+                app.eventLoop().submit(() -> {
+                    app.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                        @Override
+                        public void userEventTriggered(io.netty.channel.ChannelHandlerContext ctx, Object evt) {
+                            if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+                                shutdown.complete(evt);
+                            }
+                        }
+                    });
+                    app.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true); // as protocol-h1 does
+                    app.config().setAutoRead(true);
+                }).sync();
+                hijack.closeOutput();
+                shutdown.get(5, TimeUnit.SECONDS);
+                assertTrue(app.isActive(), "still open after the app's FIN: the client's bytes can reach it");
+                app.writeAndFlush(Unpooled.copiedBuffer("late", StandardCharsets.US_ASCII)).sync();
+                assertEquals("late", hijack.readRaw(4), "bytes still reach the app after its close_write");
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void aRoleOnTheOtherSocketThanItsOwnIsAProtocolError(HostTransport.Kind kind) throws Exception {
+        Path socket = start(kind);
+        try (LinkClient hijackOnLink = new LinkClient(socket);
+             LinkClient workerOnHijack = new LinkClient(socket.resolveSibling(LinkServer.HIJACK_SOCKET))) {
+            hijackOnLink.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0, 7)
+                    .toFrame(ByteBufAllocator.DEFAULT));
+            workerOnHijack.write(new Hello(Protocol.VERSION, Hello.ROLE_WORKER, 4242, 1, 0, 0)
+                    .toFrame(ByteBufAllocator.DEFAULT));
+            for (LinkClient peer : List.of(hijackOnLink, workerOnHijack)) {
+                Frame goaway = peer.read();
+                assertEquals(FrameType.GOAWAY, goaway.type());
+                assertEquals(Goaway.CODE_PROTOCOL_ERROR, Goaway.decode(goaway.payload()).code());
+                assertTrue(Goaway.decode(goaway.payload()).reason().contains("role 2 dials hijack.sock"),
+                        Goaway.decode(goaway.payload()).reason());
+                goaway.release();
+                assertNull(peer.read(), "closed after GOAWAY(1)");
+            }
+        }
+        assertEquals(0, dispatcher.snapshot().live(), "no slot from a worker on hijack.sock");
+    }
+
     @Test
     void partialHijackWhoseConnectionArrivesFirstGetsTheHeadOnceAnnounced() throws Exception {
-        Path socket = start(false);
+        Path socket = start(HostTransport.Kind.NIO);
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0);
-             LinkClient hijack = new LinkClient(socket)) {
+             LinkClient hijack = new LinkClient(socket.resolveSibling(LinkServer.HIJACK_SOCKET))) {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             HijackingSink sink = new HijackingSink();
@@ -324,7 +390,7 @@ class LinkServerTest {
 
     @Test
     void fileTheHostCannotOpenFailsTheResponseAfterItsHead() throws Exception {
-        Path socket = start(false);
+        Path socket = start(HostTransport.Kind.NIO);
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
@@ -340,7 +406,7 @@ class LinkServerTest {
 
     @Test
     void earlyHintsReachTheSinkBeforeTheHead() throws Exception {
-        Path socket = start(false);
+        Path socket = start(HostTransport.Kind.NIO);
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
@@ -360,10 +426,10 @@ class LinkServerTest {
         }
     }
 
-    @ParameterizedTest(name = "epoll={0}")
-    @ValueSource(booleans = {true, false})
-    void workerDyingWhileBusyAnswers502AndAnotherWorkerKeepsServing(boolean epoll) throws Exception {
-        Path socket = start(epoll);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void workerDyingWhileBusyAnswers502AndAnotherWorkerKeepsServing(HostTransport.Kind kind) throws Exception {
+        Path socket = start(kind);
         try (LinkClient dying = LinkClient.worker(socket, 1000, 0, 0);
              LinkClient healthy = LinkClient.worker(socket, 2000, 1, 0)) {
             dying.read().release();
@@ -386,10 +452,10 @@ class LinkServerTest {
         }
     }
 
-    @ParameterizedTest(name = "epoll={0}")
-    @ValueSource(booleans = {true, false})
-    void shepherdLinkDeliversItsConfiguration(boolean epoll) throws Exception {
-        Path socket = start(epoll);
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void shepherdLinkDeliversItsConfiguration(HostTransport.Kind kind) throws Exception {
+        Path socket = start(kind);
         try (LinkClient shepherd = new LinkClient(socket)) {
             shepherd.write(new Hello(Protocol.VERSION, Hello.ROLE_SHEPHERD, 77, 1, 0, 0).toFrame(ByteBufAllocator.DEFAULT));
             Frame welcome = shepherd.read();
@@ -476,11 +542,11 @@ class LinkServerTest {
         return paused;
     }
 
-    @ParameterizedTest(name = "epoll={0}")
-    @ValueSource(booleans = {true, false})
-    void sinkAskingForAPauseFreesTheSlotOnceTheWorkerWroteItAllThenEveryFrameArrivesInOrder(boolean epoll)
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void sinkAskingForAPauseFreesTheSlotOnceTheWorkerWroteItAllThenEveryFrameArrivesInOrder(HostTransport.Kind kind)
             throws Exception {
-        Path socket = start(epoll);
+        Path socket = start(kind);
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
@@ -502,11 +568,11 @@ class LinkServerTest {
         }
     }
 
-    @ParameterizedTest(name = "epoll={0}")
-    @ValueSource(booleans = {true, false})
-    void cancellingAPausedExchangeDropsWhatIsHeldAndTheLinkServesTheNextRequest(boolean epoll)
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(HostTransport.Kind.class)
+    void cancellingAPausedExchangeDropsWhatIsHeldAndTheLinkServesTheNextRequest(HostTransport.Kind kind)
             throws Exception {
-        Path socket = start(epoll);
+        Path socket = start(kind);
         try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");

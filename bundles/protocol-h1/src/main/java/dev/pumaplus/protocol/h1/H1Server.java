@@ -209,9 +209,9 @@ final class H1Server implements Listener {
             }
             Files.delete(file);
         }
-        SocketAddress socketAddress = loops.transport().equals("epoll")
-                ? new io.netty.channel.unix.DomainSocketAddress(file.toString())
-                : UnixDomainSocketAddress.of(file);
+        SocketAddress socketAddress = loops.transport().equals("nio")
+                ? UnixDomainSocketAddress.of(file)
+                : new io.netty.channel.unix.DomainSocketAddress(file.toString());
         Channel channel = bootstrap.option(ChannelOption.SO_BACKLOG, address.backlog())
                 .bind(socketAddress).syncUninterruptibly().channel();
         socketFiles.add(file);
@@ -232,7 +232,7 @@ final class H1Server implements Listener {
         }
     }
 
-    /** "epoll" or "nio": the host's transport, which the listeners use. */
+    /** "io_uring", "epoll" or "nio": the host's transport, which the listeners use. */
     String transport() {
         return loops.transport();
     }
