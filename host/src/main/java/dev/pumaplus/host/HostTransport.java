@@ -107,7 +107,8 @@ final class HostTransport implements EventLoops {
     /**
      * The transport to run with {@code threads} event loops (see the class comment).
      *
-     * @throws IllegalStateException when {@code puma-plus.transport} names one that cannot run here
+     * @throws IllegalArgumentException when {@code puma-plus.transport} names no transport
+     * @throws IllegalStateException when it names one that cannot run here
      */
     static HostTransport select(int threads) {
         return create(choose(System.getProperty("puma-plus.transport"), System.getenv(), ProcessHandle.current().pid()),
@@ -115,7 +116,7 @@ final class HostTransport implements EventLoops {
     }
 
     /**
-     * The kind {@code property} names, else the fastest that runs here, epoll over io_uring when
+     * The kind {@code property} names, else the cheapest that runs here, epoll over io_uring when
      * {@code env} passes this process ({@code pid}) systemd's sockets.
      */
     static Kind choose(String property, Map<String, String> env, long pid) {
