@@ -67,8 +67,8 @@ public record Request(long headersParsedNanos, long runnableNanos, long dispatch
         return out;
     }
 
-    /** A REQUEST payload ({@link #startPayload}) holding {@code env}; for tests and tools. */
-    public static ByteBuf payload(ByteBufAllocator alloc, List<? extends Map.Entry<String, String>> env) {
+    /** A REQUEST payload ({@link #startPayload}) holding {@code env}. */
+    private static ByteBuf payload(ByteBufAllocator alloc, List<? extends Map.Entry<String, String>> env) {
         ByteBuf out = startPayload(alloc, PairList.encodedLength(env));
         PairList.write(env, out);
         return out;

@@ -25,6 +25,7 @@ import dev.pumaplus.wire.Welcome;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -270,26 +271,44 @@ class LinkServerTest {
     void fullHijackAnnouncedBeforeTheHijackConnectionIsHandedToTheSinkAndItsClosingHeadStaysInTheHost(
             HostTransport.Kind kind) throws Exception {
         Path socket = start(kind);
-        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
-            worker.read().release();
-            await(() -> dispatcher.snapshot().live() == 1, "the slot");
-            HijackingSink sink = new HijackingSink();
-            QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/ws"),
-                    Unpooled.EMPTY_BUFFER, null, sink);
-            worker.read().release(); // REQUEST
-            worker.write(Frame.empty(FrameType.HIJACK, false));
-            try (LinkClient hijack = new LinkClient(socket.resolveSibling(LinkServer.HIJACK_SOCKET))) {
-                hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
-                        ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
-                Frame welcome = hijack.read();
-                assertEquals(FrameType.WELCOME, welcome.type());
-                welcome.release();
-                io.netty.channel.Channel app = sink.app.get(5, TimeUnit.SECONDS);
-                assertEquals(0, app.pipeline().names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline")).count(),
-                        "the frame handlers are gone: raw bytes from here on");
-                worker.write(new ResponseHead(101, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, true));
-                await(() -> dispatcher.snapshot().busy() == 0, "the slot to be free after the closing head");
-                assertEquals(List.of("hijack 0 []"), sink.events, "no head reaches the client");
+        try (FullHijack hijacked = fullHijack(socket)) {
+            io.netty.channel.Channel app = hijacked.sink().app.get(5, TimeUnit.SECONDS);
+            assertEquals(0, app.pipeline().names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline")).count(),
+                    "the frame handlers are gone: raw bytes from here on");
+            hijacked.worker().write(new ResponseHead(101, 0, 0, 0, List.of()).toFrame(ByteBufAllocator.DEFAULT, true));
+            await(() -> dispatcher.snapshot().busy() == 0, "the slot to be free after the closing head");
+            assertEquals(List.of("hijack 0 []"), hijacked.sink().events, "no head reaches the client");
+        }
+    }
+
+    /**
+     * A worker link on {@code socket} gets a request, announces a full hijack and dials hijack.sock for it;
+     * returns once the host answered WELCOME there.
+     */
+    private FullHijack fullHijack(Path socket) throws Exception {
+        LinkClient worker = LinkClient.worker(socket, 4242, 0, 0);
+        worker.read().release();
+        await(() -> dispatcher.snapshot().live() == 1, "the slot");
+        HijackingSink sink = new HijackingSink();
+        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/ws"),
+                Unpooled.EMPTY_BUFFER, null, sink);
+        worker.read().release(); // REQUEST
+        worker.write(Frame.empty(FrameType.HIJACK, false));
+        LinkClient hijack = new LinkClient(socket.resolveSibling(LinkServer.HIJACK_SOCKET));
+        hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0, ex.requestId)
+                .toFrame(ByteBufAllocator.DEFAULT));
+        Frame welcome = hijack.read();
+        assertEquals(FrameType.WELCOME, welcome.type());
+        welcome.release();
+        return new FullHijack(worker, hijack, sink);
+    }
+
+    /** A worker link and its hijack connection, past WELCOME; closes both. */
+    private record FullHijack(LinkClient worker, LinkClient hijack, HijackingSink sink) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            try (worker) {
+                hijack.close();
             }
         }
     }
@@ -304,38 +323,27 @@ class LinkServerTest {
     void theAppsHalfCloseOnItsHijackConnectionLeavesTheConnectionOpenForTheClientsBytes(HostTransport.Kind kind)
             throws Exception {
         Path socket = start(kind);
-        try (LinkClient worker = LinkClient.worker(socket, 4242, 0, 0)) {
-            worker.read().release();
-            await(() -> dispatcher.snapshot().live() == 1, "the slot");
-            HijackingSink sink = new HijackingSink();
-            QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/ws"),
-                    Unpooled.EMPTY_BUFFER, null, sink);
-            worker.read().release(); // REQUEST
-            worker.write(Frame.empty(FrameType.HIJACK, false));
-            try (LinkClient hijack = new LinkClient(socket.resolveSibling(LinkServer.HIJACK_SOCKET))) {
-                hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
-                        ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
-                hijack.read().release(); // WELCOME
-                io.netty.channel.Channel app = sink.app.get(5, TimeUnit.SECONDS);
-                CompletableFuture<Object> shutdown = new CompletableFuture<>();
-                app.eventLoop().submit(() -> {
-                    app.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
-                        @Override
-                        public void userEventTriggered(io.netty.channel.ChannelHandlerContext ctx, Object evt) {
-                            if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
-                                shutdown.complete(evt);
-                            }
+        try (FullHijack hijacked = fullHijack(socket)) {
+            LinkClient hijack = hijacked.hijack();
+            io.netty.channel.Channel app = hijacked.sink().app.get(5, TimeUnit.SECONDS);
+            CompletableFuture<Object> shutdown = new CompletableFuture<>();
+            app.eventLoop().submit(() -> {
+                app.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+                    @Override
+                    public void userEventTriggered(io.netty.channel.ChannelHandlerContext ctx, Object evt) {
+                        if (evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
+                            shutdown.complete(evt);
                         }
-                    });
-                    app.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true); // as protocol-h1 does
-                    app.config().setAutoRead(true);
-                }).sync();
-                hijack.closeOutput();
-                shutdown.get(5, TimeUnit.SECONDS);
-                assertTrue(app.isActive(), "still open after the app's FIN: the client's bytes can reach it");
-                app.writeAndFlush(Unpooled.copiedBuffer("late", StandardCharsets.US_ASCII)).sync();
-                assertEquals("late", hijack.readRaw(4), "bytes still reach the app after its close_write");
-            }
+                    }
+                });
+                app.config().setOption(io.netty.channel.ChannelOption.ALLOW_HALF_CLOSURE, true); // as protocol-h1 does
+                app.config().setAutoRead(true);
+            }).sync();
+            hijack.closeOutput();
+            shutdown.get(5, TimeUnit.SECONDS);
+            assertTrue(app.isActive(), "still open after the app's FIN: the client's bytes can reach it");
+            app.writeAndFlush(Unpooled.copiedBuffer("late", StandardCharsets.US_ASCII)).sync();
+            assertEquals("late", hijack.readRaw(4), "bytes still reach the app after its close_write");
         }
     }
 

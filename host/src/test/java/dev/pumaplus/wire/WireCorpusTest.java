@@ -196,7 +196,9 @@ class WireCorpusTest {
 
     @Test
     void requestTimingIsWrittenIntoThePayloadsRoomWithoutACopy() {
-        ByteBuf payload = Request.payload(ByteBufAllocator.DEFAULT, List.of(Map.entry("PATH_INFO", "/x")));
+        List<Map.Entry<String, String>> env = List.of(Map.entry("PATH_INFO", "/x"));
+        ByteBuf payload = Request.startPayload(ByteBufAllocator.DEFAULT, PairList.encodedLength(env));
+        PairList.write(env, payload);
         Frame frame = Request.frame(payload, 10, 20, 30, true);
         assertSame(payload, frame.payload(), "the frame carries the payload built at submit, not a copy");
         Request decoded = Request.decode(frame.payload());
@@ -307,10 +309,10 @@ class WireCorpusTest {
             case FrameType.PHASED_RESTART -> Frame.empty(type, false);
             case FrameType.WORKER_COUNT -> new WorkerCount(json.get("count").asLong()).toFrame(alloc);
             case FrameType.EXTRA_SLOTS -> new ExtraSlots(json.get("count").asLong()).toFrame(alloc);
-            // the host's own path: the payload built before the timing is known, the timing written at dispatch
-            case FrameType.REQUEST -> Request.frame(Request.payload(alloc, pairs(json.get("pairs"))),
-                    json.get("headers_parsed_ns").asLong(), json.get("runnable_ns").asLong(),
-                    json.get("dispatched_ns").asLong(), end);
+            // through Request.frame, the host's own path: the timing written into the payload's room
+            case FrameType.REQUEST -> new Request(json.get("headers_parsed_ns").asLong(),
+                    json.get("runnable_ns").asLong(), json.get("dispatched_ns").asLong(), pairs(json.get("pairs")))
+                    .toFrame(alloc, end);
             case FrameType.BODY, FrameType.RESPONSE_BODY ->
                     new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("data"))));
             case FrameType.RESPONSE_HEAD -> new ResponseHead(json.get("status").asInt(),
