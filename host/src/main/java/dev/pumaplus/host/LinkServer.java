@@ -35,6 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class LinkServer {
 
+    /** The file name of the hijack connections' socket, in link.sock's directory (docs/PROTOCOL.md). */
+    static final String HIJACK_SOCKET = "hijack.sock";
+
     private final HostTransport transport;
     private final WorkerLink.Listener queue;
     private final RequestReporting reporting;
@@ -43,9 +46,6 @@ final class LinkServer {
     private final AtomicLong linkIds = new AtomicLong();
     private final Hijacks hijacks = new Hijacks();
     private final ChannelGroup links = new DefaultChannelGroup("links", GlobalEventExecutor.INSTANCE);
-    /** The file name of the hijack connections' socket, in link.sock's directory (docs/PROTOCOL.md). */
-    static final String HIJACK_SOCKET = "hijack.sock";
-
     private final List<Channel> servers = new ArrayList<>(2);
     private final List<Path> paths = new ArrayList<>(2);
 
@@ -72,7 +72,7 @@ final class LinkServer {
         listen(socket.resolveSibling(HIJACK_SOCKET), transport.halfClosing(), true);
     }
 
-    private void listen(Path socket, HostTransport loops, boolean hijacks) throws IOException {
+    private void listen(Path socket, HostTransport loops, boolean hijackSocket) throws IOException {
         Files.deleteIfExists(socket);
         paths.add(socket);
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -85,7 +85,7 @@ final class LinkServer {
                         links.add(ch);
                         ch.pipeline().addLast("decoder", new FrameDecoder());
                         ch.pipeline().addLast("encoder", FrameEncoder.INSTANCE);
-                        ch.pipeline().addLast("link", new LinkHandshake(LinkServer.this, hijacks));
+                        ch.pipeline().addLast("link", new LinkHandshake(LinkServer.this, hijackSocket));
                     }
                 });
         ChannelFuture bound = bootstrap.bind(loops.domainAddress(socket)).awaitUninterruptibly();
