@@ -225,7 +225,7 @@ final class ControlApp {
             throws IOException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(transport.group)
-                .channel(transport.tcpServerChannel)
+                .channel(transport.tcpServerChannel())
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {

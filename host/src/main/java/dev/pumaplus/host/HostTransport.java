@@ -87,19 +87,13 @@ final class HostTransport implements EventLoops {
     }
 
     final Kind kind;
-    final String name;
     final MultiThreadIoEventLoopGroup group;
-    final Class<? extends ServerChannel> domainServerChannel;
-    final Class<? extends ServerChannel> tcpServerChannel;
     /** See {@link #halfClosing()}: this transport, or one of its own. */
     private final HostTransport halfClosing;
 
     private HostTransport(Kind kind, int threads) {
         this.kind = kind;
-        this.name = kind.label;
         this.group = new MultiThreadIoEventLoopGroup(threads, kind.handlers());
-        this.domainServerChannel = kind.domain;
-        this.tcpServerChannel = kind.tcp;
         this.halfClosing = kind != Kind.IO_URING ? this
                 : new HostTransport(Kind.EPOLL.unavailability() == null ? Kind.EPOLL : Kind.NIO, 1);
     }
@@ -158,17 +152,17 @@ final class HostTransport implements EventLoops {
 
     @Override
     public Class<? extends ServerChannel> domainServerChannel() {
-        return domainServerChannel;
+        return kind.domain;
     }
 
     @Override
     public Class<? extends ServerChannel> tcpServerChannel() {
-        return tcpServerChannel;
+        return kind.tcp;
     }
 
     @Override
     public String transport() {
-        return name;
+        return kind.label;
     }
 
     /**

@@ -213,7 +213,7 @@ public final class Launcher {
         log.setFormatter(config.logFormat());
         configureRequests(config);
         LOG.log(Level.INFO, "host pid " + ProcessHandle.current().pid() + ", Java " + Runtime.version().feature()
-                + ", " + transport.name + " transport; shepherd generation 1");
+                + ", " + transport.transport() + " transport; shepherd generation 1");
         LOG.log(Level.INFO, "environment " + config.environment() + ", " + plural(config.workers(), "worker") + " x "
                 + plural(config.threads(), "thread") + " = " + plural(config.slots(), "slot"));
 

@@ -77,7 +77,7 @@ final class LinkServer {
         paths.add(socket);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(loops.group)
-                .channel(loops.domainServerChannel)
+                .channel(loops.domainServerChannel())
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
