@@ -32,6 +32,9 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.NetUtil;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutorGroup;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -48,6 +51,8 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -87,7 +92,10 @@ import java.util.function.Consumer;
  * one apiece to the first workers) so that per-worker values sum exactly to the global depth: dashboards
  * built for puma sum backlog across workers. The top-level {@code backlog} is the global depth.
  *
- * <p>Threading: the handlers run on the host's event loops; the snapshot is taken under the dispatcher's
+ * <p>Threading: the listeners' sockets and HTTP codecs are on the host's event loops, but every route
+ * runs on the control app's own thread ({@link #executor}): on one core the host has one event loop, and a
+ * render there stalled every request on it (the first /stats took ~85 ms, loading and interpreting its
+ * code; docs/ARCHITECTURE.md, "The control app's thread"). The snapshot is taken under the dispatcher's
  * lock and rendered outside it.
  */
 final class ControlApp {
@@ -109,7 +117,7 @@ final class ControlApp {
 
     /**
      * One route's handler: answers the request on {@code ctx} once, through {@link #send} or as a stream
-     * it keeps writing to. Called on the listener's event loop; must not block it.
+     * it keeps writing to. Called on the control app's thread ({@code ctx.executor()}); must not block it.
      */
     interface Endpoint {
         void serve(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder query) throws Exception;
@@ -120,8 +128,8 @@ final class ControlApp {
     }
 
     /**
-     * What the lifecycle endpoints ask of the launcher (pumactl's verbs). Called on an event loop; each
-     * method only schedules the work and returns at once.
+     * What the lifecycle endpoints ask of the launcher (pumactl's verbs). Called on the control app's
+     * thread; each method only schedules the work and returns at once.
      */
     interface Actions {
 
@@ -149,6 +157,11 @@ final class ControlApp {
     private volatile Actions actions;
     /** The bound listeners (control, metrics): added by the launcher's thread, closed by whichever stops. */
     private final List<Channel> servers = new CopyOnWriteArrayList<>();
+    /** The listeners' open connections, closed with them so that none outlives {@link #executor}. */
+    private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
+    /** Where every route runs, off the request path's event loops; its thread starts with the first request. */
+    private final EventExecutorGroup executor = new DefaultEventExecutorGroup(1,
+            new DefaultThreadFactory("puma-plus-control", true));
     /** The OSGi runtime, for the autoscaler's /controller endpoint; null until {@link #felix} is called. */
     private volatile EmbeddedFelix felix;
     private final Dashboard dashboard;
@@ -229,8 +242,10 @@ final class ControlApp {
                 .childHandler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(16 * 1024),
-                                new Handler(control));
+                        connections.add(ch);
+                        ch.closeFuture().addListener(closed -> connections.remove(ch));
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(16 * 1024))
+                                .addLast(executor, new Handler(control));
                     }
                 });
         ChannelFuture bound = bootstrap.bind(host(setting, url), URI.create(url).getPort()).awaitUninterruptibly();
@@ -246,11 +261,18 @@ final class ControlApp {
         felix = runtime;
     }
 
-    /** Closes the listeners. */
+    /**
+     * Closes the listeners and their connections, then stops the control app's thread once the closed
+     * connections' last events (inactive, unregistered) have reached it: 50 ms with nothing new.
+     */
     void close() {
         for (Channel server : servers) {
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
+        for (Channel connection : connections) {
+            connection.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        }
+        executor.shutdownGracefully(50, 2_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
     }
 
     /** The /stats document. */

@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * cannot redirect it. The control app's token and browser rules apply.
  *
  * <p>Threading: the swap blocks (the old bundle's ticker stops, the new one starts), so it runs on its
- * own thread, never on the event loop the control app shares with worker links; {@code reply} is called
+ * own thread, never on the control app's thread, which serves every other route; {@code reply} is called
  * from that thread.
  */
 final class ControllerEndpoint {

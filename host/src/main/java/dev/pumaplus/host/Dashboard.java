@@ -1,7 +1,7 @@
 /*
  * The operator's live page, served by the control app beside the request path: GET /dashboard is one HTML
  * page, /dashboard/uPlot.* the charting library vendored with it, and /dashboard/events a Server-Sent Events
- * stream that pushes one DashboardFeed snapshot a second from the host's own event loop.
+ * stream that pushes one DashboardFeed snapshot a second from the control app's thread.
  */
 package dev.pumaplus.host;
 
@@ -42,12 +42,12 @@ import java.util.function.Supplier;
  *
  * <p>The stream: {@code 200 text/event-stream}, chunked, {@code Cache-Control: no-store}; a {@code retry}
  * of 2 s for the browser's reconnect, then an event {@code data: {snapshot}} at once and every second after
- * (docs/CONTROL.md, "Dashboard"). The timer runs on the stream's own channel's event loop and is cancelled
- * when the channel closes (the page went away, or the host stops): nothing outlives the connection. A
- * second that finds the channel not writable (a client that stopped reading) sends nothing rather than
- * queue snapshots in the host.
+ * (docs/CONTROL.md, "Dashboard"). The timer runs on the control app's thread (the stream handler's
+ * executor) and is cancelled when the channel closes (the page went away, or the host stops): nothing
+ * outlives the connection. A second that finds the channel not writable (a client that stopped reading)
+ * sends nothing rather than queue snapshots in the host.
  *
- * <p>Threading: {@link #handle} runs on the control app's event loop; the static files are read once,
+ * <p>Threading: {@link #handle} runs on the control app's thread; the static files are read once,
  * when the class loads.
  */
 final class Dashboard {

@@ -2,7 +2,7 @@
  * Claims about the control app's /stats: puma's cluster shape computed from the live links, the shared
  * backlog split so per-worker values sum to the queue depth; and its two listeners' rules: the token on
  * every control path, no state change from a browser page, no token only on loopback, and the metrics
- * listener serving /metrics alone.
+ * listener serving /metrics alone; and its routes running off the event loop that serves requests.
  */
 package dev.pumaplus.host;
 
@@ -215,6 +215,48 @@ class ControlAppTest {
             assertTrue(stopped.await(5, TimeUnit.SECONDS));
             assertEquals(1, stops.get());
         } finally {
+            app.close();
+            transport.shutdown();
+        }
+    }
+
+    @Test
+    void aSlowControlRouteLeavesTheListenersEventLoopFreeForRequests() throws Exception {
+        HostTransport transport = HostTransport.select(1); // as on one core: the loop every request uses
+        ControlApp app = new ControlApp(dispatcher, "s3cret", null, 1, 1, Instant.now());
+        CountDownLatch restarting = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        app.actions(new ControlApp.Actions() {
+            @Override
+            public void restart() { // stands for any slow route: a cold /stats took ~85 ms
+                restarting.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
+            @Override
+            public void phasedRestart() {
+            }
+
+            @Override
+            public void stop(boolean halt) {
+            }
+        });
+        try {
+            String base = "http://127.0.0.1:" + app.bind(transport, "tcp://127.0.0.1:0").getPort();
+            HttpClient client = HttpClient.newHttpClient();
+            var answer = client.sendAsync(HttpRequest.newBuilder(URI.create(base + "/restart?token=s3cret")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertTrue(restarting.await(5, TimeUnit.SECONDS), "the route started");
+            assertEquals("ran", transport.group.next().submit(() -> "ran").get(2, TimeUnit.SECONDS),
+                    "the event loop runs other work while the route is busy");
+            release.countDown();
+            assertEquals(200, answer.get(5, TimeUnit.SECONDS).statusCode());
+        } finally {
+            release.countDown();
             app.close();
             transport.shutdown();
         }
