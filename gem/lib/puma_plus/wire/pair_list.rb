@@ -34,9 +34,15 @@ module PumaPlus
 
       # Keeps every pair RubyCodec.store_pairs stores, in order and with repeats, where a Hash would keep
       # the last value of each name: so #decode reads a pair list with the code and checks of the Ruby #store.
-      InOrder = Struct.new(:pairs) do
+      class InOrder
+        attr_reader :pairs
+
+        def initialize
+          @pairs = []
+        end
+
         def []=(name, value)
-          pairs << [name, value]
+          @pairs << [name, value]
         end
       end
       private_constant :InOrder
@@ -44,7 +50,7 @@ module PumaPlus
       # The pairs of +payload+ (from +offset+) as an Array of [name, value], in order, repeats kept: names
       # frozen binary Strings, values new binary Strings. Raises ProtocolError for a truncated pair list.
       def self.decode(payload, offset = 0)
-        RubyCodec.store_pairs(payload, InOrder.new([]), offset).pairs
+        RubyCodec.store_pairs(payload, InOrder.new, offset).pairs
       end
 
       # Appends the encoding of +pairs+ (an Enumerable of [name, value] Strings; their bytes are sent)

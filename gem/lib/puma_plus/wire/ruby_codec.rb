@@ -18,8 +18,8 @@ module PumaPlus
       # Stores every pair of the list that starts at byte +offset+ of +payload+ into +hash+ (later pairs
       # overwrite earlier ones) with #[]=: names as interned frozen binary Strings (so Hash#[]= does not copy
       # them), values as new binary Strings. Returns +hash+. (PairList.decode passes an object whose #[]=
-      # keeps every pair in order.) Raises ProtocolError for a truncated pair list (pairs
-      # before the bad one are already stored).
+      # keeps every pair in order.) Raises ProtocolError for a truncated pair list (pairs before the bad
+      # one are already stored).
       def self.store_pairs(payload, hash, offset)
         size = payload.bytesize
         while offset < size

@@ -18,6 +18,8 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -35,6 +37,7 @@ import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -51,8 +54,6 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -94,9 +95,9 @@ import java.util.function.Consumer;
  *
  * <p>Threading: the listeners' sockets and HTTP codecs are on the host's event loops, but every route
  * runs on the control app's own thread ({@link #executor}): on one core the host has one event loop, and a
- * render there stalled every request on it (the first /stats took ~85 ms, loading and interpreting its
- * code; docs/ARCHITECTURE.md, "The control app's thread"). The snapshot is taken under the dispatcher's
- * lock and rendered outside it.
+ * render there stalled every request on it (a fresh host's first /stats took 52–100 ms, loading and
+ * interpreting its code; docs/ARCHITECTURE.md, "The control app's thread"). The snapshot is taken under
+ * the dispatcher's lock and rendered outside it.
  */
 final class ControlApp {
 
@@ -157,8 +158,8 @@ final class ControlApp {
     private volatile Actions actions;
     /** The bound listeners (control, metrics): added by the launcher's thread, closed by whichever stops. */
     private final List<Channel> servers = new CopyOnWriteArrayList<>();
-    /** The listeners' open connections, closed with them so that none outlives {@link #executor}. */
-    private final Set<Channel> connections = ConcurrentHashMap.newKeySet();
+    /** The listeners' open connections (a closed one leaves the group), closed before {@link #executor} stops. */
+    private final ChannelGroup connections = new DefaultChannelGroup("control", GlobalEventExecutor.INSTANCE);
     /** Where every route runs, off the request path's event loops; its thread starts with the first request. */
     private final EventExecutorGroup executor = new DefaultEventExecutorGroup(1,
             new DefaultThreadFactory("puma-plus-control", true));
@@ -243,7 +244,6 @@ final class ControlApp {
                     @Override
                     protected void initChannel(Channel ch) {
                         connections.add(ch);
-                        ch.closeFuture().addListener(closed -> connections.remove(ch));
                         ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(16 * 1024))
                                 .addLast(executor, new Handler(control));
                     }
@@ -269,9 +269,7 @@ final class ControlApp {
         for (Channel server : servers) {
             server.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         }
-        for (Channel connection : connections) {
-            connection.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
-        }
+        connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         executor.shutdownGracefully(50, 2_000, TimeUnit.MILLISECONDS).syncUninterruptibly();
     }
 

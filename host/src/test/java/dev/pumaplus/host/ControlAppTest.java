@@ -228,7 +228,7 @@ class ControlAppTest {
         CountDownLatch release = new CountDownLatch(1);
         app.actions(new ControlApp.Actions() {
             @Override
-            public void restart() { // stands for any slow route: a cold /stats took ~85 ms
+            public void restart() { // stands for any slow route: a cold /stats took 52-100 ms
                 restarting.countDown();
                 try {
                     release.await(10, TimeUnit.SECONDS);
