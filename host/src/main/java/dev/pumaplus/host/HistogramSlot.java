@@ -34,14 +34,27 @@ final class HistogramSlot {
     private static final long[] EMPTY = new long[0];
 
     private long[] entries = EMPTY;
+    /** Values the slot holds, and the sum of their buckets' median values: what HdrHistogram's mean adds up. */
+    private long count;
+    private double medianSum;
 
-    /** Replaces what the slot holds with the non-zero buckets of {@code second}. */
+    /**
+     * Replaces what the slot holds with the non-zero buckets of {@code second}. An empty second costs no
+     * walk over the buckets: the host's idle seconds roll six of these each.
+     */
     void set(AbstractHistogram second) {
+        count = second.getTotalCount();
+        medianSum = 0;
+        if (count == 0) {
+            entries = EMPTY;
+            return;
+        }
         int size = 0;
         long[] built = EMPTY;
         for (HistogramIterationValue bucket : second.recordedValues()) {
             long value = second.lowestEquivalentValue(bucket.getValueIteratedTo());
             long count = bucket.getCountAtValueIteratedTo();
+            medianSum += (double) second.medianEquivalentValue(value) * count;
             while (count > 0) {
                 long part = Math.min(count, MAX_ENTRY_COUNT);
                 if (size == built.length) {
@@ -59,6 +72,19 @@ final class HistogramSlot {
         for (long entry : entries) {
             into.recordValueWithCount(entry >>> COUNT_BITS, entry & MAX_ENTRY_COUNT);
         }
+    }
+
+    /** Values held. */
+    long count() {
+        return count;
+    }
+
+    /**
+     * The sum of the held values' bucket medians, ns: divided by {@link #count()} (over one slot or several)
+     * it is the mean {@link AbstractHistogram#getMean()} gives for the same values, without merging buckets.
+     */
+    double medianSum() {
+        return medianSum;
     }
 
     /** Entries held: one per non-zero bucket (more for a bucket over {@link #MAX_ENTRY_COUNT}). */

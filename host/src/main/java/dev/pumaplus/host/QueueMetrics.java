@@ -199,7 +199,7 @@ final class QueueMetrics {
         double arrivalsPerSecond = nanos == 0 ? 0 : arrivals * 1e9 / nanos;
         return new Window(seconds, count, arrivalsPerSecond,
                 percentiles(queue, newest, count), percentiles(service, newest, count),
-                percentiles(total, newest, count), meanOf(slot, newest, count));
+                percentiles(total, newest, count), slot.windowMean(newest, count));
     }
 
     private Percentiles percentiles(TimingHistogram metric, int newest, int count) {
@@ -207,19 +207,15 @@ final class QueueMetrics {
         return Percentiles.of(scratch);
     }
 
-    private double meanOf(TimingHistogram metric, int newest, int count) {
-        metric.window(newest, count, scratch);
-        return scratch.getTotalCount() == 0 ? Double.NaN : scratch.getMean();
-    }
-
     /**
      * S_slot for the prediction, in ns: the mean slot time over the last 10 s, else over 60 s, else since
      * start; NaN when no request ever finished on a link.
      */
     synchronized double meanSlotNanos() {
-        double mean = window(MAIN_WINDOW_SECONDS).slotMeanNanos();
+        int newest = (int) ((ticks - 1) % SLOTS);
+        double mean = slot.windowMean(newest, (int) Math.min(MAIN_WINDOW_SECONDS, Math.min(ticks, SLOTS)));
         if (Double.isNaN(mean)) {
-            mean = window(SLOTS).slotMeanNanos();
+            mean = slot.windowMean(newest, (int) Math.min(ticks, SLOTS));
         }
         if (Double.isNaN(mean)) {
             mean = slot.readCumulative(all -> all.getTotalCount() == 0 ? Double.NaN : all.getMean());

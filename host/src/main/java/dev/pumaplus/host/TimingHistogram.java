@@ -52,12 +52,33 @@ final class TimingHistogram {
         recorder.recordValue(nanos < 0 ? 0 : Math.min(nanos, MAX_NANOS));
     }
 
-    /** Moves everything recorded since the last roll into slot {@code index} and the cumulative histogram. */
+    /**
+     * Moves everything recorded since the last roll into slot {@code index} and the cumulative histogram.
+     * Costs what the second recorded (its non-zero buckets), not the histogram's ~4,600 buckets: the slot is
+     * added into the cumulative histogram sparsely, and an empty second adds nothing.
+     */
     synchronized void roll(int index) {
         Histogram interval = recorder.getIntervalHistogram(spare);
-        slots[index].set(interval);
-        cumulative.add(interval);
+        HistogramSlot slot = slots[index];
+        slot.set(interval);
+        slot.addTo(cumulative);
         spare = interval;
+    }
+
+    /**
+     * The mean of the slots {@code newest}, {@code newest − 1}, ... ({@code count} of them, wrapping around
+     * the ring) in ns, as {@link #window} followed by {@code getMean()} would give it, without merging
+     * buckets; NaN when they hold nothing.
+     */
+    synchronized double windowMean(int newest, int count) {
+        long values = 0;
+        double sum = 0;
+        for (int i = 0; i < count; i++) {
+            HistogramSlot slot = slots[Math.floorMod(newest - i, slots.length)];
+            values += slot.count();
+            sum += slot.medianSum();
+        }
+        return values == 0 ? Double.NaN : sum / values;
     }
 
     /**

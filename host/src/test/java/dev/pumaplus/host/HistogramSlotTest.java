@@ -27,6 +27,8 @@ class HistogramSlotTest {
         Histogram dense = histogram();
         Histogram sparse = histogram();
         HistogramSlot slot = new HistogramSlot();
+        long count = 0;
+        double medianSum = 0;
         for (int second = 0; second < 5; second++) {
             Histogram recorded = histogram();
             recorded.recordValue(0);
@@ -38,6 +40,8 @@ class HistogramSlotTest {
             dense.add(recorded);
             slot.set(recorded);
             slot.addTo(sparse);
+            count += slot.count();
+            medianSum += slot.medianSum();
         }
 
         assertEquals(dense.getTotalCount(), sparse.getTotalCount());
@@ -45,6 +49,8 @@ class HistogramSlotTest {
         assertEquals(dense.getMinNonZeroValue(), sparse.getMinNonZeroValue());
         assertEquals(dense.getMaxValue(), sparse.getMaxValue());
         assertEquals(dense.getMean(), sparse.getMean(), 0.0);
+        assertEquals(dense.getMean(), medianSum / count, dense.getMean() * 1e-12,
+                "the slots' counts and median sums give the merged window's mean without merging");
         for (double p : new double[] {50, 90, 99, 99.9, 100}) {
             assertEquals(dense.getValueAtPercentile(p), sparse.getValueAtPercentile(p), "p" + p);
         }
