@@ -93,7 +93,7 @@ final class HostTransport implements EventLoops {
 
     private HostTransport(Kind kind, int threads) {
         this.kind = kind;
-        this.group = new MultiThreadIoEventLoopGroup(threads, kind.handlers());
+        this.group = new WakeOnWorkEventLoopGroup(threads, kind.handlers());
         this.halfClosing = kind != Kind.IO_URING ? this
                 : new HostTransport(Kind.EPOLL.unavailability() == null ? Kind.EPOLL : Kind.NIO, 1);
     }
