@@ -34,12 +34,13 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     PumaPlus::Launcher.new(gem_dir: @gem, env: env, ruby: "/usr/bin/ruby", bundled_jdk: bundled)
   end
 
-  def test_java_home_is_preferred_and_jdk_25_gets_the_unsafe_sizing_and_native_heap_trim_flags
+  def test_java_home_is_preferred_and_jdk_25_gets_the_unsafe_sizing_trim_and_compact_header_flags
     home = fake_jdk("jdk25", 'openjdk version "25" 2025-09-16')
     command = launcher({ "JAVA_HOME" => home, "PATH" => "" }).command(["-w", "2", "app.ru"])
     assert_equal [File.join(home, "bin", "java"), "--sun-misc-unsafe-memory-access=allow",
                   "--enable-native-access=ALL-UNNAMED", *PumaPlus::Launcher::HOST_JVM_FLAGS,
-                  "-XX:TrimNativeHeapInterval=2000", "-cp", File.join(@gem, "vendor/java/lib/*"),
+                  "-XX:TrimNativeHeapInterval=30000", "-XX:+UseCompactObjectHeaders",
+                  "-cp", File.join(@gem, "vendor/java/lib/*"),
                   "dev.pumaplus.host.Launcher", "--ruby", "/usr/bin/ruby", "--gem", @gem, "--", "-w", "2", "app.ru"],
                  command
   end
@@ -48,7 +49,8 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     home = fake_jdk("jdk21", 'openjdk version "21.0.2" 2024-01-16')
     command = launcher({ "JAVA_HOME" => home }).command([])
     refute_includes command, "--sun-misc-unsafe-memory-access=allow"
-    refute_includes command, "-XX:TrimNativeHeapInterval=2000", "JDK 21 knows the flag only as experimental"
+    refute_includes command, "-XX:TrimNativeHeapInterval=30000", "JDK 21 knows the flag only as experimental"
+    refute_includes command, "-XX:+UseCompactObjectHeaders", "JDK 21 does not know it"
     assert_includes command, "--enable-native-access=ALL-UNNAMED"
     assert_includes command, "-XX:+UseSerialGC"
   end
