@@ -3,15 +3,29 @@
 # the app sends past websocket_outbound_limit is closed with 1008, and an upgrade beyond
 # websocket_max_connections is answered 503 by the host without reaching the app; with websocket_ping_interval
 # a silent client is pinged, one that answers stays, one that stays silent for two intervals is closed.
+# The message limit also at its default, over HTTP/1.1 and h2, in one frame or two, compressed
+# (permessage-deflate) or not.
 require "server_helper"
 require "web_socket_client"
+require "h2c_web_socket_stream"
 
 class WebsocketLimitsTest < IntegrationTest
   TEST_TIMEOUT = 120
+  # Ten bytes over the default websocket_max_message: the message issue 33's client sent.
+  OVER_DEFAULT_LIMIT = (1 << 20) + 10
 
   # Requests the workers have completed, WebSocket events included (/stats).
   def completed_requests(server)
     server.stats["worker_status"].sum { |worker| worker.dig("last_status", "requests_count") }
+  end
+
+  # Runs the block, which writes a frame over the frame limit: the host fails the connection as soon as it has
+  # read the frame's header (RFC 6455 section 7.1.7: its close frame, then the socket closed at once), so
+  # the rest of the frame may meet a closed socket; its close frame is already on the way.
+  def send_over_the_host_closing
+    yield
+  rescue Errno::EPIPE, Errno::ECONNRESET
+    nil
   end
 
   def start_limited_server(extra = "")
@@ -29,6 +43,64 @@ class WebsocketLimitsTest < IntegrationTest
     assert_equal [WebSocketClient::CLOSE, 1009], client.read_message(timeout: 10)
   ensure
     client&.socket&.close
+  end
+
+  # Compressed, the message is about 1 KiB on the wire: the frame decoder's limit never sees its size.
+  def test_a_compressed_message_at_the_limit_is_answered_and_one_a_byte_over_it_closes_with_1009
+    server = start_limited_server
+    client = WebSocketClient.connect("127.0.0.1", server.port, "/ws", headers: WebSocketClient::DEFLATE)
+    assert client.deflate?, "the host agreed to permessage-deflate"
+    client.send_text("a" * 1024)
+    assert_match(/\Aa{1024} \d+\z/, client.read_message(timeout: 10).last, "a message of exactly the limit passes")
+    client.send_text("b" * 1025)
+    assert_equal [WebSocketClient::CLOSE, 1009], client.read_message(timeout: 10), with_log(server, "no 1009")
+  ensure
+    client&.socket&.close
+  end
+
+  def test_one_frame_over_the_default_limit_closes_with_1009_compressed_or_not
+    server = start_server(app("websocket_held.ru"), workers: 1, threads: 2)
+    plain = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    send_over_the_host_closing { plain.send_text("a" * OVER_DEFAULT_LIMIT) }
+    assert_equal [WebSocketClient::CLOSE, 1009], plain.read_message(timeout: 10), "an uncompressed frame"
+    compressed = WebSocketClient.connect("127.0.0.1", server.port, "/ws", headers: WebSocketClient::DEFLATE)
+    assert compressed.deflate?, "the host agreed to permessage-deflate"
+    compressed.send_text("a" * OVER_DEFAULT_LIMIT)
+    assert_equal [WebSocketClient::CLOSE, 1009], compressed.read_message(timeout: 10),
+                 with_log(server, "a compressed frame")
+  ensure
+    [plain, compressed].compact.each { |client| client.socket.close }
+  end
+
+  def test_two_fragments_over_the_default_limit_together_close_with_1009_compressed_or_not
+    server = start_server(app("websocket_held.ru"), workers: 1, threads: 2)
+    plain = WebSocketClient.connect("127.0.0.1", server.port, "/ws")
+    plain.send_message(WebSocketClient::TEXT, "a" * OVER_DEFAULT_LIMIT, fragments: 2)
+    assert_equal [WebSocketClient::CLOSE, 1009], plain.read_message(timeout: 10), "uncompressed fragments"
+    compressed = WebSocketClient.connect("127.0.0.1", server.port, "/ws", headers: WebSocketClient::DEFLATE)
+    compressed.send_message(WebSocketClient::TEXT, "a" * OVER_DEFAULT_LIMIT, fragments: 2)
+    assert_equal [WebSocketClient::CLOSE, 1009], compressed.read_message(timeout: 10), "compressed fragments"
+  ensure
+    [plain, compressed].compact.each { |client| client.socket.close }
+  end
+
+  # An extended CONNECT on an h2c connection (prior knowledge): the stream's DATA frames carry the same
+  # frames, through the same codec; compressed, they fit the stream's first 64 KiB window.
+  def test_over_h2_one_compressed_frame_or_two_fragments_over_the_default_limit_close_with_1009
+    server = start_server(app("websocket_held.ru"), workers: 1, threads: 2)
+    clients = [1, 2].map do |fragments|
+      stream = H2cWebSocketStream.open("127.0.0.1", server.port, "/ws",
+                                       { "sec-websocket-extensions" => "permessage-deflate" })
+      WebSocketClient.new(stream, deflate: true).tap do |client|
+        client.send_text("protocol")
+        assert_equal [WebSocketClient::TEXT, "HTTP/2"], client.read_message(timeout: 10), "a WebSocket over h2"
+        client.send_message(WebSocketClient::TEXT, "a" * OVER_DEFAULT_LIMIT, fragments: fragments)
+        assert_equal [WebSocketClient::CLOSE, 1009], client.read_message(timeout: 10),
+                     with_log(server, "#{fragments} compressed frame(s) over h2")
+      end
+    end
+  ensure
+    Array(clients).each { |client| client.socket.close }
   end
 
   def test_a_client_that_reads_nothing_while_the_app_floods_it_is_closed_with_1008

@@ -14,6 +14,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.compression.DecompressionException;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CorruptedWebSocketFrameException;
@@ -37,10 +38,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.DataFormatException;
 
 /**
- * Inbound: a text or binary message (fragments already joined by the aggregator) goes to
- * {@link WebSocketSession#message}; a ping is answered with a pong; a close is answered with the same code
+ * Inbound: a text or binary message (fragments already joined by the aggregator, inflated when
+ * permessage-deflate was agreed) goes to {@link WebSocketSession#message}, one over the message limit closes
+ * the connection with 1009 instead; a ping is answered with a pong; a close is answered with the same code
  * and the connection closes. The session hears {@link WebSocketSession#closed} once, with the code of the
  * close that ended it (the client's, the app's, 1009 for a message over the limit, 1008 for a slow consumer,
  * 1001 for a client silent for two ping intervals), or 1006 when it broke without one.
@@ -63,7 +66,10 @@ public final class HeldWebSocket extends ChannelDuplexHandler implements WebSock
     public static final int MESSAGE_TOO_BIG = 1009;
     /** RFC 6455 §7.4.1: no close frame was received (never sent on the wire). */
     public static final int ABNORMAL = 1006;
+    /** Bytes past the message limit that a compressed frame may inflate to before its inflater gives up. */
+    static final int INFLATE_SLACK = 64 * 1024;
 
+    private final int maxMessage;
     private final long outboundLimit;
     private final long writeTimeoutSecs;
     private ChannelHandlerContext ctx;
@@ -73,7 +79,8 @@ public final class HeldWebSocket extends ChannelDuplexHandler implements WebSock
     private boolean closing;
     private int closeCode = ABNORMAL;
 
-    private HeldWebSocket(long outboundLimit, long writeTimeoutSecs) {
+    private HeldWebSocket(int maxMessage, long outboundLimit, long writeTimeoutSecs) {
+        this.maxMessage = maxMessage;
         this.outboundLimit = outboundLimit;
         this.writeTimeoutSecs = writeTimeoutSecs;
     }
@@ -81,13 +88,19 @@ public final class HeldWebSocket extends ChannelDuplexHandler implements WebSock
     /**
      * permessage-deflate (RFC 7692) for a client's {@code Sec-WebSocket-Extensions} offer (null: none), with
      * Netty's extension handshaker: the agreed extension, its answer added to {@code responseHeaders}; or null.
+     * Its decoder inflates a frame into at most {@link #INFLATE_SLACK} bytes more than
+     * {@link WebSocketSettings#maxMessage()} and fails one that needs more (1009): the frame decoder's limit
+     * bounds only the compressed bytes, and a 1 MiB frame of zeros inflates to 1 GiB. The slack is there
+     * because Netty's inflater can fail up to 512 bytes short of its limit; the message limit itself is
+     * {@link #channelRead}'s.
      */
-    public static WebSocketServerExtension negotiateDeflate(String offered,
+    public static WebSocketServerExtension negotiateDeflate(String offered, WebSocketSettings settings,
                                                             List<Map.Entry<String, String>> responseHeaders) {
         if (offered == null) {
             return null;
         }
-        PerMessageDeflateServerExtensionHandshaker handshaker = new PerMessageDeflateServerExtensionHandshaker();
+        PerMessageDeflateServerExtensionHandshaker handshaker = new PerMessageDeflateServerExtensionHandshaker(
+                (int) Math.min(Integer.MAX_VALUE, (long) settings.maxMessage() + INFLATE_SLACK));
         for (WebSocketExtensionData data : WebSocketExtensionUtil.extractExtensions(offered)) {
             WebSocketServerExtension extension = handshaker.handshakeExtension(data);
             if (extension != null) {
@@ -110,7 +123,7 @@ public final class HeldWebSocket extends ChannelDuplexHandler implements WebSock
      */
     public static HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketSettings settings,
                                         long writeTimeoutSecs, WebSocketServerExtension deflate) {
-        HeldWebSocket held = new HeldWebSocket(settings.outboundLimit(), writeTimeoutSecs);
+        HeldWebSocket held = new HeldWebSocket(settings.maxMessage(), settings.outboundLimit(), writeTimeoutSecs);
         List<ChannelHandler> handlers = new ArrayList<>();
         // The encoder first: the close frame the decoder writes on a protocol violation (a frame over the
         // limit: 1009) goes out from the decoder's place, towards the head, through the encoder.
@@ -157,9 +170,12 @@ public final class HeldWebSocket extends ChannelDuplexHandler implements WebSock
     public void channelRead(ChannelHandlerContext context, Object msg) {
         try {
             if (msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame) {
-                if (!closing) {
-                    session.message(msg instanceof BinaryWebSocketFrame,
-                            ((WebSocketFrame) msg).content().retain(), System.nanoTime());
+                ByteBuf content = ((WebSocketFrame) msg).content();
+                if (content.readableBytes() > maxMessage) {
+                    // One compressed frame, inflated: the aggregator measures only messages of several frames.
+                    closeNow(MESSAGE_TOO_BIG, "message too big");
+                } else if (!closing) {
+                    session.message(msg instanceof BinaryWebSocketFrame, content.retain(), System.nanoTime());
                 }
             } else if (msg instanceof PingWebSocketFrame ping) {
                 context.writeAndFlush(new PongWebSocketFrame(ping.content().retain()));
@@ -195,7 +211,8 @@ public final class HeldWebSocket extends ChannelDuplexHandler implements WebSock
 
     @Override
     public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
-        if (cause instanceof TooLongFrameException || cause.getCause() instanceof TooLongFrameException) {
+        if (cause instanceof TooLongFrameException || cause.getCause() instanceof TooLongFrameException
+                || inflatedPastLimit(cause)) {
             closeNow(MESSAGE_TOO_BIG, "message too big");
         } else if (cause instanceof CorruptedWebSocketFrameException corrupt) {
             // The decoder (or the UTF-8 validator) has sent the close frame and closes the socket itself.
@@ -204,6 +221,15 @@ public final class HeldWebSocket extends ChannelDuplexHandler implements WebSock
         } else {
             context.close(); // a reset or an I/O error: nothing can be written any more
         }
+    }
+
+    /**
+     * The deflate decoder stopped at its limit ({@link #negotiateDeflate}): Netty's inflater reports that
+     * with a bare DecompressionException, and corrupt compressed data with one caused by the JDK's
+     * DataFormatException.
+     */
+    private static boolean inflatedPastLimit(Throwable cause) {
+        return cause instanceof DecompressionException && !(cause.getCause() instanceof DataFormatException);
     }
 
     @Override

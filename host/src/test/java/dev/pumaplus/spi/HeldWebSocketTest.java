@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.PingWebSocketFrame;
@@ -21,11 +22,16 @@ import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameDecoder;
 import io.netty.handler.codec.http.websocketx.WebSocket13FrameEncoder;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketClientExtension;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketExtensionUtil;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtension;
+import io.netty.handler.codec.http.websocketx.extensions.compression.PerMessageDeflateClientExtensionHandshaker;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,7 +61,10 @@ class HeldWebSocketTest {
         }
     }
 
-    private final RecordingSession session = new RecordingSession();
+    /** Messages of at most 64 bytes, no pings. */
+    private static final WebSocketSettings SETTINGS = new WebSocketSettings(64, 1 << 20, Duration.ZERO, 10);
+
+    private RecordingSession session = new RecordingSession();
     private final EmbeddedChannel client = new EmbeddedChannel(new WebSocket13FrameEncoder(true),
             new WebSocket13FrameDecoder(false, true, 1 << 20));
     private EmbeddedChannel server;
@@ -65,8 +74,28 @@ class HeldWebSocketTest {
     void install() {
         server = new EmbeddedChannel();
         server.pipeline().addLast("bytes", new ChannelInboundHandlerAdapter());
-        held = HeldWebSocket.install(server.pipeline(), "bytes", new WebSocketSettings(64, 1 << 20, Duration.ZERO, 10),
-                1, null);
+        held = HeldWebSocket.install(server.pipeline(), "bytes", SETTINGS, 1, null);
+        held.held(session);
+    }
+
+    /**
+     * Replaces the server's connection with one whose codec agreed permessage-deflate (RFC 7692) with the
+     * client, whose encoder then compresses every message it sends, as browsers and Python's websockets
+     * client do; the new connection has a session of its own.
+     */
+    private void installWithDeflate(WebSocketSettings settings) {
+        server.finishAndReleaseAll();
+        session = new RecordingSession();
+        PerMessageDeflateClientExtensionHandshaker offer = new PerMessageDeflateClientExtensionHandshaker();
+        List<Map.Entry<String, String>> answer = new ArrayList<>();
+        WebSocketServerExtension deflate = HeldWebSocket.negotiateDeflate(offer.newRequestData().name(), settings,
+                answer);
+        WebSocketClientExtension compressing = offer.handshakeExtension(
+                WebSocketExtensionUtil.extractExtensions(answer.get(0).getValue()).get(0));
+        client.pipeline().addLast(compressing.newExtensionEncoder());
+        server = new EmbeddedChannel();
+        server.pipeline().addLast("bytes", new ChannelInboundHandlerAdapter());
+        held = HeldWebSocket.install(server.pipeline(), "bytes", settings, 1, deflate);
         held.held(session);
     }
 
@@ -131,6 +160,48 @@ class HeldWebSocketTest {
         send(new CloseWebSocketFrame(1009, ""));
         assertFalse(server.isOpen(), "the client's answer closes the connection");
         assertEquals(List.of("closed 1009"), session.events);
+    }
+
+    @Test
+    void aSingleCompressedFrameThatInflatesPastTheLimitClosesWith1009() {
+        installWithDeflate(SETTINGS);
+        send(new TextWebSocketFrame(utf8("x".repeat(65))));
+        List<WebSocketFrame> frames = received();
+        CloseWebSocketFrame close = assertInstanceOf(CloseWebSocketFrame.class, frames.get(0));
+        assertEquals(1009, close.statusCode());
+        frames.forEach(ReferenceCountUtil::release);
+        send(new CloseWebSocketFrame(1009, ""));
+        assertFalse(server.isOpen(), "the client's answer closes the connection");
+        assertEquals(List.of("closed 1009"), session.events, "the message never reached the session");
+    }
+
+    /** Half a MiB of one letter is some 500 bytes compressed, under the frame limit; it is never inflated whole. */
+    @Test
+    void aCompressedFrameThatWouldInflateFarPastTheLimitClosesWith1009() {
+        installWithDeflate(new WebSocketSettings(1024, 1 << 20, Duration.ZERO, 10));
+        send(new BinaryWebSocketFrame(utf8("x".repeat(512 * 1024))));
+        List<WebSocketFrame> frames = received();
+        assertEquals(1009, assertInstanceOf(CloseWebSocketFrame.class, frames.get(0)).statusCode());
+        frames.forEach(ReferenceCountUtil::release);
+        assertEquals(List.of(), session.events, "the message never reached the session");
+    }
+
+    @Test
+    void compressedFragmentsThatInflatePastTheLimitTogetherCloseWith1009() {
+        installWithDeflate(SETTINGS);
+        send(new TextWebSocketFrame(false, 0, utf8("x".repeat(40))), new ContinuationWebSocketFrame(true, 0,
+                utf8("y".repeat(40))));
+        List<WebSocketFrame> frames = received();
+        assertEquals(1009, assertInstanceOf(CloseWebSocketFrame.class, frames.get(0)).statusCode());
+        frames.forEach(ReferenceCountUtil::release);
+        assertEquals(List.of(), session.events, "the message never reached the session");
+    }
+
+    @Test
+    void aCompressedMessageOfExactlyTheLimitReachesTheSession() {
+        installWithDeflate(SETTINGS);
+        send(new TextWebSocketFrame(utf8("x".repeat(64))));
+        assertEquals(List.of("text " + "x".repeat(64)), session.events);
     }
 
     @Test

@@ -90,7 +90,7 @@ final class WebSocketUpgrade {
             }
         }
         WebSocketServerExtension deflate = HeldWebSocket.negotiateDeflate(header(head, "sec-websocket-extensions"),
-                headers);
+                settings, headers);
         response.hijacked(101, headers);
         ctx.flush();
         // In, and held (its open event queued), before the HTTP handlers leave: the decoder hands on the bytes

@@ -74,7 +74,7 @@ final class H2WebSockets {
             }
         }
         WebSocketServerExtension deflate = HeldWebSocket.negotiateDeflate(header(head, "sec-websocket-extensions"),
-                extra);
+                settings, extra);
         Http2Headers out = new DefaultHttp2Headers().status("200");
         for (Map.Entry<String, String> h : extra) {
             out.add(h.getKey().toLowerCase(java.util.Locale.ROOT), h.getValue());
