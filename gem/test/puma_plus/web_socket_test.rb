@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
 # Claims about env["puma_plus.websocket"] (docs/WEBSOCKETS.md): each call is one WS_COMMAND frame on the
-# link, text or binary by the String's encoding, only while the request runs, and the accept response.
+# link, text or binary by the String's encoding, only while the request runs, and the accept response; and
+# the API's names: WEBSOCKETS.md's API table and the class agree, and none is a method every object has.
 
 require "test_helper"
 require "stringio"
@@ -9,6 +10,9 @@ require "stringio"
 class PumaPlus::WebSocketTest < PumaPlus::TestCase
   Wire = PumaPlus::Wire
   Command = Wire::WebSocketCommand
+  API_DOC = File.read(File.expand_path("../../../docs/WEBSOCKETS.md", __dir__))
+  # What the worker's link calls on the object it puts in the env, around each request (worker/link.rb).
+  LINK_LIFECYCLE = %i[start finish].freeze
 
   def setup
     @io = StringIO.new("".b)
@@ -64,5 +68,58 @@ class PumaPlus::WebSocketTest < PumaPlus::TestCase
                  PumaPlus::WebSocket.accept(:flexible, protocol: "chat")
     assert_equal "sticky", PumaPlus::WebSocket.accept[1]["puma-plus-websocket"]
     assert_raises(ArgumentError) { PumaPlus::WebSocket.accept(:roundrobin) }
+  end
+
+  # A method named like one of Object's (Kernel's and BasicObject's included, public or private) hides it:
+  # `ws.send(data)` would be Object#send, calling the method its data names.
+  def test_no_method_of_the_api_is_named_like_one_every_ruby_object_has
+    shadowing = PumaPlus::WebSocket.public_instance_methods(false) &
+                (Object.public_instance_methods + Object.private_instance_methods)
+    assert_empty shadowing, "PumaPlus::WebSocket hides Object's #{shadowing.join(', ')}"
+    class_shadowing = PumaPlus::WebSocket.singleton_methods(false) &
+                      (Class.public_instance_methods + Class.private_instance_methods)
+    assert_empty class_shadowing, "PumaPlus::WebSocket hides Class's #{class_shadowing.join(', ')}"
+  end
+
+  def test_every_call_in_the_api_table_of_websockets_md_exists_with_its_documented_parameters
+    documented_calls.each do |call, method, parameters|
+      assert_includes [PumaPlus::WebSocket, PumaPlus::WebSocket.singleton_class], method.owner,
+                      "#{call}: not PumaPlus::WebSocket's own method"
+      assert_equal parameters, method.parameters, "#{call}: the method takes #{method.parameters.inspect}"
+    end
+  end
+
+  def test_every_public_method_of_the_api_is_in_the_api_table_of_websockets_md_or_is_the_links
+    documented = documented_calls.map { |_call, method, _parameters| method.name }
+    undocumented = PumaPlus::WebSocket.public_instance_methods(false) + PumaPlus::WebSocket.singleton_methods(false) -
+                   documented - LINK_LIFECYCLE
+    assert_empty undocumented, "public but not in WEBSOCKETS.md's API table"
+  end
+
+  # The calls in the first column of WEBSOCKETS.md's API table, each as [its text, the method it names (a
+  # Method or UnboundMethod), the parameters it shows in Method#parameters' form]. A name the class does not
+  # answer fails the test.
+  def documented_calls
+    section = API_DOC[/^## The API.*?(?=^## )/m] or flunk("WEBSOCKETS.md has no section \"The API\"")
+    cells = section.lines.grep(/\A\| `/).map { |row| row.split("|")[1] }
+    refute_empty cells, "WEBSOCKETS.md's API section has no table of calls"
+    cells.flat_map { |cell| cell.scan(/`([^`]+)`/).flatten }.map do |call|
+      parts = call.match(/\A(ws|PumaPlus::WebSocket)\.(\w+)(?:\((.*)\))?\z/) or flunk("not a call: #{call}")
+      method = begin
+        parts[1] == "ws" ? PumaPlus::WebSocket.instance_method(parts[2]) : PumaPlus::WebSocket.method(parts[2])
+      rescue NameError
+        flunk("#{call}: PumaPlus::WebSocket has no #{parts[2]}")
+      end
+      [call, method, parts[3].to_s.split(",").map { |argument| parameter(argument.strip) }]
+    end
+  end
+
+  # `to: ws.id` is [:key, :to], `code = 1000` [:opt, :code], `data` [:req, :data].
+  def parameter(argument)
+    name = argument[/\A\w+/].to_sym
+    if argument.match?(/\A\w+:/) then [:key, name]
+    elsif argument.include?("=") then [:opt, name]
+    else [:req, name]
+    end
   end
 end
