@@ -48,6 +48,9 @@ module PumaPlus
       "-XX:+UseCompactObjectHeaders" => 25
     }.freeze
 
+    # From this release on the host's JVM takes an ahead-of-time cache with method profiles (JEP 515).
+    AOT_CACHE_SINCE = 25
+
     # Raised with a message for the user; the executable prints it and exits 1.
     class Error < StandardError; end
 
@@ -69,6 +72,8 @@ module PumaPlus
       flags << "--enable-native-access=ALL-UNNAMED"
       flags.concat(HOST_JVM_FLAGS)
       VERSIONED_FLAGS.each { |flag, since| flags << flag if major >= since }
+      cache = aot_cache(java, major)
+      flags << "-XX:AOTCache=#{cache}" if cache
       [java, *flags, "-cp", File.join(@gem_dir, "vendor", "java", "lib", "*"), MAIN_CLASS,
        "--ruby", @ruby, "--gem", @gem_dir, "--", *argv]
     end
@@ -125,6 +130,21 @@ module PumaPlus
       major
     rescue SystemCallError => e
       raise Error, "could not run #{java} -version: #{e.message}"
+    end
+
+    # The host's AOT cache (script/aot-train) when +java+ can use it, else nil: JDK 25 or newer, made by
+    # this same java, and no jar of the host newer than it. A cache the JVM cannot use costs nothing but
+    # error lines on stdout at every start, so a stale one is not passed.
+    def aot_cache(java, major)
+      return nil if major < AOT_CACHE_SINCE
+
+      cache = File.join(@gem_dir, "vendor", "aot", "host.aot")
+      stamp = "#{cache}.java"
+      return nil unless File.file?(cache) && File.file?(stamp) && File.read(stamp).strip == java
+
+      made = File.mtime(cache)
+      jars = Dir[File.join(@gem_dir, "vendor", "java", "lib", "*.jar")]
+      jars.all? { |jar| File.mtime(jar) <= made } ? cache : nil
     end
 
     def check_host_built!

@@ -55,6 +55,48 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     assert_includes command, "-XX:+UseSerialGC"
   end
 
+  # A cache as script/aot-train leaves it, made by +java+ at +made+ (jars in lib/ are older by default).
+  def aot_cache(java, made: Time.now)
+    dir = File.join(@gem, "vendor", "aot")
+    FileUtils.mkdir_p(dir)
+    cache = File.join(dir, "host.aot")
+    File.write(cache, "cache")
+    File.write("#{cache}.java", "#{java}\n")
+    File.utime(made, made, cache)
+    cache
+  end
+
+  def test_an_aot_cache_made_by_the_same_jdk_25_after_the_jars_is_passed_to_the_host
+    home = fake_jdk("jdk25", 'openjdk version "25" 2025-09-16')
+    java = File.join(home, "bin", "java")
+    jar = File.join(@gem, "vendor", "java", "lib", "host.jar")
+    File.write(jar, "jar")
+    File.utime(Time.now - 60, Time.now - 60, jar)
+    cache = aot_cache(java)
+    command = launcher({ "JAVA_HOME" => home }).command([])
+    assert_includes command, "-XX:AOTCache=#{cache}"
+    assert_operator command.index("-XX:AOTCache=#{cache}"), :<, command.index("-cp"), "a JVM flag, before the class path"
+  end
+
+  def test_an_aot_cache_is_not_passed_when_stale_made_by_another_java_or_to_jdk_24
+    home = fake_jdk("jdk25", 'openjdk version "25" 2025-09-16')
+    java = File.join(home, "bin", "java")
+    jar = File.join(@gem, "vendor", "java", "lib", "host.jar")
+    File.write(jar, "jar")
+    aot_cache(java, made: Time.now - 60)
+    refute(launcher({ "JAVA_HOME" => home }).command([]).any? { |flag| flag.start_with?("-XX:AOTCache") },
+           "a jar rebuilt after the cache was made: the JVM would refuse the cache with error lines")
+
+    aot_cache("/another/jdk/bin/java")
+    refute(launcher({ "JAVA_HOME" => home }).command([]).any? { |flag| flag.start_with?("-XX:AOTCache") },
+           "made by another java")
+
+    home24 = fake_jdk("jdk24", 'openjdk version "24" 2025-03-18')
+    aot_cache(File.join(home24, "bin", "java"))
+    refute(launcher({ "JAVA_HOME" => home24 }).command([]).any? { |flag| flag.start_with?("-XX:AOTCache") },
+           "JDK 24 keeps no method profiles")
+  end
+
   def test_bundled_temurin_is_used_without_java_home_then_path
     bundled = File.join(fake_jdk("temurin", 'openjdk version "25"'), "bin", "java")
     assert_equal bundled, launcher({ "PATH" => "" }, bundled: bundled).find_java
