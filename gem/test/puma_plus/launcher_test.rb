@@ -39,7 +39,7 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     command = launcher({ "JAVA_HOME" => home, "PATH" => "" }).command(["-w", "2", "app.ru"])
     assert_equal [File.join(home, "bin", "java"), "--sun-misc-unsafe-memory-access=allow",
                   "--enable-native-access=ALL-UNNAMED", *PumaPlus::Launcher::HOST_JVM_FLAGS,
-                  "-XX:TrimNativeHeapInterval=30000", "-XX:+UseCompactObjectHeaders",
+                  "-XX:TrimNativeHeapInterval=10000", "-XX:+UseCompactObjectHeaders",
                   "-cp", File.join(@gem, "vendor/java/lib/*"),
                   "dev.pumaplus.host.Launcher", "--ruby", "/usr/bin/ruby", "--gem", @gem, "--", "-w", "2", "app.ru"],
                  command
@@ -49,7 +49,7 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     home = fake_jdk("jdk21", 'openjdk version "21.0.2" 2024-01-16')
     command = launcher({ "JAVA_HOME" => home }).command([])
     refute_includes command, "--sun-misc-unsafe-memory-access=allow"
-    refute_includes command, "-XX:TrimNativeHeapInterval=30000", "JDK 21 knows the flag only as experimental"
+    refute_includes command, "-XX:TrimNativeHeapInterval=10000", "JDK 21 knows the flag only as experimental"
     refute_includes command, "-XX:+UseCompactObjectHeaders", "JDK 21 does not know it"
     assert_includes command, "--enable-native-access=ALL-UNNAMED"
     assert_includes command, "-XX:+UseSerialGC"
