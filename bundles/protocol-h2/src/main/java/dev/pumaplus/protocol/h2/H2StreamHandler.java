@@ -25,6 +25,7 @@ import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -226,9 +227,17 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
         super.channelInactive(ctx);
     }
 
+    /**
+     * A stream error the codec found in what the client sent (RFC 9113 section 5.4.2) passes here first;
+     * the multiplexer then resets the stream with that error's code, and the stream's close cancels the
+     * exchange. Closing the stream here would answer CANCEL instead, or nothing at all once the client had
+     * ended its side. Any other exception is this handler's own failure: INTERNAL_ERROR.
+     */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        ctx.close();
+        if (Http2CodecUtil.getEmbeddedHttp2Exception(cause) == null) {
+            reset(Http2Error.INTERNAL_ERROR);
+        }
     }
 
     /** The stream is gone (reset by the client, connection closed): the host forgets the request. */
