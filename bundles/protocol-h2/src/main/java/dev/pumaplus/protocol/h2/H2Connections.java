@@ -122,6 +122,7 @@ final class H2Connections implements Http2Handoff, Listener {
                 .initialSettings(settings)
                 .decoderEnforceMaxRstFramesPerWindow(config.maxRstFramesPerWindow(), config.rstWindowSecs())
                 .validateHeaders(true)
+                .validateRequiredPseudoHeaders(true) // RFC 9113 8.3.1: :method, :scheme and :path, or it is malformed
                 .build();
     }
 
