@@ -1,8 +1,8 @@
 /*
  * Every HTTP/2 connection of the process (accept → parse): the Http2Handoff service protocol-h1 calls to
  * hand over a connection (ALPN h2, h2c prior knowledge, h2c upgrade), which installs Netty's HTTP/2 frame
- * codec, a multiplexer that gives each stream an H2StreamHandler and the connection's timeouts
- * (H2TimeoutHandler); also the Listener that drains them.
+ * codec (with H2StreamStateGuard in front of it), a multiplexer that gives each stream an H2StreamHandler
+ * and the connection's timeouts (H2TimeoutHandler); also the Listener that drains them.
  */
 package dev.pumaplus.protocol.h2;
 
@@ -51,6 +51,13 @@ import java.util.concurrent.TimeUnit;
  * The idle and write timeouts ({@link H2TimeoutHandler}) close a connection with no open stream, or one
  * whose client takes none of its response data, with GOAWAY.
  *
+ * <p>RFC 9113's rules for what a client sends are the codec's to enforce: header fields
+ * ({@code validateHeaders}), the request pseudo-headers ({@code validateRequiredPseudoHeaders}), frame sizes,
+ * flow-control windows, content-length against the DATA received, stream states while a stream is open;
+ * {@link H2StreamStateGuard} adds the stream-state rules where Netty answers differently. A stream error
+ * goes out as RST_STREAM with its code (see {@link H2StreamHandler#exceptionCaught}), a connection error as
+ * GOAWAY and a close (docs/SECURITY.md, "HTTP/2").
+ *
  * <p>Threading: {@link #serve} and {@link #upgrade} run on the connection's event loop;
  * {@link #stopAccepting} and {@link #close} on any thread.
  */
@@ -72,6 +79,7 @@ final class H2Connections implements Http2Handoff, Listener {
     public void serve(Channel channel, String scheme, String altSvc) {
         Http2FrameCodec codec = codec();
         channel.pipeline().addFirst("h2-timeouts", new H2TimeoutHandler(codec.connection(), config));
+        channel.pipeline().addLast("h2-stream-states", new H2StreamStateGuard(codec));
         channel.pipeline().addLast("h2-codec", codec);
         channel.pipeline().addLast("h2-streams", multiplexer(scheme, altSvc));
         channels.add(channel);
@@ -100,6 +108,8 @@ final class H2Connections implements Http2Handoff, Listener {
         };
         channel.pipeline().addFirst("h2-timeouts", new H2TimeoutHandler(codec.connection(), config));
         channel.pipeline().addLast("h2c-encoder", encoder);
+        // Before the upgrade handler, which puts the codec in its own place when it leaves.
+        channel.pipeline().addLast("h2-stream-states", new H2StreamStateGuard(codec));
         channel.pipeline().addLast("h2c-upgrade", upgrade);
         channel.pipeline().addLast("h2c-refused", new RefusedUpgrade());
         channels.add(channel);
