@@ -15,13 +15,17 @@ import io.netty.handler.codec.http2.Http2CodecUtil;
 import java.util.List;
 
 /**
- * Holds the first bytes only until they either differ from the 24-byte preface (then it removes itself and
- * the bytes go on to the HTTP/1.1 decoder) or match it (then the HTTP/1.1 handlers are removed, the
- * HTTP/2 codec installed, and the bytes, preface included, go on to it). Event loop only.
+ * Holds the first bytes only until they either differ from the preface's first line (then it removes itself
+ * and the bytes go on to the HTTP/1.1 decoder) or match it (then the HTTP/1.1 handlers are removed, the
+ * HTTP/2 codec installed, and the bytes, preface included, go on to it). No HTTP/1.x request starts with
+ * {@code PRI * HTTP/2.0}, so a client that sent that line speaks HTTP/2, and the rest of its preface is the
+ * codec's to check: a wrong one is a connection error, GOAWAY(PROTOCOL_ERROR) (RFC 9113 section 3.4), not
+ * HTTP/1.1's 505. Event loop only.
  */
 final class H2cPrefaceDetector extends ByteToMessageDecoder {
 
     private static final ByteBuf PREFACE = Http2CodecUtil.connectionPrefaceBuf();
+    private static final int FIRST_LINE_BYTES = "PRI * HTTP/2.0\r\n".length();
 
     private final Http2Handoff h2;
 
@@ -31,13 +35,13 @@ final class H2cPrefaceDetector extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        int n = Math.min(in.readableBytes(), PREFACE.readableBytes());
+        int n = Math.min(in.readableBytes(), FIRST_LINE_BYTES);
         if (!ByteBufUtil.equals(in, in.readerIndex(), PREFACE, PREFACE.readerIndex(), n)) {
             ctx.pipeline().remove(this); // HTTP/1.1: the held bytes go on to its decoder
             return;
         }
-        if (n < PREFACE.readableBytes()) {
-            return; // wait for the rest of the preface
+        if (n < FIRST_LINE_BYTES) {
+            return; // wait for the rest of the line
         }
         ChannelPipeline pipeline = ctx.pipeline();
         pipeline.remove("h1-connection");
