@@ -97,6 +97,7 @@ final class Admission implements RequestQueue {
     Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile, ResponseSink sink,
                     List<Map.Entry<String, String>> extraEnv, long stickyPid) {
         long id = requestIds.incrementAndGet();
+        reporting.metrics().arrived();
         boolean health = isHealthCheck(head.target());
         boolean byHost = healthByHost;
         if (health) {

@@ -67,6 +67,13 @@ final class HistogramSlot {
         entries = size == built.length ? built : Arrays.copyOf(built, size);
     }
 
+    /** Empties the slot: a second in which nothing was recorded. */
+    void clear() {
+        entries = EMPTY;
+        count = 0;
+        medianSum = 0;
+    }
+
     /** Adds every count the slot holds into {@code into} (a histogram of the same shape). */
     void addTo(AbstractHistogram into) {
         for (long entry : entries) {

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import org.HdrHistogram.AbstractHistogram;
 import org.HdrHistogram.Histogram;
 import io.netty.util.concurrent.EventExecutor;
@@ -35,6 +36,13 @@ import io.netty.util.concurrent.EventExecutor;
  * cumulative histograms Prometheus reads. Arrival rate λ is the number of submits in the window divided by
  * the window's measured length.
  *
+ * <p>An idle host is not woken to roll empty seconds: after a second with no submit and nothing recorded
+ * the ticker parks, and the next submit ({@link #arrived}) or reader rolls the seconds it slept through
+ * (all empty; anything recorded meanwhile, a response of a long request, goes to the last of them) and,
+ * for a submit, starts it again on the same one-second grid. Measured on an idle host, the tick's wake-up
+ * cost ~235 µs a second, charged at 10 requests a second to every one of them (docs/BENCHMARKS.md,
+ * "Light load").
+ *
  * <p>Prediction (Little's law, see {@link #predictedWaitNanos}): the wait of a request arriving now is 0 when
  * a slot is idle, else (L + 1) · S_slot / c with L the queue depth, c the live slots and S_slot the mean slot
  * time of the last 10 s (else 60 s, else since start).
@@ -50,6 +58,7 @@ final class QueueMetrics {
     static final int SLOTS = 60;
     /** The window /stats reports at the top of {@code queue}, and that the prediction uses first. */
     static final int MAIN_WINDOW_SECONDS = 10;
+    private static final long SECOND_NANOS = 1_000_000_000L;
 
     final TimingHistogram queue = new TimingHistogram(SLOTS);
     final TimingHistogram service = new TimingHistogram(SLOTS);
@@ -80,6 +89,11 @@ final class QueueMetrics {
     private final long[] slotArrivals = new long[SLOTS];
     private final Histogram scratch = TimingHistogram.scratch();
     private ScheduledFuture<?> ticker;
+    /** Where the ticker runs and the submit count it reads ({@link #start}); null before start and after stop. */
+    private EventExecutor executor;
+    private LongSupplier submitted;
+    /** No tick is scheduled: a quiet second parked the ticker. Read without the lock on every submit. */
+    private volatile boolean parked;
 
     QueueMetrics() {
         for (int i = 0; i < statusClasses.length; i++) {
@@ -127,13 +141,14 @@ final class QueueMetrics {
 
     /**
      * Calls {@link #tick} every second on {@code executor} (a host event loop), reading the dispatcher's
-     * submit count for λ, until {@link #stop()}.
+     * submit count for λ, until {@link #stop()}; parked while the host is idle (see the class comment).
      */
-    synchronized void start(EventExecutor executor, java.util.function.LongSupplier submitted) {
+    synchronized void start(EventExecutor executor, LongSupplier submitted) {
+        this.executor = executor;
+        this.submitted = submitted;
         lastSubmitted = submitted.getAsLong();
         lastTickNanos = System.nanoTime();
-        ticker = executor.scheduleAtFixedRate(() -> tick(System.nanoTime(), submitted.getAsLong()),
-                1, 1, TimeUnit.SECONDS);
+        schedule(SECOND_NANOS);
     }
 
     synchronized void stop() {
@@ -141,6 +156,96 @@ final class QueueMetrics {
             ticker.cancel(false);
             ticker = null;
         }
+        executor = null;
+        parked = false;
+    }
+
+    /**
+     * Tells the metrics a request was submitted: starts a parked ticker again, after rolling the seconds it
+     * slept through. Any thread; a volatile read while the ticker runs.
+     */
+    void arrived() {
+        if (parked) {
+            unpark();
+        }
+    }
+
+    /** Whether a tick is scheduled (false before start, after stop and while parked). */
+    synchronized boolean ticking() {
+        return ticker != null;
+    }
+
+    // guarded by this
+    private void schedule(long delayNanos) {
+        ticker = executor.scheduleAtFixedRate(this::timedTick, Math.max(0, delayNanos), SECOND_NANOS,
+                TimeUnit.NANOSECONDS);
+    }
+
+    /** The ticker's run: a tick, then parking after a second in which nothing arrived or was recorded. */
+    private synchronized void timedTick() {
+        if (ticker == null) {
+            return; // stopped or parked since this run was due
+        }
+        long count = submitted.getAsLong();
+        boolean arrivals = count != lastSubmitted;
+        tick(System.nanoTime(), count);
+        int newest = (int) ((ticks - 1) % SLOTS);
+        if (!arrivals && queue.count(newest) == 0 && service.count(newest) == 0 && total.count(newest) == 0
+                && bodyWait.count(newest) == 0 && upstream.count(newest) == 0 && slot.count(newest) == 0) {
+            ticker.cancel(false);
+            ticker = null;
+            parked = true;
+        }
+    }
+
+    private synchronized void unpark() {
+        if (!parked || executor == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        catchUp(now);
+        parked = false;
+        schedule(lastTickNanos + SECOND_NANOS - now);
+    }
+
+    /**
+     * While parked: rolls each whole second since the last tick as a quiet one (the last of them takes what
+     * was recorded meanwhile), keeping the ticks on their one-second grid. Guarded by this.
+     */
+    private void catchUp(long nowNanos) {
+        if (!parked) {
+            return;
+        }
+        long missed = (nowNanos - lastTickNanos) / SECOND_NANOS;
+        if (missed <= 0) {
+            return;
+        }
+        long skipped = Math.max(0, missed - SLOTS); // seconds whose slots later ones overwrite anyway
+        ticks += skipped;
+        for (long k = skipped + 1; k <= missed; k++) {
+            int index = (int) (ticks % SLOTS);
+            if (k < missed) {
+                queue.rollEmpty(index);
+                service.rollEmpty(index);
+                total.rollEmpty(index);
+                bodyWait.rollEmpty(index);
+                upstream.rollEmpty(index);
+                slot.rollEmpty(index);
+            } else {
+                queue.roll(index);
+                service.roll(index);
+                total.roll(index);
+                bodyWait.roll(index);
+                upstream.roll(index);
+                slot.roll(index);
+            }
+            slotNanos[index] = SECOND_NANOS;
+            slotArrivals[index] = 0;
+            ticks++;
+        }
+        lastTickNanos += missed * SECOND_NANOS;
+        refreshEpochOffset();
+        cachedMeanSlotNanos = meanSlotNanos();
     }
 
     /**
@@ -187,6 +292,7 @@ final class QueueMetrics {
      * @return the window's percentiles; all zero when nothing was recorded
      */
     synchronized Window window(int seconds) {
+        catchUp(System.nanoTime());
         int count = (int) Math.min(seconds, Math.min(ticks, SLOTS));
         int newest = (int) ((ticks - 1) % SLOTS);
         long nanos = 0;
@@ -212,6 +318,7 @@ final class QueueMetrics {
      * start; NaN when no request ever finished on a link.
      */
     synchronized double meanSlotNanos() {
+        catchUp(System.nanoTime());
         int newest = (int) ((ticks - 1) % SLOTS);
         double mean = slot.windowMean(newest, (int) Math.min(MAIN_WINDOW_SECONDS, Math.min(ticks, SLOTS)));
         if (Double.isNaN(mean)) {

@@ -66,6 +66,20 @@ final class TimingHistogram {
     }
 
     /**
+     * Empties slot {@code index} without touching what was recorded since the last roll: a second of a
+     * gap the ticker slept through, which recorded nothing (what the gap did record goes to its last
+     * second, by {@link #roll}).
+     */
+    synchronized void rollEmpty(int index) {
+        slots[index].clear();
+    }
+
+    /** Values slot {@code index} holds. */
+    synchronized long count(int index) {
+        return slots[index].count();
+    }
+
+    /**
      * The mean of the slots {@code newest}, {@code newest − 1}, ... ({@code count} of them, wrapping around
      * the ring) in ns, as {@link #window} followed by {@code getMean()} would give it, without merging
      * buckets; NaN when they hold nothing.

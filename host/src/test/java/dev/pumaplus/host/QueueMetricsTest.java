@@ -18,14 +18,16 @@ import dev.pumaplus.wire.Request;
 import dev.pumaplus.wire.ResponseHead;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.util.concurrent.DefaultEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(10)
+@Timeout(15)
 class QueueMetricsTest {
 
     private static final long MS = 1_000_000L;
@@ -157,6 +159,41 @@ class QueueMetricsTest {
         tick(metrics, now, 50); // 61 s old: its slot was reused
         assertEquals(0, metrics.window(60).queue().count(), "rolled off the 60 s window");
         assertEquals(1, (long) metrics.queue.readCumulative(Histogram::getTotalCount), "Prometheus' cumulative keeps it");
+    }
+
+    @Test
+    void anIdleHostsTickerParksAndTheNextSubmitRollsTheSecondsItSleptThrough() throws Exception {
+        QueueMetrics metrics = new QueueMetrics();
+        DefaultEventExecutor executor = new DefaultEventExecutor();
+        AtomicLong submitted = new AtomicLong();
+        try {
+            metrics.queue.record(5 * MS);
+            metrics.start(executor, submitted::get);
+            assertTrue(metrics.ticking());
+            long deadline = System.nanoTime() + 5 * SECOND;
+            while (metrics.ticking() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertFalse(metrics.ticking(), "a second with nothing recorded and no submit parks the ticker");
+            Thread.sleep(2_200); // two or three seconds slept through
+
+            QueueMetrics.Window window = metrics.window(10);
+            assertTrue(window.slots() >= 4, "a reader rolls the seconds the ticker slept through: " + window.slots());
+            assertEquals(1, window.queue().count(), "and the value recorded before is still in the 10 s window");
+            assertEquals(0, metrics.window(1).queue().count(), "the newest second is one of the quiet ones");
+            assertFalse(metrics.ticking(), "a reader does not wake the ticker");
+
+            submitted.incrementAndGet();
+            metrics.arrived();
+            assertTrue(metrics.ticking(), "a submit does");
+            metrics.queue.record(7 * MS);
+            Thread.sleep(1_100);
+            assertEquals(2, metrics.window(10).queue().count(), "the next tick rolled the new value as before");
+            assertTrue(metrics.window(10).arrivalsPerSecond() > 0, "and counted the submit as an arrival");
+        } finally {
+            metrics.stop();
+            executor.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).sync();
+        }
     }
 
     @Test
