@@ -40,6 +40,7 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     assert_equal [File.join(home, "bin", "java"), "--sun-misc-unsafe-memory-access=allow",
                   "--enable-native-access=ALL-UNNAMED", *PumaPlus::Launcher::HOST_JVM_FLAGS,
                   "-XX:TrimNativeHeapInterval=10000", "-XX:+UseCompactObjectHeaders",
+                  "-XX:ServiceThreadCleanupInterval=10000",
                   "-cp", File.join(@gem, "vendor/java/lib/*"),
                   "dev.pumaplus.host.Launcher", "--ruby", "/usr/bin/ruby", "--gem", @gem, "--", "-w", "2", "app.ru"],
                  command
