@@ -96,8 +96,8 @@ final class Admission implements RequestQueue {
      */
     Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile, ResponseSink sink,
                     List<Map.Entry<String, String>> extraEnv, long stickyPid) {
+        reporting.metrics().arrived(); // before the count: this submit belongs to the second under way
         long id = requestIds.incrementAndGet();
-        reporting.metrics().arrived();
         boolean health = isHealthCheck(head.target());
         boolean byHost = healthByHost;
         if (health) {

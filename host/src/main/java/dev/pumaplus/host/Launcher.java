@@ -183,7 +183,7 @@ public final class Launcher {
         ReadyLine ready = new ReadyLine(() -> dispatcher.snapshot().live(),
                 slots -> systemd.ready("ready, " + slots + " slots"));
         dispatcher.onLiveLinksChanged(live -> ready.linksChanged());
-        dispatcher.metrics().start(transport.group.next(), admission::submitted);
+        dispatcher.metrics().start(admission::submitted);
         Path socket = privateDir.resolve("link.sock");
         generations = new Generations(new ShepherdCommand(ruby, gem, userArgs, socket), dispatcher::liveLinks, stop,
                 generationEvents());
@@ -386,9 +386,6 @@ public final class Launcher {
         }
         if (felix != null) {
             felix.stop(10_000);
-        }
-        if (dispatcher != null) {
-            dispatcher.metrics().stop();
         }
         if (transport != null) {
             transport.shutdown();

@@ -6,13 +6,10 @@
 package dev.pumaplus.host;
 
 import java.time.Instant;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.HdrHistogram.AbstractHistogram;
 import org.HdrHistogram.Histogram;
-import io.netty.util.concurrent.EventExecutor;
 
 /**
  * Durations, each a {@link TimingHistogram} in ns (definitions are exact; nothing else is called queue
@@ -36,12 +33,13 @@ import io.netty.util.concurrent.EventExecutor;
  * cumulative histograms Prometheus reads. Arrival rate λ is the number of submits in the window divided by
  * the window's measured length.
  *
- * <p>An idle host is not woken to roll empty seconds: after a second with no submit and nothing recorded
- * the ticker parks, and the next submit ({@link #arrived}) or reader rolls the seconds it slept through
- * (all empty; anything recorded meanwhile, a response of a long request, goes to the last of them) and,
- * for a submit, starts it again on the same one-second grid. Measured on an idle host, the tick's wake-up
- * cost ~235 µs a second, charged at 10 requests a second to every one of them (docs/BENCHMARKS.md,
- * "Light load").
+ * <p>No timer rolls the seconds: the first submit ({@link #arrived}) or reader after a second has ended
+ * rolls it, and any further whole seconds as empty ones, on the grid of whole seconds from {@link #start}.
+ * What was recorded since the last roll goes to the first second rolled (in a gap, it was recorded then:
+ * the responses of the last requests), so a value can land in the second before its own when it is
+ * recorded in the moment between a second's end and the first submit after it. A timer's tick woke the
+ * host's event loop once a second: ~235 µs each on an idle host, a third wake-up per request at one
+ * request a second (docs/BENCHMARKS.md, "Light load").
  *
  * <p>Prediction (Little's law, see {@link #predictedWaitNanos}): the wait of a request arriving now is 0 when
  * a slot is idle, else (L + 1) · S_slot / c with L the queue depth, c the live slots and S_slot the mean slot
@@ -49,6 +47,7 @@ import io.netty.util.concurrent.EventExecutor;
  *
  * <p>Threading: the recording methods ({@code record} on the histograms, {@link #countStatus}, {@link #countShed},
  * {@link #countHealthCheck}, {@link #epochOffsetNanos}) are wait-free and allocation-free, for any thread.
+ * {@link #arrived} is a clock read and a volatile read, for any thread, until a second has ended; rolling,
  * {@link #tick} and the readers synchronize on this object; they allocate little and run once a second or
  * per scrape.
  */
@@ -88,12 +87,10 @@ final class QueueMetrics {
     private final long[] slotNanos = new long[SLOTS];
     private final long[] slotArrivals = new long[SLOTS];
     private final Histogram scratch = TimingHistogram.scratch();
-    private ScheduledFuture<?> ticker;
-    /** Where the ticker runs and the submit count it reads ({@link #start}); null before start and after stop. */
-    private EventExecutor executor;
-    private LongSupplier submitted;
-    /** No tick is scheduled: a quiet second parked the ticker. Read without the lock on every submit. */
-    private volatile boolean parked;
+    /** The submit count λ is read from ({@link #start}); null before start: then only {@link #tick} rolls. */
+    private volatile LongSupplier submitted;
+    /** When the current second ends ({@link System#nanoTime()}): read without the lock on every submit. */
+    private volatile long nextRollNanos = Long.MAX_VALUE;
 
     QueueMetrics() {
         for (int i = 0; i < statusClasses.length; i++) {
@@ -140,112 +137,56 @@ final class QueueMetrics {
     }
 
     /**
-     * Calls {@link #tick} every second on {@code executor} (a host event loop), reading the dispatcher's
-     * submit count for λ, until {@link #stop()}; parked while the host is idle (see the class comment).
+     * Starts the one-second grid now, reading the dispatcher's submit count for λ. There is no timer: the
+     * seconds roll when they are due and something happens (see the class comment).
      */
-    synchronized void start(EventExecutor executor, LongSupplier submitted) {
-        this.executor = executor;
+    synchronized void start(LongSupplier submitted) {
         this.submitted = submitted;
         lastSubmitted = submitted.getAsLong();
         lastTickNanos = System.nanoTime();
-        schedule(SECOND_NANOS);
-    }
-
-    synchronized void stop() {
-        if (ticker != null) {
-            ticker.cancel(false);
-            ticker = null;
-        }
-        executor = null;
-        parked = false;
+        nextRollNanos = lastTickNanos + SECOND_NANOS;
     }
 
     /**
-     * Tells the metrics a request was submitted: starts a parked ticker again, after rolling the seconds it
-     * slept through. Any thread; a volatile read while the ticker runs.
+     * Tells the metrics a request is about to be submitted (before the dispatcher counts it): rolls the
+     * seconds that have ended since the last roll. Any thread; a clock read and a volatile read unless a
+     * second has ended.
      */
     void arrived() {
-        if (parked) {
-            unpark();
+        if (submitted != null && System.nanoTime() - nextRollNanos >= 0) {
+            rollDue();
         }
-    }
-
-    /** Whether a tick is scheduled (false before start, after stop and while parked). */
-    synchronized boolean ticking() {
-        return ticker != null;
-    }
-
-    // guarded by this
-    private void schedule(long delayNanos) {
-        ticker = executor.scheduleAtFixedRate(this::timedTick, Math.max(0, delayNanos), SECOND_NANOS,
-                TimeUnit.NANOSECONDS);
-    }
-
-    /** The ticker's run: a tick, then parking after a second in which nothing arrived or was recorded. */
-    private synchronized void timedTick() {
-        if (ticker == null) {
-            return; // stopped or parked since this run was due
-        }
-        long count = submitted.getAsLong();
-        boolean arrivals = count != lastSubmitted;
-        tick(System.nanoTime(), count);
-        int newest = (int) ((ticks - 1) % SLOTS);
-        if (!arrivals && queue.count(newest) == 0 && service.count(newest) == 0 && total.count(newest) == 0
-                && bodyWait.count(newest) == 0 && upstream.count(newest) == 0 && slot.count(newest) == 0) {
-            ticker.cancel(false);
-            ticker = null;
-            parked = true;
-        }
-    }
-
-    private synchronized void unpark() {
-        if (!parked || executor == null) {
-            return;
-        }
-        long now = System.nanoTime();
-        catchUp(now);
-        parked = false;
-        schedule(lastTickNanos + SECOND_NANOS - now);
     }
 
     /**
-     * While parked: rolls each whole second since the last tick as a quiet one (the last of them takes what
-     * was recorded meanwhile), keeping the ticks on their one-second grid. Guarded by this.
+     * Rolls every whole second since the last roll (guarded by this): the first of them takes what was
+     * recorded and submitted since then (in a gap that is when it happened: the responses of the last
+     * requests), the others are empty; the grid stays on whole seconds from start.
      */
-    private void catchUp(long nowNanos) {
-        if (!parked) {
+    private synchronized void rollDue() {
+        long now = System.nanoTime();
+        long missed = (now - lastTickNanos) / SECOND_NANOS;
+        if (submitted == null || missed <= 0) {
             return;
         }
-        long missed = (nowNanos - lastTickNanos) / SECOND_NANOS;
-        if (missed <= 0) {
-            return;
-        }
-        long skipped = Math.max(0, missed - SLOTS); // seconds whose slots later ones overwrite anyway
-        ticks += skipped;
-        for (long k = skipped + 1; k <= missed; k++) {
+        tick(lastTickNanos + SECOND_NANOS, submitted.getAsLong());
+        long empty = Math.min(missed - 1, SLOTS);
+        ticks += missed - 1 - empty; // seconds whose slots later ones overwrite anyway
+        for (long k = 0; k < empty; k++) {
             int index = (int) (ticks % SLOTS);
-            if (k < missed) {
-                queue.rollEmpty(index);
-                service.rollEmpty(index);
-                total.rollEmpty(index);
-                bodyWait.rollEmpty(index);
-                upstream.rollEmpty(index);
-                slot.rollEmpty(index);
-            } else {
-                queue.roll(index);
-                service.roll(index);
-                total.roll(index);
-                bodyWait.roll(index);
-                upstream.roll(index);
-                slot.roll(index);
-            }
+            queue.rollEmpty(index);
+            service.rollEmpty(index);
+            total.rollEmpty(index);
+            bodyWait.rollEmpty(index);
+            upstream.rollEmpty(index);
+            slot.rollEmpty(index);
             slotNanos[index] = SECOND_NANOS;
             slotArrivals[index] = 0;
             ticks++;
         }
-        lastTickNanos += missed * SECOND_NANOS;
-        refreshEpochOffset();
-        cachedMeanSlotNanos = meanSlotNanos();
+        lastTickNanos += (missed - 1) * SECOND_NANOS;
+        nextRollNanos = lastTickNanos + SECOND_NANOS;
+        cachedMeanSlotNanos = meanSlotNanosRolled();
     }
 
     /**
@@ -266,9 +207,10 @@ final class QueueMetrics {
         slotArrivals[index] = submitted - lastSubmitted;
         lastTickNanos = nowNanos;
         lastSubmitted = submitted;
+        nextRollNanos = nowNanos + SECOND_NANOS;
         ticks++;
         refreshEpochOffset();
-        cachedMeanSlotNanos = meanSlotNanos();
+        cachedMeanSlotNanos = meanSlotNanosRolled();
     }
 
     /**
@@ -292,7 +234,7 @@ final class QueueMetrics {
      * @return the window's percentiles; all zero when nothing was recorded
      */
     synchronized Window window(int seconds) {
-        catchUp(System.nanoTime());
+        rollDue();
         int count = (int) Math.min(seconds, Math.min(ticks, SLOTS));
         int newest = (int) ((ticks - 1) % SLOTS);
         long nanos = 0;
@@ -318,7 +260,12 @@ final class QueueMetrics {
      * start; NaN when no request ever finished on a link.
      */
     synchronized double meanSlotNanos() {
-        catchUp(System.nanoTime());
+        rollDue();
+        return meanSlotNanosRolled();
+    }
+
+    /** {@link #meanSlotNanos()} over the slots rolled so far (guarded by this). */
+    private double meanSlotNanosRolled() {
         int newest = (int) ((ticks - 1) % SLOTS);
         double mean = slot.windowMean(newest, (int) Math.min(MAIN_WINDOW_SECONDS, Math.min(ticks, SLOTS)));
         if (Double.isNaN(mean)) {
