@@ -74,11 +74,6 @@ final class TimingHistogram {
         slots[index].clear();
     }
 
-    /** Values slot {@code index} holds. */
-    synchronized long count(int index) {
-        return slots[index].count();
-    }
-
     /**
      * The mean of the slots {@code newest}, {@code newest − 1}, ... ({@code count} of them, wrapping around
      * the ring) in ns, as {@link #window} followed by {@code getMean()} would give it, without merging
