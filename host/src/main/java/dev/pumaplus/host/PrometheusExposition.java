@@ -83,11 +83,13 @@ final class PrometheusExposition {
     /** The whole /metrics page from these readings. */
     static String render(QueueMetrics metrics, Dispatcher.Snapshot slots, RuntimeGauges.Sample runtime) {
         StringBuilder out = new StringBuilder(8192);
+        // Read first: they roll the seconds that ended since the last submit, so the cumulative histograms
+        // below hold what an idle host recorded since (no timer rolls them: see QueueMetrics).
+        double slotMean = metrics.meanSlotNanos();
+        double arrivals = metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS).arrivalsPerSecond();
         for (Family family : HISTOGRAMS) {
             family.timing().apply(metrics).readCumulative(h -> histogram(out, family.name(), family.help(), h));
         }
-        double slotMean = metrics.meanSlotNanos();
-        double arrivals = metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS).arrivalsPerSecond();
         gauge(out, "puma_plus_queue_depth", "Requests waiting for a worker slot (L).", slots.depth());
         gauge(out, "puma_plus_live_slots", "Worker slots connected to the host (c).", slots.live());
         gauge(out, "puma_plus_busy_slots", "Worker slots running a request.", slots.busy());
