@@ -128,9 +128,6 @@ final class Report {
   }
 
   private static double median(double[] values) {
-    double[] v = values.clone();
-    java.util.Arrays.sort(v);
-    int n = v.length;
-    return n == 0 ? Double.NaN : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return Spread.of(values).median();
   }
 }

@@ -15,7 +15,7 @@ import org.HdrHistogram.Histogram;
  */
 public record RunStats(
     double nominalRps, double offeredRps, long sent, long ok, long errors, long timeouts, long httpErrors, long connectErrors,
-    long ioErrors, double achievedRps, double p50Ms, double p99Ms, double p999Ms, double maxMs,
+    long ioErrors, double achievedRps, double p50Ms, double p95Ms, double p99Ms, double p999Ms, double maxMs,
     double sloExcessS, double sendLagP99Ms, long probes, long probeFailures, double probeMaxMs) {
 
   /** {@code sloNs}: the latency above which each request's excess is summed into {@code sloExcessS}. */
@@ -61,7 +61,7 @@ public record RunStats(
     }
     double seconds = (Math.max(toNs, lastDone) - fromNs) / 1e9;
     return new RunStats(nominalRps, sent / ((toNs - fromNs) / 1e9), sent, ok, sent - ok, timeouts, http, connect, io + other,
-        ok / seconds, ms(latency, 50), ms(latency, 99), ms(latency, 99.9), latency.getMaxValue() / 1e6,
+        ok / seconds, ms(latency, 50), ms(latency, 95), ms(latency, 99), ms(latency, 99.9), latency.getMaxValue() / 1e6,
         excessNs / 1e9, ms(lag, 99), probes, probeFailures, probeMax / 1e6);
   }
 
@@ -72,9 +72,9 @@ public record RunStats(
   /** One human line, for the console. */
   public String line() {
     return String.format("nominal %.1f rps, offered %.1f rps, achieved %.1f rps (%d sent, %d ok, %d errors: %d timeouts, %d http, %d connect, %d io),"
-            + " p50 %s p99 %s p99.9 %s max %s, above SLO %.1f s, send lag p99 %s%s",
+            + " p50 %s p95 %s p99 %s p99.9 %s max %s, above SLO %.1f s, send lag p99 %s%s",
         nominalRps, offeredRps, achievedRps, sent, ok, errors, timeouts, httpErrors, connectErrors, ioErrors,
-        Format.ms(p50Ms), Format.ms(p99Ms), Format.ms(p999Ms), Format.ms(maxMs), sloExcessS, Format.ms(sendLagP99Ms),
+        Format.ms(p50Ms), Format.ms(p95Ms), Format.ms(p99Ms), Format.ms(p999Ms), Format.ms(maxMs), sloExcessS, Format.ms(sendLagP99Ms),
         probes == 0 ? "" : String.format(", probes %d failed of %d (slowest %s)", probeFailures, probes, Format.ms(probeMaxMs)));
   }
 
@@ -85,21 +85,18 @@ public record RunStats(
         med(runs, RunStats::nominalRps), med(runs, RunStats::offeredRps), (long) med(runs, r -> r.sent), (long) med(runs, r -> r.ok),
         (long) med(runs, r -> r.errors), (long) med(runs, r -> r.timeouts), (long) med(runs, r -> r.httpErrors),
         (long) med(runs, r -> r.connectErrors), (long) med(runs, r -> r.ioErrors), med(runs, RunStats::achievedRps),
-        med(runs, RunStats::p50Ms), med(runs, RunStats::p99Ms), med(runs, RunStats::p999Ms), med(runs, RunStats::maxMs),
+        med(runs, RunStats::p50Ms), med(runs, RunStats::p95Ms), med(runs, RunStats::p99Ms), med(runs, RunStats::p999Ms), med(runs, RunStats::maxMs),
         med(runs, RunStats::sloExcessS), med(runs, RunStats::sendLagP99Ms), (long) med(runs, r -> r.probes),
         (long) med(runs, r -> r.probeFailures), med(runs, RunStats::probeMaxMs));
   }
 
   static double med(List<RunStats> runs, java.util.function.ToDoubleFunction<RunStats> field) {
-    double[] values = runs.stream().mapToDouble(field).sorted().toArray();
-    int n = values.length;
-    return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    return Spread.of(runs, field).median();
   }
 
   /** (max − min) / median of a field over repetitions, as a fraction; 0 for one run. */
   static double spread(List<RunStats> runs, java.util.function.ToDoubleFunction<RunStats> field) {
-    double[] values = runs.stream().mapToDouble(field).sorted().toArray();
-    double median = med(runs, field);
-    return median == 0 ? 0 : (values[values.length - 1] - values[0]) / median;
+    Spread s = Spread.of(runs, field);
+    return s.median() == 0 ? 0 : (s.max() - s.min()) / s.median();
   }
 }
