@@ -59,6 +59,11 @@ final class ProcessTree {
     return processes(sid, true);
   }
 
+  /** The same without PSS (0): a read of /proc/PID/stat per process, for CPU alone. */
+  static List<Proc> cpu(long sid) {
+    return processes(sid, false);
+  }
+
   private static List<Proc> processes(long sid, boolean withMemory) {
     List<Proc> found = new ArrayList<>();
     try (DirectoryStream<Path> dirs = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().chars().allMatch(Character::isDigit))) {
@@ -151,6 +156,19 @@ final class ProcessTree {
     return jit;
   }
 
+  /** The {@code VmRSS:} line of /proc/PID/status in kB: the resident memory of one process (the host). */
+  static long rssKb(long pid) throws IOException {
+    return parseRssKb(Files.readString(Path.of("/proc", Long.toString(pid), "status")));
+  }
+
+  /** The {@code VmRSS:} line of a /proc/PID/status in kB, or -1 when there is none (a kernel thread, a zombie). */
+  static long parseRssKb(String status) {
+    for (String line : status.split("\n")) {
+      if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("\\D+", ""));
+    }
+    return -1;
+  }
+
   private static long pssKb(long pid) {
     try {
       long kb = parsePssKb(Files.readString(Path.of("/proc", Long.toString(pid), "smaps_rollup")));
@@ -159,12 +177,9 @@ final class ProcessTree {
       // gone, or no smaps_rollup: fall back to RSS below
     }
     try {
-      for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-        if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("\\D+", ""));
-      }
+      return Math.max(0, rssKb(pid));
     } catch (IOException | RuntimeException e) {
-      // gone
+      return 0; // gone
     }
-    return 0;
   }
 }

@@ -73,4 +73,17 @@ class ProcessTreeTest {
         new ProcessTree.Proc(130, 1, 0, 0));    // reparented to init: not below the root
     assertEquals(Map.of(100L, 0, 110L, 1, 120L, 2, 121L, 2), ProcessTree.depths(procs, 100));
   }
+
+  @Test
+  void rssIsTheVmRssLineOfStatusAndAProcessWithoutOneHasNone() {
+    String status = """
+        Name:\tjava
+        VmPeak:\t 2616604 kB
+        VmHWM:\t  109000 kB
+        VmRSS:\t   85312 kB
+        RssAnon:\t   60000 kB
+        """;
+    assertEquals(85_312, ProcessTree.parseRssKb(status));
+    assertEquals(-1, ProcessTree.parseRssKb("Name:\tkthreadd\nState:\tS (sleeping)\n"), "a kernel thread has no VmRSS line");
+  }
 }
