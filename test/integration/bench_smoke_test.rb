@@ -2,8 +2,8 @@
 # Debian's puma one after another on the same Rack app, drives each with the open-loop generator for a few
 # seconds, and writes the report. A few seconds of load, not a measurement: this proves the whole chain
 # (pinning, warm-up, load, health probe, /stats sampling, table, timeline, plot, raw CSV) works end to end.
-# The same for the closed-loop capacity scenario (bench/scenarios/capacity.scenario) with one second of wrk
-# per measured run: its table, ratios and per-role accounting, not its numbers.
+# The same for the capacity round benchmark (bench/scenarios/capacity.scenario, closed loop) with one second of
+# wrk per cell: its tables, CPU split and ratios, not its numbers.
 require "server_helper"
 require "csv"
 
@@ -47,7 +47,7 @@ class BenchSmokeTest < IntegrationTest
     assert_equal PNG_MAGIC, File.binread(File.join(out, "timeline.png"), 8), "the plot is a PNG"
   end
 
-  def test_capacity_scenario_measures_both_connection_modes_with_cpu_by_role_and_ratios_to_puma
+  def test_capacity_scenario_measures_both_connection_modes_with_cpu_split_into_host_and_ruby_and_ratios_to_puma
     %w[puma taskset setsid wrk].each do |tool|
       return skip_or_fail("#{tool} is not installed") unless self.class.find_executable(tool)
     end
@@ -55,42 +55,54 @@ class BenchSmokeTest < IntegrationTest
     return skip_or_fail("#{jar} is not built (run script/build)") unless File.file?(jar)
 
     out = File.join(temp_dir, "capacity")
-    output, status = run_harness("capacity", "--reps", "1", "--warmup", "1s", "--measure", "1s",
-                                 "--only", "puma-plus:w1,puma:w1,null", "--out", out)
+    output, status = run_harness("capacity", "--rounds", "1", "--warmup", "1s", "--measure", "1s",
+                                 "--only", "puma-plus,puma,null", "--out", out)
     assert status&.success?, "bench/run capacity failed (#{status.inspect}):\n#{output}"
 
     summary = File.read(File.join(out, "summary.md"))
-    # | server | connection | rps | errors | client CPU | new conns / request | CPU / request | by role | PSS idle | PSS loaded |
-    rows = summary.lines.select { |l| l.match?(/\A\| (puma|null)/) }.map { |l| l.strip.split("|").map(&:strip).drop(1) }
-    table = rows.select { |r| r.size == 10 }.to_h { |r| [[r[0], r[1]], r] }
-    expected = %w[puma-plus:w1 puma:w1 null].product(%w[keep-alive close])
-    assert_equal expected, table.keys, "one row per server and connection mode, in the scenario's order:\n#{summary}"
-    table.each do |(server, mode), row|
-      assert_operator Float(row[2].delete(",")), :>, 0, "#{server} #{mode}: some requests per second"
-      assert_equal "0", row[3], "#{server} #{mode}: every request answered:\n#{summary}"
-      opens = Float(row[5])
-      if mode == "close"
-        assert_operator opens, :>=, 0.95, "#{server}: wrk opened a new connection for every request:\n#{summary}"
-      elsif server != "puma:w1" # puma 5.6 closes a busy keep-alive connection every 10 requests
-        assert_operator opens, :<, 0.5, "#{server}: keep-alive connections were reused:\n#{summary}"
+    tables = round_tables(summary)
+    assert_equal ["bench `/hello`, closed loop, keep-alive (`wrk -c 16`)",
+                  "bench `/hello`, closed loop, a new connection per request (`wrk -c 16 -H 'Connection: close'`)"],
+                 tables.keys, "one table per connection mode:\n#{summary}"
+    tables.each do |title, rows|
+      assert_equal %w[puma-plus puma null], rows.keys, "#{title}: one row per server, in the scenario's order"
+      rows.each do |server, row|
+        assert_operator Float(row["achieved rps"].delete(",")), :>, 0, "#{server} #{title}: some requests per second"
+        assert_equal "0", row["errors"], "#{server} #{title}: every request answered:\n#{summary}"
+        assert_operator Float(row["tree CPU / request"].split.first.delete(",")), :>, 0, "#{server}: its tree's CPU per request"
       end
-      assert_match(/\A\d+ MB\z/, row[8], "#{server} #{mode}: idle PSS")
-      assert_operator Integer(row[9].split.first), :>, 0, "#{server} #{mode}: loaded PSS"
+      plus = rows["puma-plus"]
+      assert_operator Float(plus["host CPU / request"].split.first.delete(",")), :>, 0, "the Java host used CPU for the requests"
+      assert_operator Float(plus["Ruby CPU / request"].split.first.delete(",")), :>, 0, "the Ruby worker used CPU for the requests"
+      assert_equal "n/a", rows["puma"]["host CPU / request"], "puma has no host: all of it is Ruby"
+      assert_match(/\A[\d.]+×\z/, plus["tree CPU ÷ puma"], "#{title}: puma-plus's ratio to puma")
+      assert_equal "—", rows["puma"]["tree CPU ÷ puma"], "the baseline's own row"
     end
-    roles = ->(row) { row[7].split(", ").to_h { |part| name, value = part.split(" ", 2); [name, Float(value.split.first)] } }
-    plus = roles.call(table[%w[puma-plus:w1 keep-alive]])
-    assert_equal %w[host shepherd workers], plus.keys, "puma-plus's CPU by role:\n#{summary}"
-    assert_operator plus["host"], :>, 0, "the Java host used CPU for the requests"
-    assert_operator plus["workers"], :>, 0, "the Ruby worker used CPU for the requests"
-    assert_equal %w[master workers], roles.call(table[%w[puma:w1 keep-alive]]).keys, "puma's CPU by role"
-    %w[keep-alive close].each do |mode|
-      assert_match(/^\| w1 \| #{mode} \| [\d.]+× \| [\d.]+× \| [\d.]+× \| [\d.]+× \| \d+% \|$/, summary, "the #{mode} ratios to puma")
+    assert_includes summary, "- ratios: to puma, because puma8 is not in this run"
+    assert_includes summary, "its rows are the client's own ceiling"
+    opens = summary.scan(/^(\S+) round 1, bench \/hello (keep-alive|new) .*; ([\d.]+) new connections\/request/)
+    assert_equal 6, opens.size, "every cell's line:\n#{summary}"
+    opens.each do |server, mode, per_request|
+      if mode == "new"
+        assert_operator Float(per_request), :>=, 0.95, "#{server}: wrk opened a new connection for every request"
+      elsif server != "puma" # puma 5.6 closes a busy keep-alive connection every 10 requests
+        assert_operator Float(per_request), :<, 0.5, "#{server}: keep-alive connections were reused"
+      end
     end
-    assert_match(/wrk against the null server .*: [\d,]+ rps keep-alive, [\d,]+ rps close/, summary, "the client's ceiling")
-    assert File.file?(File.join(out, "puma-w1-r1-close.wrk.txt")), "wrk's own output is kept"
+    assert File.file?(File.join(out, "puma-bench-r1-2.wrk.txt")), "wrk's own output is kept"
   end
 
   private
+
+  # The round report's tables by their "## " title, each a hash of rows by server, each row a hash by column.
+  def round_tables(summary)
+    summary.split(/^## /).drop(1).reject { |block| block.start_with?("Every cell") }.to_h do |block|
+      title, *lines = block.lines.map(&:strip)
+      header, _rule, *rows = lines.select { |l| l.start_with?("|") }
+      names = header.split("|").map(&:strip).drop(1)
+      [title, rows.to_h { |r| values = r.split("|").map(&:strip).drop(1); [values[1], names.zip(values).to_h] }]
+    end
+  end
 
   # Runs bench/run with `args` in its own process group; on timeout TERMs it (its shutdown hook stops the
   # server it runs) and then kills the group.

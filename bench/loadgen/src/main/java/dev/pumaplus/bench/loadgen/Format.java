@@ -15,6 +15,12 @@ final class Format {
     return String.format(Locale.ROOT, "%.2fs", ms / 1000);
   }
 
+  /** A duration of a schedule or a setting, ns, in seconds: "15 s", "0.5 s". */
+  static String seconds(long ns) {
+    double s = ns / 1e9;
+    return (s % 1 == 0 ? Long.toString((long) s) : String.format(Locale.ROOT, "%.3f", s).replaceFirst("0+$", "")) + " s";
+  }
+
   static String num(double value, int decimals) {
     if (Double.isNaN(value)) return "n/a";
     return String.format(Locale.ROOT, "%." + decimals + "f", value);

@@ -1,5 +1,6 @@
-// The harness's command line (bench/run calls it): run a scenario file (open-loop, or closed-loop under wrk)
-// against its servers, drive one ad-hoc load at a running server, or serve the null server.
+// The harness's command line (bench/run calls it): run a scenario file (an open-loop Scenario, or a round
+// benchmark: RoundScenario) against its servers, drive one ad-hoc load at a running server, or serve the
+// null server.
 package dev.pumaplus.bench.loadgen;
 
 import java.net.InetSocketAddress;
@@ -11,10 +12,13 @@ import java.util.List;
 public final class Main {
   private static final String USAGE = """
       usage:
-        loadgen run SCENARIO_FILE [--out DIR] [--reps N] [--only NAME,NAME] [--warmup 5s --measure 15s]
-            runs every server of the scenario, one after another, and writes the report to DIR
-            (default bench/results/<scenario>-<time>); --warmup and --measure: a closed-loop (capacity)
-            scenario's durations, instead of the file's
+        loadgen run SCENARIO_FILE [--out DIR] [--rounds N] [--only NAME,NAME]
+            runs every server of the scenario, round after round, and writes the report to DIR
+            (default bench/results/<scenario>-<time>); --rounds: instead of the file's repeat/rounds
+          a round benchmark (a file with open-loop/closed-loop cells: capacity, lowrate) also takes
+            [--warmup 5s] [--measure 15s]         each warm-up line's and each cell's duration
+            [--apps A,B] [--paths /hello,/] [--connections keep-alive,new] [--rates 10,50]   only these cells
+            [--puma8 DIR]                         run the servers whose command uses {puma8} from DIR
         loadgen load URL --rate RPS --duration 10s [--connection 'new'|'pool N'|'h2 N'] [--timeout 10s] [--seed N]
                          [--warmup 3s]
             one open-loop run against a server that is already running, after a warm-up at the same rate
@@ -22,6 +26,9 @@ public final class Main {
         loadgen null-server PORT
             the server that does nothing (HTTP/1.1 and h2c), for measuring the harness's floor
       """;
+
+  /** The options only a round benchmark takes. */
+  private static final List<String> ROUND_OPTIONS = List.of("--warmup", "--measure", "--apps", "--paths", "--connections", "--rates", "--puma8");
 
   private Main() {}
 
@@ -45,33 +52,61 @@ public final class Main {
   private static int runScenario(String[] args) throws Exception {
     Path file = null;
     Path out = null;
-    Integer reps = null;
+    Integer rounds = null;
     Long warmup = null;
     Long measure = null;
+    Path puma8 = null;
     List<String> only = new ArrayList<>();
+    List<String> apps = new ArrayList<>();
+    List<String> paths = new ArrayList<>();
+    List<String> connections = new ArrayList<>();
+    List<Double> rates = new ArrayList<>();
+    boolean roundOptions = false;
     for (int i = 1; i < args.length; i++) {
+      roundOptions |= ROUND_OPTIONS.contains(args[i]);
       switch (args[i]) {
         case "--out" -> out = Path.of(args[++i]);
-        case "--reps" -> reps = Integer.parseInt(args[++i]);
+        case "--rounds" -> rounds = Integer.parseInt(args[++i]);
         case "--only" -> only.addAll(List.of(args[++i].split(",")));
         case "--warmup" -> warmup = Format.parseDuration(args[++i]);
         case "--measure" -> measure = Format.parseDuration(args[++i]);
-        default -> file = Path.of(args[i]);
+        case "--apps" -> apps.addAll(List.of(args[++i].split(",")));
+        case "--paths" -> paths.addAll(List.of(args[++i].split(",")));
+        case "--connections" -> connections.addAll(List.of(args[++i].split(",")));
+        case "--rates" -> {
+          for (String r : args[++i].split(",")) rates.add(Double.parseDouble(r));
+        }
+        case "--puma8" -> puma8 = Path.of(args[++i]).toAbsolutePath();
+        default -> {
+          if (args[i].startsWith("--")) throw new IllegalArgumentException("run: unknown option " + args[i] + "\n" + USAGE);
+          file = Path.of(args[i]);
+        }
       }
     }
     if (file == null) throw new IllegalArgumentException("run: no scenario file\n" + USAGE);
-    if (CapacityScenario.describes(file)) {
-      CapacityScenario capacity = CapacityScenario.parse(file).with(reps, warmup, measure);
-      if (!only.isEmpty()) capacity = capacity.onlyServers(only);
-      return new CapacityRunner(capacity, out).run();
+    if (RoundScenario.describes(file)) {
+      RoundScenario scenario = RoundScenario.parse(file).with(rounds, warmup, measure).only(only, apps, paths, connections, rates);
+      return new RoundRunner(scenario, out, puma8, commandLine(args), CpuAccount.CPUACCT).run();
     }
-    if (warmup != null || measure != null) {
-      throw new IllegalArgumentException("run: --warmup and --measure are for closed-loop scenarios; " + file + " sets its own steps");
+    if (roundOptions) {
+      throw new IllegalArgumentException("run: " + String.join(", ", ROUND_OPTIONS) + " are for round benchmarks (capacity, lowrate); "
+          + file + " sets its own load");
     }
     Scenario scenario = Scenario.parse(file);
-    if (reps != null) scenario = scenario.withRepeat(reps);
+    if (rounds != null) scenario = scenario.withRepeat(rounds);
     if (!only.isEmpty()) scenario = scenario.onlyServers(only);
     return new ScenarioRunner(scenario, out).run();
+  }
+
+  /** The run as `bench/run` takes it: "bench/run lowrate --rounds 1" for bench/scenarios/lowrate.scenario. */
+  static String commandLine(String[] args) {
+    List<String> words = new ArrayList<>(List.of("bench/run"));
+    for (int i = 1; i < args.length; i++) {
+      Path p = Path.of(args[i]);
+      boolean scenarioFile = args[i].endsWith(".scenario") && p.getParent() != null && p.getParent().endsWith(Path.of("bench", "scenarios"));
+      words.add(scenarioFile ? p.getFileName().toString().replaceFirst("\\.scenario$", "") : args[i]);
+    }
+    return String.join(" ", words);
   }
 
   private static void load(String[] args) throws Exception {

@@ -71,7 +71,8 @@ final class ScenarioRunner {
     Path log = out.resolve(spec.name() + "-r" + rep + ".server.log");
     InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
     System.out.printf("  %s run %d: starting on CPU %d: %s%n", spec.name(), rep, scenario.serverCpu(), command);
-    try (ServerProcess server = ServerProcess.start(command, scenario.serverCpu(), root.resolve("bench/app"), log, port);
+    try (ServerProcess server = ServerProcess.start(List.of(), command, scenario.serverCpu(), root.resolve("bench/app"), Map.of(), log, port,
+        "/health");
          ShutdownGuard guard = new ShutdownGuard(server)) {
       if (scenario.warmup() != null) {
         LoadGenerator.run(loop, address, new LoadGenerator.Settings(scenario.path(), scenario.warmup(), scenario.seed() + 1_000_003L,
@@ -128,16 +129,24 @@ final class ScenarioRunner {
         .replace("{jar}", jarPath());
   }
 
-  /** Stops the server if the harness itself is stopped (TERM, Ctrl-C) mid-run: it is in another session. */
+  /**
+   * Stops the server if the harness itself is stopped (TERM, Ctrl-C) mid-run: it is in another session.
+   * Closes {@code resources} in order: the server first, then what must outlive it (its cgroup).
+   */
   static final class ShutdownGuard implements AutoCloseable {
     private final Thread hook;
 
-    ShutdownGuard(ServerProcess server) {
+    ShutdownGuard(AutoCloseable... resources) {
       hook = new Thread(() -> {
-        try {
-          server.close();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+        for (AutoCloseable resource : resources) {
+          try {
+            resource.close();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+          } catch (Exception e) {
+            System.err.println("stopping after the harness was stopped: " + e);
+          }
         }
       }, "stop-server");
       Runtime.getRuntime().addShutdownHook(hook);

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Not thread-safe; owned by the runner's thread. */
@@ -22,23 +23,30 @@ final class ServerProcess implements AutoCloseable {
   private final Process process;
   private final Path log;
   private final int port;
+  private final String readyPath;
 
-  private ServerProcess(Process process, Path log, int port) {
+  private ServerProcess(Process process, Path log, int port, String readyPath) {
     this.process = process;
     this.log = log;
     this.port = port;
+    this.readyPath = readyPath;
   }
 
   /**
-   * Starts {@code command} (already expanded, split on spaces) under {@code setsid taskset -c cpu}, output
-   * to {@code log}, and waits until GET /health on {@code port} answers 200.
+   * Starts {@code command} (already expanded, split on spaces) under {@code setsid taskset -c cpu}, after
+   * {@code prefix} (a wrapper that execs the rest, keeping the pid: CpuAccount's cgroup join; empty for
+   * none), with {@code env} added to the harness's environment, output to {@code log}; and waits until GET
+   * {@code readyPath} on {@code port} answers 200.
    */
-  static ServerProcess start(String command, int cpu, Path workDir, Path log, int port) throws IOException, InterruptedException {
-    List<String> argv = new ArrayList<>(List.of("setsid", "taskset", "-c", Integer.toString(cpu)));
+  static ServerProcess start(List<String> prefix, String command, int cpu, Path workDir, Map<String, String> env, Path log, int port,
+      String readyPath) throws IOException, InterruptedException {
+    List<String> argv = new ArrayList<>(prefix);
+    argv.addAll(List.of("setsid", "taskset", "-c", Integer.toString(cpu)));
     argv.addAll(List.of(command.trim().split("\\s+")));
     ProcessBuilder builder = new ProcessBuilder(argv).directory(workDir.toFile()).redirectErrorStream(true)
         .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    ServerProcess server = new ServerProcess(builder.start(), log, port);
+    builder.environment().putAll(env);
+    ServerProcess server = new ServerProcess(builder.start(), log, port, readyPath);
     try {
       server.awaitHealthy();
     } catch (IOException | RuntimeException | InterruptedException e) {
@@ -60,7 +68,7 @@ final class ServerProcess implements AutoCloseable {
       if (healthy()) return;
       Thread.sleep(100);
     }
-    throw new IOException("server not healthy within " + BOOT_TIMEOUT_MS / 1000 + " s:\n" + logTail());
+    throw new IOException("server not answering " + readyPath + " within " + BOOT_TIMEOUT_MS / 1000 + " s:\n" + logTail());
   }
 
   private boolean healthy() {
@@ -68,7 +76,7 @@ final class ServerProcess implements AutoCloseable {
       socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
       socket.setSoTimeout(2000);
       OutputStream out = socket.getOutputStream();
-      out.write(("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(("GET " + readyPath + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = socket.getInputStream();
       byte[] head = in.readNBytes(12);

@@ -1,5 +1,6 @@
-// The closed-loop client of `bench/run capacity`: Debian's wrk, run as a child process (so it inherits the
-// generator's CPU), with a done() hook (resources/wrk-summary.lua) that prints its counters on one line.
+// The closed-loop client of the round benchmarks (`bench/run capacity`, and every warm-up of `bench/run
+// lowrate`): Debian's wrk, run as a child process (so it inherits the generator's CPU), with a done() hook
+// (resources/wrk-summary.lua) that prints its counters on one line.
 package dev.pumaplus.bench.loadgen;
 
 import java.io.IOException;
@@ -25,7 +26,7 @@ record Wrk(int connections, int threads, long timeoutNs, Path script) {
    * as a connection saw it, not a user's wait).
    */
   record Result(long requests, long durationUs, long bytes, long connectErrors, long readErrors, long writeErrors,
-      long statusErrors, long timeouts, long p50Us, long p99Us) {
+      long statusErrors, long timeouts, long p50Us, long p95Us, long p99Us, long p999Us) {
     double rps() {
       return durationUs == 0 ? Double.NaN : requests * 1e6 / durationUs;
     }
@@ -80,7 +81,8 @@ record Wrk(int connections, int threads, long timeoutNs, Path script) {
     }
     return new Result(get(values, "requests", line), get(values, "duration_us", line), get(values, "bytes", line),
         get(values, "connect", line), get(values, "read", line), get(values, "write", line), get(values, "status", line),
-        get(values, "timeout", line), get(values, "p50_us", line), get(values, "p99_us", line));
+        get(values, "timeout", line), get(values, "p50_us", line), get(values, "p95_us", line), get(values, "p99_us", line),
+        get(values, "p999_us", line));
   }
 
   private static long get(Map<String, Long> values, String key, String line) {

@@ -1,12 +1,10 @@
-// ProcessTree's readings of /proc on fixed text: the stat fields behind CPU per request, the PSS line of
-// smaps_rollup behind memory, and the depth below the root that gives each process its role.
+// ProcessTree's readings of /proc on fixed text: the stat fields behind the tick fallback and the client's
+// CPU, the PSS line of smaps_rollup behind the tree's memory and the VmRSS line behind the host's.
 package dev.pumaplus.bench.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,7 +16,6 @@ class ProcessTreeTest {
         + "12345 300000000 12000 18446744073709551615 1 1 0 0 0 0 0 4096 17509 0 0 0 17 0 0 0 0 0 0\n";
     ProcessTree.Stat parsed = ProcessTree.parseStat(stat);
     assertEquals('S', parsed.state());
-    assertEquals(4200, parsed.ppid());
     assertEquals(4100, parsed.session());
     assertEquals(250 + 37, parsed.cpuTicks(), "utime + stime, without the children's cutime/cstime");
     assertEquals(5 + 6, parsed.childrenCpuTicks(), "cutime + cstime: the reaped children's");
@@ -30,22 +27,6 @@ class ProcessTreeTest {
     Process burn = new ProcessBuilder("sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done").start();
     assertEquals(0, burn.waitFor());
     assertTrue(ProcessTree.reapedChildrenCpuTicks() > before, "a child that ran a busy loop for a while used some ticks");
-  }
-
-  @Test
-  void aJvmsJitCompilerThreadsAreCountedAndAProcessWithoutThemHasNone() throws Exception {
-    long self = ProcessHandle.current().pid();
-    Process shell = new ProcessBuilder("sleep", "5").start();
-    try {
-      List<ProcessTree.Proc> jit = ProcessTree.jitCompilers(List.of(new ProcessTree.Proc(self, 1, 999_999, 0),
-          new ProcessTree.Proc(shell.pid(), self, 999_999, 0)));
-      // This JVM has loaded and run JUnit: its compiler threads have used more than a 10 ms tick, and far
-      // less than the whole process.
-      assertTrue(jit.get(0).cpuTicks() > 0 && jit.get(0).cpuTicks() < 999_999, "this JVM's C1/C2 ticks: " + jit.get(0));
-      assertEquals(0, jit.get(1).cpuTicks(), "sleep has no compiler threads");
-    } finally {
-      shell.destroy();
-    }
   }
 
   @Test
@@ -61,17 +42,6 @@ class ProcessTreeTest {
         """;
     assertEquals(21876, ProcessTree.parsePssKb(rollup));
     assertEquals(-1, ProcessTree.parsePssKb("Rss: 10 kB\n"));
-  }
-
-  @Test
-  void depthCountsGenerationsBelowTheRootAndLeavesOutProcessesNotDescendedFromIt() {
-    List<ProcessTree.Proc> procs = List.of(
-        new ProcessTree.Proc(100, 1, 0, 0),     // host (the session's root)
-        new ProcessTree.Proc(110, 100, 0, 0),   // shepherd
-        new ProcessTree.Proc(120, 110, 0, 0),   // worker
-        new ProcessTree.Proc(121, 110, 0, 0),   // worker
-        new ProcessTree.Proc(130, 1, 0, 0));    // reparented to init: not below the root
-    assertEquals(Map.of(100L, 0, 110L, 1, 120L, 2, 121L, 2), ProcessTree.depths(procs, 100));
   }
 
   @Test

@@ -1,4 +1,4 @@
-// Every scenario file in bench/scenarios parses (open-loop or closed-loop), and each comparison scenario puts
+// Every scenario file in bench/scenarios parses (open-loop or a round benchmark), and each comparison scenario puts
 // puma-plus and Debian's puma side by side on the same app with the same workers x threads.
 package dev.pumaplus.bench.loadgen;
 
@@ -26,7 +26,7 @@ class ScenarioTest {
     try (Stream<Path> files = Files.list(SCENARIOS)) {
       List<Path> all = files.filter(p -> p.toString().endsWith(".scenario")).toList();
       assertTrue(all.size() >= 7, "floor, smoke and the five scenarios: " + all);
-      for (Path file : all) assertNotNull(CapacityScenario.describes(file) ? CapacityScenario.parse(file) : Scenario.parse(file));
+      for (Path file : all) assertNotNull(RoundScenario.describes(file) ? RoundScenario.parse(file) : Scenario.parse(file));
     }
   }
 

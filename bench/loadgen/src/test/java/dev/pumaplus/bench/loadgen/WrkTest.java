@@ -27,7 +27,7 @@ class WrkTest {
         Non-2xx or 3xx responses: 4
       Requests/sec:   1108.33
       Transfer/sec:     93.08KB
-      wrk-summary requests=2309 duration_us=2083319 bytes=198574 connect=0 read=3 write=1 status=4 timeout=2 p50_us=12050 p99_us=133949
+      wrk-summary requests=2309 duration_us=2083319 bytes=198574 connect=0 read=3 write=1 status=4 timeout=2 p50_us=12050 p95_us=98011 p99_us=133949 p999_us=146001
       """;
 
   @TempDir
@@ -42,7 +42,9 @@ class WrkTest {
     assertEquals(3 + 1 + 4 + 2, r.errors(), "socket errors and non-2xx/3xx responses");
     assertEquals(2, r.timeouts());
     assertEquals(12_050, r.p50Us());
+    assertEquals(98_011, r.p95Us());
     assertEquals(133_949, r.p99Us());
+    assertEquals(146_001, r.p999Us());
     assertEquals(1108.33, r.rps(), 0.01, "the same as wrk's own Requests/sec");
   }
 
@@ -50,7 +52,7 @@ class WrkTest {
   void outputWithoutTheHooksLineOrWithAMissingCounterIsAnError() {
     assertThrows(IllegalArgumentException.class, () -> Wrk.parse("Running 2s test @ http://127.0.0.1:1/\nRequests/sec: 10\n"));
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Wrk.parse("wrk-summary requests=1 duration_us=2 bytes=3 connect=0 read=0 write=0 status=0 timeout=0 p50_us=1\n"));
+        () -> Wrk.parse("wrk-summary requests=1 duration_us=2 bytes=3 connect=0 read=0 write=0 status=0 timeout=0 p50_us=1 p95_us=1\n"));
     assertTrue(e.getMessage().contains("p99_us"), e.getMessage());
   }
 

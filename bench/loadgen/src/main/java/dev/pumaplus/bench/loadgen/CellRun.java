@@ -1,0 +1,62 @@
+// One measured cell of one server in one round of a round benchmark (RoundRunner): what the client saw
+// (rate, latency, errors) and what the server spent over the cell's window (CPU of its host, its Ruby
+// processes and the whole tree; memory as the window ended). One row of RoundReport's "every run" list.
+package dev.pumaplus.bench.loadgen;
+
+import java.util.Locale;
+
+/**
+ * Immutable. {@code answered}: responses the client received in the window, whatever their status (the
+ * divisor of CPU per request); {@code errors}: requests without a 2xx/3xx answer (timeouts, resets, 4xx/5xx).
+ * Latencies in ms: open-loop from each request's intended start, closed-loop wrk's service time.
+ * {@code offeredRps}: the arrivals the Poisson clock drew per second (NaN closed-loop). {@code hostRssKb}: -1
+ * without a host. {@code tcpOpens}: TCP connections opened on the machine in the window.
+ * {@code clientCpuPercent}: wrk's CPU over its run, percent of its core (NaN open-loop).
+ */
+record CellRun(Scenario.ServerSpec server, int round, RoundScenario.Cell cell, long answered, long errors, double offeredRps,
+    double achievedRps, double p50Ms, double p95Ms, double p99Ms, double p999Ms, CpuAccount.Usage cpu, boolean hasHost,
+    long hostRssKb, long treePssKb, int processes, long tcpOpens, double clientCpuPercent, String loadBefore, String loadAfter) {
+
+  /** The whole tree's CPU per answered request, µs. */
+  double treeUs() {
+    return perRequestUs(cpu.treeNs());
+  }
+
+  /** The host's CPU per answered request, µs; NaN for a server without a host (puma). */
+  double hostUs() {
+    return hasHost ? perRequestUs(cpu.hostNs()) : Double.NaN;
+  }
+
+  /** Of {@link #hostUs}, what the host's JIT compiler threads used, µs. */
+  double hostJitUs() {
+    return hasHost ? perRequestUs(cpu.hostJitNs()) : Double.NaN;
+  }
+
+  /** Everything but the host per answered request, µs: the Ruby processes (all of puma). */
+  double rubyUs() {
+    return perRequestUs(cpu.rubyNs());
+  }
+
+  double opensPerRequest() {
+    return answered == 0 ? Double.NaN : (double) tcpOpens / answered;
+  }
+
+  private double perRequestUs(long ns) {
+    return answered == 0 ? Double.NaN : ns / 1e3 / answered;
+  }
+
+  /** One run on one line, for the console and the report's last section. */
+  String line() {
+    String host = hasHost ? String.format(Locale.ROOT, "host %s (JIT %s, RSS %d MB), ", us(hostUs()), us(hostJitUs()), hostRssKb / 1024) : "";
+    String offered = Double.isNaN(offeredRps) ? "" : String.format(Locale.ROOT, "offered %.1f, ", offeredRps);
+    String client = Double.isNaN(clientCpuPercent) ? "" : String.format(Locale.ROOT, ", client CPU %.0f%%", clientCpuPercent);
+    return String.format(Locale.ROOT, "%s%.1f rps (%d answered, %d errors), p50 %s p95 %s p99 %s p99.9 %s; CPU/request: %sRuby %s, "
+            + "tree %s; tree PSS %d MB, %d processes; %.3f new connections/request%s; load %s / %s",
+        offered, achievedRps, answered, errors, Format.ms(p50Ms), Format.ms(p95Ms), Format.ms(p99Ms), Format.ms(p999Ms), host,
+        us(rubyUs()), us(treeUs()), treePssKb / 1024, processes, opensPerRequest(), client, loadBefore, loadAfter);
+  }
+
+  private static String us(double us) {
+    return Double.isNaN(us) ? "n/a" : String.format(Locale.ROOT, "%.1f µs", us);
+  }
+}

@@ -1,0 +1,116 @@
+// RoundReport on fixed cells: each row is the median over the rounds with its range, CPU per request is split
+// into host, Ruby (tree − host) and tree, the ratio columns are to puma 8, or to puma 5.6 when puma 8 was not
+// run, and then the report and the console say that it was not run.
+package dev.pumaplus.bench.loadgen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(10)
+class RoundReportTest {
+  @TempDir
+  Path out;
+
+  private RoundScenario scenario() throws Exception {
+    Path file = out.resolve("low.scenario");
+    Files.writeString(file, """
+        name low
+        rounds 3
+        app bench {root}/bench/app/config.ru /health
+        warmup bench 15s /hello keep-alive
+        open-loop bench /hello keep-alive 50
+        baseline puma8 puma
+        server puma-plus puma-plus {puma_plus} -w 1 -t 5:5 {app}
+        server puma puma puma -w 1 -t 5:5 {app}
+        server puma8 puma ruby -I{puma8}/lib {puma8}/bin/puma -w 1 -t 5:5 {app}
+        """);
+    return RoundScenario.parse(file);
+  }
+
+  @Test
+  void eachFigureIsTheMedianOverTheRoundsWithItsRangeAndCpuIsSplitIntoHostRubyAndTree() throws Exception {
+    RoundScenario s = scenario();
+    List<CellRun> runs = new ArrayList<>();
+    for (int round = 1; round <= 3; round++) {
+      // puma-plus: 1,000 requests a round; the tree used 100, 120 and (a slow round) 400 ms, the host 60 ms of it
+      runs.add(run(s, 0, round, new long[] {100, 120, 400}[round - 1], 60, new double[] {1.0, 1.1, 5.0}[round - 1]));
+      runs.add(run(s, 1, round, 70, 0, 0.9));
+      runs.add(run(s, 2, round, 80, 0, 1.0));
+    }
+    RoundReport.write(header(s, s.servers(), List.of()), runs, out);
+    String md = Files.readString(out.resolve("summary.md"));
+    assertTrue(md.contains("| 50 rps | puma-plus | 50.0 [49.0–51.0] | 60.0 µs [60.0–60.0] | 60.0 µs [40.0–340.0] | 120.0 µs [100.0–400.0] "
+        + "| 1.10 ms [1.00–5.00] | 2.00 ms [2.00–2.00] | 3.00 ms [3.00–3.00] | 4.00 ms [4.00–4.00] | 0 [0–0] | 85 MB [85–85] | 120 MB [120–120] "
+        + "| 1.00× | 1.50× | 1.10× | 1.00× |"), md);
+    assertTrue(md.contains("| 50 rps | puma | 50.0 [49.0–51.0] | n/a | 70.0 µs [70.0–70.0] | 70.0 µs [70.0–70.0] |"),
+        "puma has no host: its Ruby processes are its whole tree\n" + md);
+    assertTrue(md.contains("| 50 rps | puma8 | 50.0 [49.0–51.0] | n/a | 80.0 µs [80.0–80.0] | 80.0 µs [80.0–80.0] | 1.00 ms [1.00–1.00] "
+        + "| 2.00 ms [2.00–2.00] | 3.00 ms [3.00–3.00] | 4.00 ms [4.00–4.00] | 0 [0–0] | n/a | 120 MB [120–120] | — | — | — | — |"), md);
+    assertTrue(md.contains("| rate | server | achieved rps | host CPU / request | Ruby CPU / request | tree CPU / request | p50 | p95 | p99 | p99.9 "
+        + "| errors | host RSS | tree PSS | rps ÷ puma8 | tree CPU ÷ puma8 | p50 ÷ puma8 | p99 ÷ puma8 |"), md);
+    assertTrue(md.contains("## bench `/hello`, open loop, keep-alive (a pool of up to 16 connections)"), md);
+    assertTrue(md.contains("- ratios: to puma8 (median over median)"), md);
+    assertTrue(md.contains("- command: `bench/run low --rounds 3`"), md);
+    assertTrue(md.contains("- machine: 2 CPUs (Test CPU), Linux 6.1; servers on CPU 0, the generator and wrk on CPU(s) 1"), md);
+    assertTrue(md.contains("  - `puma8` (8.0.2): `ruby -I/work/puma-8.0.2/lib /work/puma-8.0.2/bin/puma -w 1 -t 5:5 {app}`"), md);
+    assertTrue(md.contains("puma-plus round 3, bench /hello keep-alive 50 rps: offered 50.2, 51.0 rps (1000 answered, 0 errors)"), md);
+    assertFalse(md.contains("NOT RUN"), md);
+  }
+
+  @Test
+  void withoutPuma8TheReportAndConsoleSayItWasNotRunAndTheRatiosAreToPuma() throws Exception {
+    RoundScenario s = scenario();
+    List<Scenario.ServerSpec> ran = s.servers().subList(0, 2);
+    List<Scenario.ServerSpec> skipped = s.servers().subList(2, 3);
+    List<CellRun> runs = List.of(run(s, 0, 1, 140, 60, 1.4), run(s, 1, 1, 70, 0, 1.0));
+    RoundReport.write(header(s, ran, skipped), runs, out);
+    String md = Files.readString(out.resolve("summary.md"));
+    String notRun = "puma8: NOT RUN: no --puma8 DIR was given";
+    assertTrue(RoundReport.notRun(skipped).get(0).startsWith(notRun), "the console's line");
+    assertTrue(md.contains("  - **" + notRun), md);
+    assertTrue(md.contains("- ratios: to puma, because puma8 was not run (median over median)"), md);
+    assertTrue(md.contains("| rps ÷ puma | tree CPU ÷ puma | p50 ÷ puma | p99 ÷ puma |"), md);
+    assertTrue(md.contains("| 50 rps | puma-plus | 49.0 | 60.0 µs | 80.0 µs | 140.0 µs | 1.40 ms |"), "one round: no ranges\n" + md);
+    assertTrue(md.contains("| 1.00× | 2.00× | 1.40× | 1.00× |"), md);
+    assertFalse(md.contains("| puma8 |"), "no row for a server that did not run\n" + md);
+  }
+
+  @Test
+  void theBaselineIsTheFirstOfTheListThatRanAndWithNoneThereAreNoRatios() {
+    assertEquals(Optional.of("puma8"), RoundReport.baseline(List.of("puma8", "puma"), List.of("puma-plus", "puma", "puma8")));
+    assertEquals(Optional.of("puma"), RoundReport.baseline(List.of("puma8", "puma"), List.of("puma-plus", "puma")));
+    assertEquals(Optional.empty(), RoundReport.baseline(List.of("puma8", "puma"), List.of("puma-plus")));
+    assertEquals("ratios: to puma, because puma8 is not in this run",
+        RoundReport.baselineNote(List.of("puma8", "puma"), List.of("puma-plus", "puma"), List.of()), "left out with --only, not for want of --puma8");
+    assertTrue(RoundReport.baselineNote(List.of("puma8", "puma"), List.of("puma-plus"), List.of()).startsWith("ratios: none"));
+  }
+
+  /** The 50 rps cell of server {@code index}: 1,000 answered, {@code treeMs} and {@code hostMs} of CPU, p95/p99/p99.9 2/3/4 ms. */
+  private static CellRun run(RoundScenario s, int index, int round, long treeMs, long hostMs, double p50Ms) {
+    Scenario.ServerSpec server = s.servers().get(index);
+    boolean host = RoundScenario.hasHost(server);
+    CpuAccount.Usage cpu = new CpuAccount.Usage(treeMs * 1_000_000L, hostMs * 1_000_000L, 0);
+    return new CellRun(server, round, s.cells().get(0), 1000, 0, 50.2, 48 + round, p50Ms, 2, 3, 4, cpu, host, host ? 85 * 1024 : -1,
+        120 * 1024, 3, 16, Double.NaN, "1.0 1.0 1.0", "1.1 1.0 1.0");
+  }
+
+  private static RoundReport.Header header(RoundScenario s, List<Scenario.ServerSpec> ran, List<Scenario.ServerSpec> skipped) {
+    ZonedDateTime t = ZonedDateTime.of(2026, 12, 4, 15, 0, 0, 0, ZoneOffset.UTC);
+    return new RoundReport.Header(s, "bench/run low --rounds 3", t, t.plusMinutes(5), "2 CPUs (Test CPU), Linux 6.1", "1", ran, skipped,
+        Map.of("puma-plus", "0.1.0", "puma", "5.6.5", "puma8", "8.0.2"), skipped.isEmpty() ? Path.of("/work/puma-8.0.2") : null,
+        "cgroup v1 cpuacct (/sys/fs/cgroup/cpuacct), ns", "abc1234");
+  }
+}
