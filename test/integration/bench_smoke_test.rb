@@ -2,8 +2,8 @@
 # Debian's puma one after another on the same Rack app, drives each with the open-loop generator for a few
 # seconds, and writes the report. A few seconds of load, not a measurement: this proves the whole chain
 # (pinning, warm-up, load, health probe, /stats sampling, table, timeline, plot, raw CSV) works end to end.
-# The same for the capacity round benchmark (bench/scenarios/capacity.scenario, closed loop) with one second of
-# wrk per cell: its tables, CPU split and ratios, not its numbers.
+# The same for the two round benchmarks (bench/scenarios/capacity.scenario, closed loop, and lowrate.scenario,
+# open loop) with a second or two per cell: their tables, CPU split and ratios, not their numbers.
 require "server_helper"
 require "csv"
 
@@ -90,6 +90,37 @@ class BenchSmokeTest < IntegrationTest
       end
     end
     assert File.file?(File.join(out, "puma-bench-r1-2.wrk.txt")), "wrk's own output is kept"
+  end
+
+  def test_lowrate_scenario_measures_open_loop_cells_on_both_connection_modes_and_says_where_cpu_came_from
+    %w[puma taskset setsid wrk].each do |tool|
+      return skip_or_fail("#{tool} is not installed") unless self.class.find_executable(tool)
+    end
+    jar = File.join(ROOT, "bench/loadgen/target/loadgen.jar")
+    return skip_or_fail("#{jar} is not built (run script/build)") unless File.file?(jar)
+
+    out = File.join(temp_dir, "lowrate")
+    output, status = run_harness("lowrate", "--rounds", "1", "--warmup", "1s", "--measure", "2s", "--apps", "bench",
+                                 "--paths", "/hello", "--rates", "50", "--only", "puma-plus,puma", "--out", out)
+    assert status&.success?, "bench/run lowrate failed (#{status.inspect}):\n#{output}"
+
+    summary = File.read(File.join(out, "summary.md"))
+    tables = round_tables(summary)
+    assert_equal ["bench `/hello`, open loop, keep-alive (a pool of up to 16 connections)",
+                  "bench `/hello`, open loop, a new connection per request"], tables.keys, summary
+    tables.each do |title, rows|
+      assert_equal %w[puma-plus puma], rows.keys, title
+      rows.each do |server, row|
+        assert_equal "50 rps", row["rate"]
+        assert_operator Float(row["achieved rps"]), :>, 30, "#{server} #{title}: ~100 Poisson arrivals in 2 s"
+        assert_equal "0", row["errors"], "#{server} #{title}: every request answered at this light load"
+        assert_match(/\A[\d.]+ (µs|ms)\z/, row["p99.9"], "#{server}: its tail")
+      end
+      assert_match(/\A[\d,.]+ µs\z/, rows["puma-plus"]["host CPU / request"], "the host's CPU, from its threads' schedstat")
+    end
+    assert_match(/^- CPU per request: .* Tree: (cgroup v1 cpuacct .*, ns|.*WARNING: too coarse)/, summary,
+                 "the report says which source the tree's CPU came from, and warns when it fell back to ticks")
+    refute_includes summary, "## rails", "--apps bench starts no Rails server"
   end
 
   private

@@ -1,5 +1,5 @@
-// bench/scenarios/capacity.scenario as a round benchmark: its cells, warm-ups and servers (puma-plus, puma 5.6
-// and puma 8 with the same workers x threads, the null server), and the quick-run filters.
+// bench/scenarios/lowrate.scenario and capacity.scenario as round benchmarks: their cells, warm-ups, apps
+// and servers (puma-plus, puma 5.6 and puma 8 with the same workers x threads), and the quick-run filters.
 package dev.pumaplus.bench.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,6 +24,36 @@ class RoundScenarioTest {
   Path dir;
 
   @Test
+  void lowrateMeasuresHelloAndMixAtFourRatesBothWaysAndTheRailsPageAtTwoOverlargeCellsLast() throws Exception {
+    RoundScenario s = RoundScenario.parse(SCENARIOS.resolve("lowrate.scenario"));
+    assertTrue(RoundScenario.describes(SCENARIOS.resolve("lowrate.scenario")));
+    assertEquals(5, s.rounds());
+    assertEquals(16, s.pool());
+    for (String path : List.of("/hello", "/mix/2/0")) {
+      for (RoundScenario.Connection c : List.of(KEEP_ALIVE, NEW)) {
+        List<Double> rates = s.cells().stream().filter(x -> x.path().equals(path) && x.connection() == c).map(RoundScenario.Cell::rps).toList();
+        assertEquals(List.of(10.0, 50.0, 200.0, 1000.0), rates, path + " " + c.word);
+      }
+    }
+    List<RoundScenario.Cell> rails = s.cells().stream().filter(c -> c.app().equals("rails")).toList();
+    assertEquals(List.of(new RoundScenario.Cell("rails", "/", KEEP_ALIVE, 50), new RoundScenario.Cell("rails", "/", KEEP_ALIVE, 200)), rails);
+    List<RoundScenario.Cell> bench = s.cells().stream().filter(c -> c.app().equals("bench")).toList();
+    assertEquals(List.of(1000.0, 1000.0), bench.subList(bench.size() - 2, bench.size()).stream().map(RoundScenario.Cell::rps).toList(),
+        "/mix/2/0 at 1,000 rps is twice what one core serves: its backlog must not reach another cell");
+    assertEquals("/mix/2/0", bench.get(bench.size() - 1).path());
+
+    RoundScenario.App railsApp = s.app("rails");
+    assertEquals("/", railsApp.readyPath(), "the Rails example has no /health: its page says it is up");
+    assertEquals("production", railsApp.env().get("RAILS_ENV"));
+    assertTrue(railsApp.env().get("DATABASE_PATH").startsWith("{out}/"), "the database lives in the results, not in examples/rails");
+    assertEquals(List.of("rails"), s.setups().stream().map(RoundScenario.Setup::app).toList());
+    assertEquals(16_000_000_000L, warmupNs(s, "bench"), "~15 s of closed-loop warm-up, every path and mode the cells use");
+    assertEquals(15_000_000_000L, warmupNs(s, "rails"));
+    assertTrue(s.warmups().stream().anyMatch(w -> w.app().equals("bench") && w.path().equals("/mix/2/0") && w.connection() == NEW));
+    assertSameServers(s);
+  }
+
+  @Test
   void capacityIsTheClosedLoopInBothModesWithTheSameServersAndTheNullServerBeside() throws Exception {
     RoundScenario s = RoundScenario.parse(SCENARIOS.resolve("capacity.scenario"));
     assertEquals(List.of(new RoundScenario.Cell("bench", "/hello", KEEP_ALIVE, 0), new RoundScenario.Cell("bench", "/hello", NEW, 0)), s.cells());
@@ -38,26 +68,35 @@ class RoundScenarioTest {
 
   @Test
   void aQuickRunKeepsOnlyTheCellsAndServersAskedForWithShorterDurations() throws Exception {
-    RoundScenario quick = RoundScenario.parse(SCENARIOS.resolve("capacity.scenario")).with(1, 1_000_000_000L, 3_000_000_000L)
-        .only(List.of("puma-plus", "null"), List.of(), List.of(), List.of("new"), List.of());
+    RoundScenario quick = RoundScenario.parse(SCENARIOS.resolve("lowrate.scenario")).with(1, 2_000_000_000L, 10_000_000_000L)
+        .only(List.of("puma-plus", "puma"), List.of("bench"), List.of("/hello"), List.of("keep-alive"), List.of(50.0, 200.0));
     assertEquals(1, quick.rounds());
-    assertEquals(3_000_000_000L, quick.measureNs());
-    assertTrue(quick.warmups().stream().allMatch(w -> w.durationNs() == 1_000_000_000L), "--warmup sets every warm-up line");
-    assertEquals(List.of(new RoundScenario.Cell("bench", "/hello", NEW, 0)), quick.cells());
-    assertEquals(List.of("puma-plus", "null"), quick.servers().stream().map(Scenario.ServerSpec::name).toList());
-    RoundScenario capacity = RoundScenario.parse(SCENARIOS.resolve("capacity.scenario"));
+    assertEquals(10_000_000_000L, quick.measureNs());
+    assertTrue(quick.warmups().stream().allMatch(w -> w.durationNs() == 2_000_000_000L), "--warmup sets every warm-up line");
+    assertEquals(List.of(new RoundScenario.Cell("bench", "/hello", KEEP_ALIVE, 50), new RoundScenario.Cell("bench", "/hello", KEEP_ALIVE, 200)),
+        quick.cells());
+    assertEquals(List.of("bench"), quick.measuredApps().stream().map(RoundScenario.App::name).toList(), "no Rails process is started");
+    assertEquals(List.of("puma-plus", "puma"), quick.servers().stream().map(Scenario.ServerSpec::name).toList());
+    RoundScenario lowrate = RoundScenario.parse(SCENARIOS.resolve("lowrate.scenario"));
     List<String> none = List.of();
-    assertThrows(IllegalArgumentException.class, () -> capacity.only(List.of("unicorn"), none, none, none, List.of()));
+    List<Double> anyRate = List.of();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> lowrate.only(none, none, none, none, List.of(300.0)));
+    assertTrue(e.getMessage().contains("no cell has rate 300"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> lowrate.only(List.of("unicorn"), none, none, none, anyRate));
+    assertThrows(IllegalArgumentException.class, () -> lowrate.only(none, List.of("rails"), List.of("/hello"), none, anyRate),
+        "a filter that leaves no cell is an error, not an empty run");
+    RoundScenario capacity = RoundScenario.parse(SCENARIOS.resolve("capacity.scenario"));
     assertThrows(IllegalArgumentException.class, () -> capacity.only(none, none, none, none, List.of(50.0)),
-        "a closed-loop cell has no rate: a rate filter leaves no cell, which is an error, not an empty run");
+        "a closed-loop cell has no rate: --rates leaves none of capacity's cells");
   }
 
   @Test
   void aServerWhoseCommandNamesPuma8RunsOnlyWithThatDirectoryAndPumaPlusAndTheNullServerHaveAHost() throws Exception {
-    RoundScenario s = RoundScenario.parse(SCENARIOS.resolve("capacity.scenario"));
+    RoundScenario s = RoundScenario.parse(SCENARIOS.resolve("lowrate.scenario"));
     assertEquals(List.of("puma8"), s.servers().stream().filter(RoundScenario::needsPuma8).map(Scenario.ServerSpec::name).toList());
     assertEquals(List.of("puma8", "puma"), s.baselines());
-    assertEquals(List.of("puma-plus", "null"), s.servers().stream().filter(RoundScenario::hasHost).map(Scenario.ServerSpec::name).toList());
+    assertEquals(List.of("puma-plus"), s.servers().stream().filter(RoundScenario::hasHost).map(Scenario.ServerSpec::name).toList());
+    assertTrue(RoundScenario.hasHost(new Scenario.ServerSpec("null", "null", "x")));
   }
 
   @Test
