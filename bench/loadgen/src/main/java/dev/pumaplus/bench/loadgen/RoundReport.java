@@ -1,7 +1,7 @@
 // Writes a round benchmark's summary.md (RoundRunner): a header that says how the numbers were made (the
-// command, dates, machine, servers and what was not run, warm-up, CPU source), one table per app, path and
-// connection mode with a row per rate and server, every figure the median over the rounds with its range,
-// and ratios to the baseline server; then every measured cell on one line.
+// command, dates, machine, servers and what was not run, warm-up, the order the cells ran in, CPU source),
+// one table per app, path and connection mode with a row per rate (lowest first) and server, every figure the
+// median over the rounds with its range, and ratios to the baseline server; then every measured cell on one line.
 package dev.pumaplus.bench.loadgen;
 
 import java.io.IOException;
@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -78,9 +79,9 @@ final class RoundReport {
     for (String note : notRun(h.skipped())) md.append("  - **").append(note).append("**\n");
     md.append("- ").append(baselineNote(s.baselines(), ran, h.skipped())).append(" (median over median)\n");
     md.append(String.format(Locale.ROOT, "- %d round(s). Each server process: started (ready when its ready path answers 200, then its "
-        + "process count still for 1 s), warmed up closed-loop at full speed (`wrk -t %d -c %d`: %s), then every cell of its app in the "
-        + "order below, %s of idle before each, %s measured%n", s.rounds(), s.wrkThreads(), s.wrkConnections(), warmups(s),
-        Format.seconds(s.pauseNs()), Format.seconds(s.measureNs())));
+        + "process count still for 1 s), warmed up closed-loop at full speed (`wrk -t %d -c %d`: %s), then every cell of its app in this "
+        + "order, %s of idle before each, %s measured: %s%n", s.rounds(), s.wrkThreads(), s.wrkConnections(), warmups(s),
+        Format.seconds(s.pauseNs()), Format.seconds(s.measureNs()), runOrder(s)));
     md.append("- open-loop cells: Poisson arrivals at the rate (the same arrival times for every server of a round), latency from each "
         + "request's intended start; keep-alive = a router-like pool of up to ").append(s.pool())
         .append(" connections, new = a new connection per request; closed-loop cells: wrk at full speed, its service times. ")
@@ -105,8 +106,9 @@ final class RoundReport {
       md.append("\n| --: | --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |");
       if (b != null) md.append(" --: | --: | --: | --: |");
       md.append('\n');
-      for (RoundScenario.Cell cell : s.cells()) {
-        if (!group(cell).equals(g.getKey())) continue;
+      List<RoundScenario.Cell> rows = s.cells().stream().filter(c -> group(c).equals(g.getKey()))
+          .sorted(Comparator.comparingDouble(RoundScenario.Cell::rps)).toList();
+      for (RoundScenario.Cell cell : rows) {
         List<CellRun> baseRuns = b == null ? List.of() : runs(runs, cell, b);
         for (Scenario.ServerSpec server : h.servers()) {
           List<CellRun> rs = runs(runs, cell, server.name());
@@ -180,6 +182,16 @@ final class RoundReport {
     return cell.connection() == RoundScenario.Connection.KEEP_ALIVE
         ? "open loop, keep-alive (a pool of up to " + s.pool() + " connections)"
         : "open loop, a new connection per request";
+  }
+
+  /** "bench: /hello keep-alive 1000 rps, /hello keep-alive 200 rps, ...; rails: ...": the cells in the order they run. */
+  private static String runOrder(RoundScenario s) {
+    List<String> parts = new ArrayList<>();
+    for (RoundScenario.App app : s.measuredApps()) {
+      parts.add(app.name() + ": " + String.join(", ", s.cells().stream().filter(c -> c.app().equals(app.name()))
+          .map(c -> "`" + c.path() + "` " + c.connection().word + " " + c.rate()).toList()));
+    }
+    return String.join("; ", parts);
   }
 
   private static String warmups(RoundScenario s) {

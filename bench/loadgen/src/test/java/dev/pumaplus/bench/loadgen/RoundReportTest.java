@@ -89,6 +89,26 @@ class RoundReportTest {
   }
 
   @Test
+  void aTableListsItsRatesLowestFirstWhileTheHeaderSaysTheOrderTheyRanIn() throws Exception {
+    Path file = out.resolve("order.scenario");
+    Files.writeString(file, """
+        app bench {root}/bench/app/config.ru /health
+        open-loop bench /hello keep-alive 200 10
+        server puma puma puma {app}
+        """);
+    RoundScenario s = RoundScenario.parse(file);
+    List<CellRun> runs = new ArrayList<>();
+    for (RoundScenario.Cell cell : s.cells()) {
+      runs.add(new CellRun(s.servers().get(0), 1, cell, 100, 0, cell.rps(), cell.rps(), 1, 2, 3, 4, new CpuAccount.Usage(10_000_000L, 0, 0),
+          false, -1, 30 * 1024, 2, 1, Double.NaN, "1 1 1", "1 1 1"));
+    }
+    RoundReport.write(header(s, s.servers(), List.of()), runs, out);
+    String md = Files.readString(out.resolve("summary.md"));
+    assertTrue(md.indexOf("| 10 rps | puma |") < md.indexOf("| 200 rps | puma |"), md);
+    assertTrue(md.contains("measured: bench: `/hello` keep-alive 200 rps, `/hello` keep-alive 10 rps"), md);
+  }
+
+  @Test
   void theBaselineIsTheFirstOfTheListThatRanAndWithNoneThereAreNoRatios() {
     assertEquals(Optional.of("puma8"), RoundReport.baseline(List.of("puma8", "puma"), List.of("puma-plus", "puma", "puma8")));
     assertEquals(Optional.of("puma"), RoundReport.baseline(List.of("puma8", "puma"), List.of("puma-plus", "puma")));
