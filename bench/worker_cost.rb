@@ -4,7 +4,7 @@
 # Worker::Link threads over socket pairs with the REQUEST a keep-alive `wrk` sends for /hello, closed
 # loop, and this process counts what it spent per request: CPU (CLOCK_PROCESS_CPUTIME_ID), allocated
 # objects, GC runs, context switches, and with --strace the syscalls of its threads. The stand-in host
-# is another process, so none of its work is counted. docs/BENCHMARKS.md, "Worker cost", has the numbers.
+# is another process, so none of its work is counted. docs/benchmarks/NOTEBOOK.md, "Worker cost", has the numbers.
 #
 #   ruby bench/worker_cost.rb [--links N] [--requests N] [--rounds N] [--strace] [--gem DIR]
 #

@@ -47,7 +47,8 @@ class H3FlupkeClientTest < IntegrationTest
     assert File.file?(File.join(home, "tls/localhost.crt")), "development certificate not generated"
     assert_match(/\(EC key\)/, server.output)
     url = "https://localhost:#{tls_port(server)}/?n=10&ms=100"
-    # Read by the probe through the same InputStream path it times: a cold one delays the first event (BENCHMARKS.md).
+    # Read by the probe through the same InputStream path it times: a cold one delays the first event
+    # (docs/benchmarks/NOTEBOOK.md, "HTTP/3").
     warm_up = "https://localhost:#{tls_port(server)}/?n=10&ms=0"
     seen = []
     3.times do

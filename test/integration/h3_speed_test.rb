@@ -1,6 +1,6 @@
 # HTTP/3's sequential latency is within 3x of h2's on loopback, once both are warm: the same /hello-style
 # request, one connection per protocol, 300 warm-up then 300 timed requests each (H3Probe compare). Cold,
-# Kwik and Flupke run interpreted and each request took 6-13 ms (docs/BENCHMARKS.md, "HTTP/3").
+# Kwik and Flupke run interpreted and each request took 6-13 ms (docs/benchmarks/NOTEBOOK.md, "HTTP/3").
 require "server_helper"
 require "tls_helper"
 

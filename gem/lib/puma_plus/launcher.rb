@@ -17,7 +17,7 @@ module PumaPlus
     # The signal HotSpot suspends threads with (_JAVA_SR_SIGNUM), a free real-time one: SIGUSR2 is the host's.
     SUSPEND_SIGNAL = 40
     # The host JVM sized for what it holds: connections, one queue, the frames in flight. Each flag's saving
-    # and how it was measured: docs/BENCHMARKS.md, "Memory". Flags in JAVA_TOOL_OPTIONS are read before
+    # and how it was measured: docs/benchmarks/NOTEBOOK.md, "Memory". Flags in JAVA_TOOL_OPTIONS are read before
     # these, so these win over them.
     HOST_JVM_FLAGS = [
       "-XX:+UseSerialGC",                  # a heap of tens of MB: no GC threads, no remembered sets
@@ -31,7 +31,8 @@ module PumaPlus
       # than 1,000 bytes of code, is called rather than inlined. The request path's largest units (8-11 KB
       # of inlined bytecode) took C2 up to 0.6 s each, on the core the host shares with its workers, and a
       # deopt of any inlinee recompiled the whole unit: the JIT's share of a request 5-16 -> 1-2 us in the
-      # first 10 s after a 5 s warm-up, ~1 us more in the steady state (docs/BENCHMARKS.md, "The JIT's unit size").
+      # first 10 s after a 5 s warm-up, ~1 us more in the steady state (docs/benchmarks/NOTEBOOK.md, "The
+      # JIT's unit size").
       "-XX:FreqInlineSize=100", "-XX:InlineSmallCode=1000",
       "-Dio.netty.leakDetection.level=disabled", # no sampled stack trace per 128 buffers (tests keep it)
       "-Dio.netty.jfr.enabled=false",      # Netty's allocator events would load JFR's machinery: ~150 classes

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # The CPU scheduling policy a worker process runs under (docs/CONFIG.md, `worker_scheduling`; why batch is
-# the default, with the measurements: docs/BENCHMARKS.md, "Worker scheduling").
+# the default, with the measurements: docs/benchmarks/NOTEBOOK.md, "Worker scheduling").
 #
 # A request crosses from the host to a worker thread and back. Under Linux's normal policy a worker
 # thread that a REQUEST wakes preempts the host at once when they share a core, so the host is switched

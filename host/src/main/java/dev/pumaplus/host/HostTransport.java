@@ -41,7 +41,7 @@ final class HostTransport implements EventLoops {
 
     /**
      * The transports, cheapest first. io_uring hands a loop iteration's reads and writes to the kernel in one
-     * {@code io_uring_enter}, where epoll makes a syscall for each (docs/BENCHMARKS.md, "io_uring").
+     * {@code io_uring_enter}, where epoll makes a syscall for each (docs/benchmarks/NOTEBOOK.md, "io_uring").
      */
     enum Kind {
         IO_URING("io_uring", IoUringServerSocketChannel.class, IoUringServerDomainSocketChannel.class),

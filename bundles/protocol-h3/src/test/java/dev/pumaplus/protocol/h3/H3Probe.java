@@ -207,7 +207,7 @@ public final class H3Probe {
                     // class and debug logger, whose config record's methods are bootstrapped through method
                     // handles), 25-50 ms on the loaded 2-core machine, on the thread that has just read HEADERS
                     // and before it subscribes to the body, so the first event would wait that long in Kwik's
-                    // receive buffer. See docs/BENCHMARKS.md, HTTP/3.
+                    // receive buffer. See docs/benchmarks/NOTEBOOK.md, HTTP/3.
                     HttpRequest warm = HttpRequest.newBuilder(URI.create(args[2])).build();
                     PrintStream discard = new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
                     for (int i = 0; i < 30; i++) {
