@@ -34,9 +34,12 @@ final class CpuAccount implements AutoCloseable {
 
   /** What a window cost: the whole tree, the host (0 without one), and of the host its JIT compiler threads. */
   record Usage(long treeNs, long hostNs, long hostJitNs) {
-    /** Everything but the host: the Ruby processes (for puma, the whole tree). */
+    /**
+     * Everything but the host: the Ruby processes (for puma, the whole tree). Never below 0: the two readings
+     * can be up to one tick of a running thread apart, which shows when the tree is nothing but the host.
+     */
     long rubyNs() {
-      return treeNs - hostNs;
+      return Math.max(0, treeNs - hostNs);
     }
   }
 

@@ -71,7 +71,8 @@ final class RoundReport {
     md.append("- servers, in this order in every round, each a fresh process per app and round:\n");
     for (Scenario.ServerSpec server : h.servers()) {
       String command = server.command().replace("{puma8}", h.puma8() == null ? "{puma8}" : h.puma8().toString());
-      md.append("  - `").append(server.name()).append("` (").append(h.versions().getOrDefault(server.name(), "?")).append("): `")
+      String version = h.versions().getOrDefault(server.name(), "");
+      md.append("  - `").append(server.name()).append('`').append(version.isEmpty() ? "" : " (" + version + ")").append(": `")
           .append(command).append('`')
           .append(server.kind().equals("null") ? ": the harness's null server, which answers at once and does nothing: its rows are "
               + "the client's own ceiling" : "").append('\n');

@@ -218,13 +218,13 @@ final class RoundRunner {
     }
   }
 
-  /** The version a server's log names at boot (puma's "Puma version: 8.0.2", puma-plus's first line), or "?". */
+  /** The version a server's log names at boot (puma's "Puma version: 8.0.2", puma-plus's first line), or "" for none. */
   static String version(Path log) {
     try {
       Matcher m = VERSION.matcher(Files.readString(log));
-      return m.find() ? m.group(1) : "?";
+      return m.find() ? m.group(1) : "";
     } catch (IOException | java.io.UncheckedIOException e) {
-      return "?";
+      return "";
     }
   }
 

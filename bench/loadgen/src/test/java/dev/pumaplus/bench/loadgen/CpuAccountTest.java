@@ -37,6 +37,8 @@ class CpuAccountTest {
     assertEquals(10_000_000L + 1_000_000L + 500_000L, u.hostNs(), "the ended thread takes its window with it, never its lifetime");
     assertEquals(1_000_000L, u.hostJitNs());
     assertEquals(30_000_000L - 11_500_000L, u.rubyNs(), "Ruby = tree − host");
+    assertEquals(0, new CpuAccount.Usage(5_000_000L, 5_000_300L, 0).rubyNs(),
+        "a tree that is nothing but its host (the null server) has no Ruby, whichever reading came a tick later");
   }
 
   @Test
