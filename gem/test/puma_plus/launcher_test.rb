@@ -67,12 +67,17 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     cache
   end
 
-  def test_an_aot_cache_made_by_the_same_jdk_25_after_the_jars_is_passed_to_the_host
+  # A JDK 25 stand-in and a host jar built at +built+; returns the JDK's home and its java.
+  def jdk25_and_jar(built: Time.now)
     home = fake_jdk("jdk25", 'openjdk version "25" 2025-09-16')
-    java = File.join(home, "bin", "java")
     jar = File.join(@gem, "vendor", "java", "lib", "host.jar")
     File.write(jar, "jar")
-    File.utime(Time.now - 60, Time.now - 60, jar)
+    File.utime(built, built, jar)
+    [home, File.join(home, "bin", "java")]
+  end
+
+  def test_an_aot_cache_made_by_the_same_jdk_25_after_the_jars_is_passed_to_the_host
+    home, java = jdk25_and_jar(built: Time.now - 60)
     cache = aot_cache(java)
     command = launcher({ "JAVA_HOME" => home }).command([])
     assert_includes command, "-XX:AOTCache=#{cache}"
@@ -80,10 +85,7 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
   end
 
   def test_an_aot_cache_is_not_passed_when_stale_made_by_another_java_or_to_jdk_24
-    home = fake_jdk("jdk25", 'openjdk version "25" 2025-09-16')
-    java = File.join(home, "bin", "java")
-    jar = File.join(@gem, "vendor", "java", "lib", "host.jar")
-    File.write(jar, "jar")
+    home, java = jdk25_and_jar
     aot_cache(java, made: Time.now - 60)
     refute(launcher({ "JAVA_HOME" => home }).command([]).any? { |flag| flag.start_with?("-XX:AOTCache") },
            "a jar rebuilt after the cache was made: the JVM would refuse the cache with error lines")
