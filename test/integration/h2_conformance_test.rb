@@ -6,6 +6,7 @@ require "openssl"
 require "socket"
 require "server_helper"
 require "tls_helper"
+require "h2_frames"
 
 class H2ConformanceTest < IntegrationTest
   include TlsHelper
@@ -19,16 +20,7 @@ class H2ConformanceTest < IntegrationTest
   # One client connection speaking raw frames: over TLS with ALPN h2, h2c with prior knowledge, or an
   # HTTP/1.1 request upgraded to h2c (whose stream 1 it is; the client's own streams start at 3).
   class RawH2
-    PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".b
-    DATA = 0x0
-    HEADERS = 0x1
-    RST_STREAM = 0x3
-    SETTINGS = 0x4
-    GOAWAY = 0x7
-    END_STREAM = 0x1
-    END_HEADERS = 0x4
-
-    Frame = Struct.new(:type, :flags, :stream, :payload)
+    include H2Frames
 
     def initialize(transport, test, preface: true)
       @test = test
@@ -71,13 +63,9 @@ class H2ConformanceTest < IntegrationTest
       nil
     end
 
-    def frame(type, flags, stream, payload)
-      [payload.bytesize >> 16, payload.bytesize & 0xffff, type, flags, stream].pack("CnCCN") + payload.b
-    end
-
     # HEADERS with every field a literal without indexing (RFC 7541 6.2.2), no Huffman coding.
     def headers(stream, fields, end_stream:)
-      block = fields.map { |name, value| "\x00".b + int7(name.bytesize) + name + int7(value.bytesize) + value }.join
+      block = fields.map { |name, value| literal(name, value) }.join
       frame(HEADERS, END_HEADERS | (end_stream ? END_STREAM : 0), stream, block)
     end
 
@@ -96,15 +84,11 @@ class H2ConformanceTest < IntegrationTest
     # acknowledged on the way.
     def read_frame(deadline)
       loop do
-        if @buffer.bytesize >= 9
-          length = (@buffer.getbyte(0) << 16) | (@buffer.getbyte(1) << 8) | @buffer.getbyte(2)
-          if @buffer.bytesize >= 9 + length
-            f = Frame.new(@buffer.getbyte(3), @buffer.getbyte(4), @buffer.byteslice(5, 4).unpack1("N") & 0x7fff_ffff,
-                          @buffer.byteslice(9, length))
-            @buffer = @buffer.byteslice((9 + length)..)
-            write(frame(SETTINGS, 0x1, 0, "")) if f.type == SETTINGS && f.flags.zero?
-            return f
-          end
+        f, rest = take_frame(@buffer)
+        if f
+          @buffer = rest
+          write(frame(SETTINGS, ACK, 0, "")) if f.type == SETTINGS && f.flags.zero?
+          return f
         end
         return :eof unless fill(deadline)
         return nil if @test.monotonic > deadline
@@ -130,19 +114,6 @@ class H2ConformanceTest < IntegrationTest
       end
     end
 
-    private
-
-    def int7(value)
-      return [value].pack("C") if value < 127
-
-      out = [127]
-      value -= 127
-      while value >= 128
-        out << ((value % 128) + 128)
-        value /= 128
-      end
-      (out << value).pack("C*")
-    end
   end
 
   attr_reader :tls

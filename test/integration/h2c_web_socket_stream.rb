@@ -6,17 +6,10 @@
 # each way), which the small messages of the tests stay under.
 require "socket"
 require "io/wait"
+require "h2_frames"
 
 class H2cWebSocketStream
-  PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".b
-  DATA = 0x0
-  HEADERS = 0x1
-  RST_STREAM = 0x3
-  SETTINGS = 0x4
-  GOAWAY = 0x7
-  END_STREAM = 0x1
-  END_HEADERS = 0x4
-  ACK = 0x1
+  include H2Frames
   SETTINGS_ENABLE_CONNECT_PROTOCOL = 0x8
   STREAM = 1
 
@@ -40,18 +33,18 @@ class H2cWebSocketStream
   def connect(host, port, path, headers, timeout)
     @socket.write(PREFACE + frame(SETTINGS, 0, 0, ""))
     deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + timeout
-    settings = next_frame(deadline) until settings&.first == SETTINGS && settings[1].nobits?(ACK)
+    settings = next_frame(deadline) until settings&.type == SETTINGS && settings.flags.nobits?(ACK)
     @socket.write(frame(SETTINGS, ACK, 0, ""))
-    unless settings[2].scan(/.{6}/mn).any? { |s| s.unpack("nN") == [SETTINGS_ENABLE_CONNECT_PROTOCOL, 1] }
+    unless settings.payload.scan(/.{6}/mn).any? { |s| s.unpack("nN") == [SETTINGS_ENABLE_CONNECT_PROTOCOL, 1] }
       raise Refused, "the server's SETTINGS do not enable extended CONNECT"
     end
 
     fields = { ":method" => "CONNECT", ":protocol" => "websocket", ":scheme" => "http", ":path" => path,
                ":authority" => "#{host}:#{port}", "sec-websocket-version" => "13" }.merge(headers)
     @socket.write(frame(HEADERS, END_HEADERS, STREAM, fields.map { |name, value| literal(name, value) }.join))
-    head = next_frame(deadline) until head && head.first == HEADERS
+    head = next_frame(deadline) until head&.type == HEADERS
     # :status 200 is entry 8 of HPACK's static table, which Netty sends indexed.
-    raise Refused, "the server answered the CONNECT with #{head[2].inspect}" unless head[2].getbyte(0) == 0x88
+    raise Refused, "the server answered the CONNECT with #{head.payload.inspect}" unless head.payload.getbyte(0) == 0x88
   end
 
   # Writes +bytes+ as one DATA frame on the stream.
@@ -96,13 +89,12 @@ class H2cWebSocketStream
     elsif chunk != :wait_readable
       @frames << chunk
     end
-    while (f = take_frame)
-      type, flags, payload, stream = f
-      case type
+    while (f = next_buffered_frame)
+      case f.type
       when DATA
-        @data << payload if stream == STREAM
-        @ended = true if stream == STREAM && flags.anybits?(END_STREAM)
-      when SETTINGS then @socket.write(frame(SETTINGS, ACK, 0, "")) if flags.nobits?(ACK)
+        @data << f.payload if f.stream == STREAM
+        @ended = true if f.stream == STREAM && f.flags.anybits?(END_STREAM)
+      when SETTINGS then @socket.write(frame(SETTINGS, ACK, 0, "")) if f.flags.nobits?(ACK)
       when RST_STREAM, GOAWAY then @ended = true
       end
     end
@@ -110,10 +102,10 @@ class H2cWebSocketStream
     @ended = true
   end
 
-  # Reads until a whole frame is there (before the WebSocket is open); [type, flags, payload, stream].
+  # Reads until a whole frame is there (before the WebSocket is open).
   def next_frame(deadline)
     loop do
-      f = take_frame
+      f = next_buffered_frame
       return f if f
 
       remaining = deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC)
@@ -126,42 +118,10 @@ class H2cWebSocketStream
     end
   end
 
-  def take_frame
-    return nil if @frames.bytesize < 9
-
-    length = (@frames.getbyte(0) << 16) | @frames.byteslice(1, 2).unpack1("n")
-    return nil if @frames.bytesize < 9 + length
-
-    type = @frames.getbyte(3)
-    flags = @frames.getbyte(4)
-    stream = @frames.byteslice(5, 4).unpack1("N") & 0x7fff_ffff
-    payload = @frames.byteslice(9, length)
-    @frames = @frames.byteslice((9 + length)..)
-    [type, flags, payload, stream]
-  end
-
-  def frame(type, flags, stream, payload)
-    [payload.bytesize >> 16, payload.bytesize & 0xffff, type, flags, stream].pack("CnCCN") + payload.b
-  end
-
-  # A literal field without indexing, with a literal name (RFC 7541 section 6.2.2), no Huffman coding.
-  def literal(name, value)
-    "\x00".b + hpack_string(name) + hpack_string(value)
-  end
-
-  # An HPACK string literal: its length as an integer with a 7-bit prefix (RFC 7541 section 5.1), then its bytes.
-  def hpack_string(text)
-    length = text.bytesize
-    prefix = if length < 127 then [length].pack("C")
-             else
-               bytes = [127]
-               rest = length - 127
-               while rest >= 128
-                 bytes << ((rest % 128) + 128)
-                 rest /= 128
-               end
-               (bytes << rest).pack("C*")
-             end
-    prefix + text.b
+  # The next whole frame already read, or nil.
+  def next_buffered_frame
+    f, rest = take_frame(@frames)
+    @frames = rest if f
+    f
   end
 end

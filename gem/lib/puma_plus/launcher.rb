@@ -42,12 +42,12 @@ module PumaPlus
       "-XX:+UnlockDiagnosticVMOptions", "-XX:AsyncDeflationInterval=10000"
     ].freeze
     # Flags a JDK knows from the release given on: hand malloc's freed arenas (mostly the compilers' scratch
-    # memory) back to the OS every 10 s (~12-20 MB under load; each trim costs ~220 us, so not every 2 s);
-    # 8-byte object headers (JEP 519: a smaller heap for the same objects); and the service thread's
-    # cleanups every 10 s, not every second (~70 us a wake-up on an idle host; diagnostic, checked on 25).
+    # memory) back to the OS every 10 s (~12-20 MB under load; each trim costs ~220 us, so not every 2 s),
+    # and the service thread's cleanups every 10 s, not every second (~70 us a wake-up on an idle host;
+    # diagnostic, checked on 25). Not compact object headers (JDK 25): with them the event loop spent
+    # 111-158 us per new connection at 300 a second instead of 102-107 (docs/BENCHMARKS.md, "Light load").
     VERSIONED_FLAGS = {
       "-XX:TrimNativeHeapInterval=10000" => 22,
-      "-XX:+UseCompactObjectHeaders" => 25,
       "-XX:ServiceThreadCleanupInterval=10000" => 25
     }.freeze
 
@@ -136,8 +136,9 @@ module PumaPlus
     end
 
     # The host's AOT cache (script/aot-train) when +java+ can use it, else nil: JDK 25 or newer, made by
-    # this same java, and no jar of the host newer than it. A cache the JVM cannot use costs nothing but
-    # error lines on stdout at every start, so a stale one is not passed.
+    # this same java, and neither a jar of the host nor this file (whose flags the cache must match) newer
+    # than it. A cache the JVM cannot use costs nothing but error lines on stdout at every start, so a stale
+    # one is not passed.
     def aot_cache(java, major)
       return nil if major < AOT_CACHE_SINCE
 
@@ -146,8 +147,8 @@ module PumaPlus
       return nil unless File.file?(cache) && File.file?(stamp) && File.read(stamp).strip == java
 
       made = File.mtime(cache)
-      jars = Dir[File.join(@gem_dir, "vendor", "java", "lib", "*.jar")]
-      jars.all? { |jar| File.mtime(jar) <= made } ? cache : nil
+      inputs = Dir[File.join(@gem_dir, "vendor", "java", "lib", "*.jar")] << __FILE__
+      inputs.all? { |input| File.mtime(input) <= made } ? cache : nil
     end
 
     def check_host_built!

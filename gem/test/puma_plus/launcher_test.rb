@@ -34,13 +34,12 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     PumaPlus::Launcher.new(gem_dir: @gem, env: env, ruby: "/usr/bin/ruby", bundled_jdk: bundled)
   end
 
-  def test_java_home_is_preferred_and_jdk_25_gets_the_unsafe_sizing_trim_and_compact_header_flags
+  def test_java_home_is_preferred_and_jdk_25_gets_the_unsafe_sizing_trim_and_service_thread_flags
     home = fake_jdk("jdk25", 'openjdk version "25" 2025-09-16')
     command = launcher({ "JAVA_HOME" => home, "PATH" => "" }).command(["-w", "2", "app.ru"])
     assert_equal [File.join(home, "bin", "java"), "--sun-misc-unsafe-memory-access=allow",
                   "--enable-native-access=ALL-UNNAMED", *PumaPlus::Launcher::HOST_JVM_FLAGS,
-                  "-XX:TrimNativeHeapInterval=10000", "-XX:+UseCompactObjectHeaders",
-                  "-XX:ServiceThreadCleanupInterval=10000",
+                  "-XX:TrimNativeHeapInterval=10000", "-XX:ServiceThreadCleanupInterval=10000",
                   "-cp", File.join(@gem, "vendor/java/lib/*"),
                   "dev.pumaplus.host.Launcher", "--ruby", "/usr/bin/ruby", "--gem", @gem, "--", "-w", "2", "app.ru"],
                  command
@@ -51,7 +50,7 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     command = launcher({ "JAVA_HOME" => home }).command([])
     refute_includes command, "--sun-misc-unsafe-memory-access=allow"
     refute_includes command, "-XX:TrimNativeHeapInterval=10000", "JDK 21 knows the flag only as experimental"
-    refute_includes command, "-XX:+UseCompactObjectHeaders", "JDK 21 does not know it"
+    refute_includes command, "-XX:ServiceThreadCleanupInterval=10000", "not checked on JDK 21"
     assert_includes command, "--enable-native-access=ALL-UNNAMED"
     assert_includes command, "-XX:+UseSerialGC"
   end
@@ -89,6 +88,12 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
     aot_cache(java, made: Time.now - 60)
     refute(launcher({ "JAVA_HOME" => home }).command([]).any? { |flag| flag.start_with?("-XX:AOTCache") },
            "a jar rebuilt after the cache was made: the JVM would refuse the cache with error lines")
+
+    launcher_rb = File.expand_path("../../lib/puma_plus/launcher.rb", __dir__)
+    home, java = jdk25_and_jar(built: File.mtime(launcher_rb) - 120)
+    aot_cache(java, made: File.mtime(launcher_rb) - 60)
+    refute(launcher({ "JAVA_HOME" => home }).command([]).any? { |flag| flag.start_with?("-XX:AOTCache") },
+           "the launcher's flags changed after the cache was made: the JVM would refuse it too")
 
     aot_cache("/another/jdk/bin/java")
     refute(launcher({ "JAVA_HOME" => home }).command([]).any? { |flag| flag.start_with?("-XX:AOTCache") },
