@@ -13,11 +13,7 @@ class BenchSmokeTest < IntegrationTest
   PNG_MAGIC = "\x89PNG\r\n\x1a\n".b
 
   def test_smoke_scenario_reports_puma_plus_and_puma_side_by_side
-    %w[puma taskset setsid].each do |tool|
-      return skip_or_fail("#{tool} is not installed") unless self.class.find_executable(tool)
-    end
-    jar = File.join(ROOT, "bench/loadgen/target/loadgen.jar")
-    return skip_or_fail("#{jar} is not built (run script/build)") unless File.file?(jar)
+    require_harness(%w[puma taskset setsid])
 
     out = File.join(temp_dir, "smoke")
     output, status = run_harness("smoke", "--out", out)
@@ -48,11 +44,7 @@ class BenchSmokeTest < IntegrationTest
   end
 
   def test_capacity_scenario_measures_both_connection_modes_with_cpu_split_into_host_and_ruby_and_ratios_to_puma
-    %w[puma taskset setsid wrk].each do |tool|
-      return skip_or_fail("#{tool} is not installed") unless self.class.find_executable(tool)
-    end
-    jar = File.join(ROOT, "bench/loadgen/target/loadgen.jar")
-    return skip_or_fail("#{jar} is not built (run script/build)") unless File.file?(jar)
+    require_harness(%w[puma taskset setsid wrk])
 
     out = File.join(temp_dir, "capacity")
     output, status = run_harness("capacity", "--rounds", "1", "--warmup", "1s", "--measure", "1s",
@@ -93,11 +85,7 @@ class BenchSmokeTest < IntegrationTest
   end
 
   def test_lowrate_scenario_measures_open_loop_cells_on_both_connection_modes_and_says_where_cpu_came_from
-    %w[puma taskset setsid wrk].each do |tool|
-      return skip_or_fail("#{tool} is not installed") unless self.class.find_executable(tool)
-    end
-    jar = File.join(ROOT, "bench/loadgen/target/loadgen.jar")
-    return skip_or_fail("#{jar} is not built (run script/build)") unless File.file?(jar)
+    require_harness(%w[puma taskset setsid wrk])
 
     out = File.join(temp_dir, "lowrate")
     output, status = run_harness("lowrate", "--rounds", "1", "--warmup", "1s", "--measure", "2s", "--apps", "bench",
@@ -126,6 +114,14 @@ class BenchSmokeTest < IntegrationTest
   private
 
   # The round report's tables by their "## " title, each a hash of rows by server, each row a hash by column.
+  # Skips (fails under CI) unless +tools+ are on PATH and the harness is built, saying which is missing.
+  def require_harness(tools)
+    missing = tools.find { |tool| !self.class.find_executable(tool) }
+    skip_or_fail("#{missing} is not installed") if missing
+    jar = File.join(ROOT, "bench/loadgen/target/loadgen.jar")
+    skip_or_fail("#{jar} is not built (run script/build)") unless File.file?(jar)
+  end
+
   def round_tables(summary)
     summary.split(/^## /).drop(1).reject { |block| block.start_with?("Every cell") }.to_h do |block|
       title, *lines = block.lines.map(&:strip)

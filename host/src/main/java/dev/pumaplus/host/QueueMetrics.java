@@ -27,7 +27,7 @@ import org.HdrHistogram.Histogram;
  * Requests failed by the host (502, 503) or cancelled by their client are counted
  * ({@link #countStatus}, the dispatcher's {@code dropped}) but recorded as neither service nor total.
  *
- * <p>Windows: once a second {@link #tick} moves what was recorded into slot {@code n mod 60} of a ring; a
+ * <p>Windows: for each second, {@link #tick} moves what was recorded into slot {@code n mod 60} of a ring; a
  * window of w seconds is the last w completed slots (fewer right after start), so the 1 s, 10 s and 60 s
  * windows slide by a second and data older than 60 s rolls off. The same tick adds each second to the
  * cumulative histograms Prometheus reads. Arrival rate λ is the number of submits in the window divided by

@@ -1,6 +1,6 @@
 /*
  * One duration metric of the request timing (queue, service, total, body wait, upstream, slot): recorded
- * per request on the hot path by the queue and the worker links, rolled once a second by QueueMetrics into
+ * per request on the hot path by the queue and the worker links, rolled a second at a time by QueueMetrics into
  * sliding windows and a cumulative histogram that /stats and /metrics read.
  */
 package dev.pumaplus.host;
@@ -19,8 +19,8 @@ import org.HdrHistogram.Recorder;
  * only the buckets its second filled ({@link HistogramSlot}).
  *
  * <p>Threading: {@link #record} is wait-free and allocation-free, callable from any thread at any time.
- * Rolling and reading the slots and the cumulative histogram take this object's monitor: the ticker rolls
- * once a second, /stats and /metrics read.
+ * Rolling and reading the slots and the cumulative histogram take this object's monitor: QueueMetrics rolls
+ * each second that has ended (see its class comment), /stats and /metrics read.
  */
 final class TimingHistogram {
 
@@ -67,8 +67,7 @@ final class TimingHistogram {
 
     /**
      * Empties slot {@code index} without touching what was recorded since the last roll: a second of a
-     * gap the ticker slept through, which recorded nothing (what the gap did record goes to its last
-     * second, by {@link #roll}).
+     * quiet gap, after the gap's first second, which {@link #roll} gave what the gap recorded.
      */
     synchronized void rollEmpty(int index) {
         slots[index].clear();
@@ -102,7 +101,7 @@ final class TimingHistogram {
     }
 
     /**
-     * Runs {@code reader} on everything rolled since start, under this object's monitor (the ticker adds to
+     * Runs {@code reader} on everything rolled since start, under this object's monitor (a roll adds to
      * it); the histogram must not escape the call.
      */
     synchronized <T> T readCumulative(Function<Histogram, T> reader) {

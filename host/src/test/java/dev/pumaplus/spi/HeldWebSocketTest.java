@@ -153,10 +153,7 @@ class HeldWebSocketTest {
     void aMessageOverTheLimitAfterJoiningItsFragmentsClosesWith1009() {
         send(new TextWebSocketFrame(false, 0, utf8("x".repeat(40))), new ContinuationWebSocketFrame(true, 0,
                 utf8("y".repeat(40))));
-        List<WebSocketFrame> frames = received();
-        CloseWebSocketFrame close = assertInstanceOf(CloseWebSocketFrame.class, frames.get(0));
-        assertEquals(1009, close.statusCode());
-        frames.forEach(ReferenceCountUtil::release);
+        assertClosedWith(1009);
         send(new CloseWebSocketFrame(1009, ""));
         assertFalse(server.isOpen(), "the client's answer closes the connection");
         assertEquals(List.of("closed 1009"), session.events);
@@ -166,10 +163,7 @@ class HeldWebSocketTest {
     void aSingleCompressedFrameThatInflatesPastTheLimitClosesWith1009() {
         installWithDeflate(SETTINGS);
         send(new TextWebSocketFrame(utf8("x".repeat(65))));
-        List<WebSocketFrame> frames = received();
-        CloseWebSocketFrame close = assertInstanceOf(CloseWebSocketFrame.class, frames.get(0));
-        assertEquals(1009, close.statusCode());
-        frames.forEach(ReferenceCountUtil::release);
+        assertClosedWith(1009);
         send(new CloseWebSocketFrame(1009, ""));
         assertFalse(server.isOpen(), "the client's answer closes the connection");
         assertEquals(List.of("closed 1009"), session.events, "the message never reached the session");
@@ -180,9 +174,7 @@ class HeldWebSocketTest {
     void aCompressedFrameThatWouldInflateFarPastTheLimitClosesWith1009() {
         installWithDeflate(new WebSocketSettings(1024, 1 << 20, Duration.ZERO, 10));
         send(new BinaryWebSocketFrame(utf8("x".repeat(512 * 1024))));
-        List<WebSocketFrame> frames = received();
-        assertEquals(1009, assertInstanceOf(CloseWebSocketFrame.class, frames.get(0)).statusCode());
-        frames.forEach(ReferenceCountUtil::release);
+        assertClosedWith(1009);
         assertEquals(List.of(), session.events, "the message never reached the session");
     }
 
@@ -191,9 +183,7 @@ class HeldWebSocketTest {
         installWithDeflate(SETTINGS);
         send(new TextWebSocketFrame(false, 0, utf8("x".repeat(40))), new ContinuationWebSocketFrame(true, 0,
                 utf8("y".repeat(40))));
-        List<WebSocketFrame> frames = received();
-        assertEquals(1009, assertInstanceOf(CloseWebSocketFrame.class, frames.get(0)).statusCode());
-        frames.forEach(ReferenceCountUtil::release);
+        assertClosedWith(1009);
         assertEquals(List.of(), session.events, "the message never reached the session");
     }
 
@@ -207,9 +197,7 @@ class HeldWebSocketTest {
     @Test
     void textThatIsNotUtf8ClosesWith1007() {
         send(new TextWebSocketFrame(Unpooled.wrappedBuffer(new byte[] {(byte) 0xC3, 0x28})));
-        List<WebSocketFrame> frames = received();
-        assertEquals(1007, assertInstanceOf(CloseWebSocketFrame.class, frames.get(0)).statusCode());
-        frames.forEach(ReferenceCountUtil::release);
+        assertClosedWith(1007);
         assertFalse(server.isOpen());
         assertEquals(List.of("closed 1007"), session.events);
     }
@@ -217,9 +205,7 @@ class HeldWebSocketTest {
     @Test
     void aClientsCloseIsAnsweredWithItsCodeWhichTheSessionHears() {
         send(new CloseWebSocketFrame(4001, "bye"));
-        List<WebSocketFrame> frames = received();
-        assertEquals(4001, assertInstanceOf(CloseWebSocketFrame.class, frames.get(0)).statusCode());
-        frames.forEach(ReferenceCountUtil::release);
+        assertClosedWith(4001);
         assertFalse(server.isOpen());
         assertEquals(List.of("closed 4001"), session.events);
     }
@@ -239,5 +225,15 @@ class HeldWebSocketTest {
         send(new CloseWebSocketFrame(4000, ""));
         assertFalse(server.isOpen());
         assertEquals(List.of("closed 4000"), session.events);
+    }
+
+    /** The server's first frame out is a close with {@code code}; every frame it sent is released. */
+    private void assertClosedWith(int code) {
+        List<WebSocketFrame> frames = received();
+        try {
+            assertEquals(code, assertInstanceOf(CloseWebSocketFrame.class, frames.get(0)).statusCode());
+        } finally {
+            frames.forEach(ReferenceCountUtil::release);
+        }
     }
 }

@@ -217,38 +217,35 @@ class H2ConformanceTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void section8_1_2_6_aContentLengthBelowOneDataFrameIsAStreamErrorProtocolError(Transport transport) {
-        connect(transport);
-        int stream = client.newStreamId();
-        client.headers(stream, request("POST", "/upload").add("content-length", "1"), false);
-        client.data(stream, "test", true);
-        client.exchange();
-        assertStreamError(stream, Http2Error.PROTOCOL_ERROR);
-        assertFalse(queue.targets.contains("/upload"), "a body longer than its content-length reached the app");
+        assertUploadRefused(transport, 1, "a body longer than its content-length reached the app", "test");
     }
 
     @ParameterizedTest
     @EnumSource(Transport.class)
     void section8_1_2_6_aContentLengthBelowTheSumOfDataFramesIsAStreamErrorProtocolError(Transport transport) {
-        connect(transport);
-        int stream = client.newStreamId();
-        client.headers(stream, request("POST", "/upload").add("content-length", "1"), false);
-        client.data(stream, "test", false);
-        client.data(stream, "test", true);
-        client.exchange();
-        assertStreamError(stream, Http2Error.PROTOCOL_ERROR);
-        assertFalse(queue.targets.contains("/upload"), "a body longer than its content-length reached the app");
+        assertUploadRefused(transport, 1, "a body longer than its content-length reached the app", "test", "test");
     }
 
     @ParameterizedTest
     @EnumSource(Transport.class)
     void section8_1_2_6_aContentLengthAboveTheDataReceivedIsAStreamErrorProtocolError(Transport transport) {
+        assertUploadRefused(transport, 8, "a body shorter than its content-length reached the app", "test");
+    }
+
+    /**
+     * A POST declaring {@code contentLength} whose body comes as {@code dataFrames} (the last with
+     * END_STREAM): reset with PROTOCOL_ERROR, and never reaching the app.
+     */
+    private void assertUploadRefused(Transport transport, int contentLength, String reachedApp, String... dataFrames) {
         connect(transport);
         int stream = client.newStreamId();
-        client.headers(stream, request("POST", "/upload").add("content-length", "8"), false);
-        client.data(stream, "test", true);
+        client.headers(stream, request("POST", "/upload").add("content-length", String.valueOf(contentLength)), false);
+        for (int i = 0; i < dataFrames.length; i++) {
+            client.data(stream, dataFrames[i], i == dataFrames.length - 1);
+        }
         client.exchange();
         assertStreamError(stream, Http2Error.PROTOCOL_ERROR);
-        assertFalse(queue.targets.contains("/upload"), "a body shorter than its content-length reached the app");
+        assertFalse(queue.targets.contains("/upload"), reachedApp);
     }
 
     // ---- what the claims check ----
