@@ -270,6 +270,28 @@ class H2ConformanceTest < IntegrationTest
     assert_equal served.sort, calls.grep(/-after\z/).sort, "every stream or connection after a case was served by the app"
   end
 
+  # h2spec's invalid preface on the shared cleartext port: a first line that names no HTTP version is
+  # neither HTTP/1.x nor HTTP/2, so the connection is closed with nothing written (RFC 9113 section 3.4
+  # lets the GOAWAY be omitted; an HTTP/1.1 400 would be read as a frame header by an h2 client).
+  def test_a_cleartext_first_line_naming_no_http_version_is_closed_unanswered_within_a_second
+    socket = TCPSocket.new("127.0.0.1", port)
+    started = monotonic
+    socket.write("INVALID CONNECTION PREFACE\r\n\r\n")
+    answer = +""
+    answer << socket.readpartial(4096) while socket.wait_readable(ERROR_WITHIN + 1)
+  rescue EOFError, Errno::ECONNRESET
+    took = monotonic - started
+    assert_equal "", answer, "no HTTP/1.1 response to a line that is not HTTP/1.x"
+    assert_operator took, :<=, ERROR_WITHIN, "closed within a second"
+    client = RawH2.new(:h2c, self)
+    assert serves?(client, "after-invalid-line"), "the next connection is served"
+    client.close
+  else
+    flunk "the connection stayed open; it sent #{answer.inspect}"
+  ensure
+    socket&.close
+  end
+
   private
 
   # [:rst_stream, code] of the first RST_STREAM on +stream+, or what came instead within ERROR_WITHIN + 1 s.

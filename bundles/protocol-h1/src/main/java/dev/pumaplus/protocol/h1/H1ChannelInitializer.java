@@ -99,7 +99,7 @@ final class H1ChannelInitializer extends ChannelInitializer<Channel> {
     }
 
     private void addHttp1(ChannelPipeline pipeline, RequestQueue requests) {
-        H1RequestDecoder decoder = new H1RequestDecoder();
+        H1RequestDecoder decoder = new H1RequestDecoder(h2 != null && tls == null);
         pipeline.addLast("h1-decoder", decoder);
         if (h2 != null && tls == null) {
             pipeline.addLast("h2c-upgrade", new H2cUpgradeHandler(h2));

@@ -381,9 +381,13 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         response.failResponse(status);
     }
 
-    /** Answers a request that is never submitted, then closes the connection. */
+    /** Answers a request that is never submitted (unless its status is unanswered), then closes the connection. */
     private void reject(boolean http10, boolean headRequest, int status) {
         refusing = true;
+        if (status == RejectedRequestException.UNANSWERED) {
+            closeAfterWrites();
+            return;
+        }
         PendingResponse response = new PendingResponse(this, ctx, http10, headRequest);
         enqueue(response);
         response.failResponse(status);

@@ -72,6 +72,8 @@ final class H1HeadValidator {
     private int searched;
     private boolean requestLineSeen;
     private int fieldBytes;
+    /** This head is a cleartext connection's first and HTTP/2 is served there: it may be a broken preface. */
+    private boolean mayBeH2Preface;
 
     // What its lines said.
     private boolean http10;
@@ -83,6 +85,14 @@ final class H1HeadValidator {
     private int codings;
     private int chunkedCodings;
     private String lastCoding;
+
+    /**
+     * @param h2cListener the connection is cleartext with protocol-h2 loaded, where a client may open with
+     *                    the HTTP/2 preface (RFC 9113 §3.3)
+     */
+    H1HeadValidator(boolean h2cListener) {
+        mayBeH2Preface = h2cListener;
+    }
 
     /**
      * Checks the lines of {@code in} (from its reader index; nothing is read or consumed) that arrived since
@@ -144,6 +154,7 @@ final class H1HeadValidator {
         searched = 0;
         requestLineSeen = false;
         fieldBytes = 0;
+        mayBeH2Preface = false;
         http10 = false;
         targetAuthority = null;
         hostFields = 0;
@@ -195,14 +206,19 @@ final class H1HeadValidator {
             throw new RejectedRequestException(400,
                     "request line is not method SP request-target SP HTTP-version (RFC 9112 §3)");
         }
-        version(b, sp2 + 1, end);
+        version(b, from, sp2 + 1, end);
         target(b, from, sp1, sp1 + 1, sp2);
     }
 
-    private void version(byte[] b, int from, int end) {
+    private void version(byte[] b, int lineStart, int from, int end) {
         if (end - from != 8 || b[from] != 'H' || b[from + 1] != 'T' || b[from + 2] != 'T'
                 || b[from + 3] != 'P' || b[from + 4] != '/' || b[from + 6] != '.'
                 || !isDigit(b[from + 5]) || !isDigit(b[from + 7])) {
+            if (mayBeH2Preface && !namesHttp(b, lineStart, end)) {
+                throw new RejectedRequestException(RejectedRequestException.UNANSWERED,
+                        "a first line naming no HTTP version is neither HTTP/1.x (RFC 9112 §3: 400 is a SHOULD)"
+                                + " nor the HTTP/2 preface (RFC 9113 §3.4: the GOAWAY may be omitted)");
+            }
             throw new RejectedRequestException(400, "HTTP-version is not HTTP/DIGIT.DIGIT (RFC 9112 §2.3)");
         }
         byte minor = b[from + 7];
@@ -210,6 +226,17 @@ final class H1HeadValidator {
             throw new RejectedRequestException(505, "HTTP version other than 1.0 and 1.1 (RFC 9110 §15.6.6)");
         }
         http10 = minor == '0';
+    }
+
+    /** Whether {@code HTTP}, in any case, occurs in the bytes from {@code from} to {@code end}. */
+    private static boolean namesHttp(byte[] b, int from, int end) {
+        for (int i = from; i + 4 <= end; i++) {
+            if ((b[i] | 0x20) == 'h' && (b[i + 1] | 0x20) == 't' && (b[i + 2] | 0x20) == 't'
+                    && (b[i + 3] | 0x20) == 'p') {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void target(byte[] b, int methodStart, int methodEnd, int from, int end) {

@@ -43,7 +43,7 @@ import java.util.List;
  */
 final class H1RequestDecoder extends HttpRequestDecoder {
 
-    private final H1HeadValidator head = new H1HeadValidator();
+    private final H1HeadValidator head;
     /** The next bytes start a request head, which the validator must pass before Netty sees it. */
     private boolean betweenRequests = true;
     /** A request was refused: the rest of the connection is discarded. */
@@ -59,8 +59,10 @@ final class H1RequestDecoder extends HttpRequestDecoder {
     private boolean headDecoded;
     private boolean held;
 
-    H1RequestDecoder() {
+    /** @param h2cListener see {@link H1HeadValidator#H1HeadValidator(boolean)} */
+    H1RequestDecoder(boolean h2cListener) {
         super(config());
+        head = new H1HeadValidator(h2cListener);
     }
 
     /**

@@ -5,10 +5,13 @@
 package dev.pumaplus.protocol.h1;
 
 /**
- * Carries the status the client gets (400, 414, 431, 501 or 505) and the rule it broke. Stackless: a client
+ * Carries the status the client gets (400, 414, 431, 501 or 505, or {@link #UNANSWERED}) and the rule it broke. Stackless: a client
  * can cause one per connection at will, and the stack says nothing the message does not.
  */
 final class RejectedRequestException extends RuntimeException {
+
+    /** The status of a head that gets no response: the connection is closed. */
+    static final int UNANSWERED = 0;
 
     private final int status;
 
@@ -21,7 +24,7 @@ final class RejectedRequestException extends RuntimeException {
         this.status = status;
     }
 
-    /** The status to answer with. */
+    /** The status to answer with, or {@link #UNANSWERED}. */
     int status() {
         return status;
     }

@@ -40,8 +40,13 @@ class H1ConnectionHandlerTest {
     private EmbeddedChannel channel;
 
     private void open(H1Config config) {
+        open(config, false);
+    }
+
+    /** {@code h2cListener}: cleartext with protocol-h2 loaded (see {@link H1HeadValidator#H1HeadValidator}). */
+    private void open(H1Config config, boolean h2cListener) {
         queue = new RecordingQueue();
-        H1RequestDecoder decoder = new H1RequestDecoder();
+        H1RequestDecoder decoder = new H1RequestDecoder(h2cListener);
         channel = new EmbeddedChannel(decoder, new H1ConnectionHandler(queue, config, decoder, null));
         channel.freezeTime();
     }
@@ -417,6 +422,37 @@ class H1ConnectionHandlerTest {
     }
 
     @Test
+    void aFirstLineNamingNoHttpVersionOnAnH2cListenerIsClosedWithoutAnAnswer() {
+        open(new H1Config(100, 30, 20, 10, 10, -1, 16), true);
+        send("INVALID CONNECTION PREFACE\r\n\r\n");
+        assertEquals("", output(), "neither HTTP/1.x nor HTTP/2: no HTTP/1.1 response an h2 client would misread");
+        assertFalse(channel.isOpen(), "closed as RFC 9113 section 3.4 asks of an invalid preface");
+        assertEquals(0, queue.submitted.size());
+    }
+
+    @Test
+    void onAnH2cListenerABrokenHttpVersionIsStillAnswered400() {
+        open(new H1Config(100, 30, 20, 10, 10, -1, 16), true);
+        send("GET / http/1.1\r\nHost: x\r\n\r\n");
+        assertTrue(output().startsWith("HTTP/1.1 400 "), "a line naming HTTP, in any case, is an HTTP/1.x request");
+    }
+
+    @Test
+    void onAnH2cListenerALaterRequestNamingNoHttpVersionIsAnswered400() {
+        open(new H1Config(100, 30, 20, 10, 10, -1, 16), true);
+        send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+        answer(queue.submitted.get(0), "ok");
+        output();
+        send("INVALID CONNECTION PREFACE\r\n\r\n");
+        assertTrue(output().startsWith("HTTP/1.1 400 "), "after an HTTP/1.1 request the client speaks HTTP/1.1");
+    }
+
+    @Test
+    void withoutH2cAFirstLineNamingNoHttpVersionIsAnswered400() {
+        assertRejected("INVALID CONNECTION PREFACE\r\n\r\n", "400 ");
+    }
+
+    @Test
     void failBeforeHeadAnswersTheStatusAndCloses() {
         open();
         send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -749,7 +785,7 @@ class H1ConnectionHandlerTest {
 
     private HeldWrites openHeld() {
         queue = new RecordingQueue();
-        H1RequestDecoder decoder = new H1RequestDecoder();
+        H1RequestDecoder decoder = new H1RequestDecoder(false);
         HeldWrites held = new HeldWrites();
         channel = new EmbeddedChannel(held, decoder,
                 new H1ConnectionHandler(queue, new H1Config(-1, 30, 20, 10, 10, -1, 16), decoder, null));

@@ -176,7 +176,7 @@ class H1RequestDecoderTest {
 
     private void open() {
         queue = new RecordingQueue();
-        H1RequestDecoder decoder = new H1RequestDecoder();
+        H1RequestDecoder decoder = new H1RequestDecoder(false);
         channel = new EmbeddedChannel(decoder, new H1ConnectionHandler(queue, new H1Config(-1, 30, 20, 10, 10, -1, 16), decoder, null));
     }
 
