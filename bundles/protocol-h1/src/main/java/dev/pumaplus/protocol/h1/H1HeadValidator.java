@@ -74,6 +74,8 @@ final class H1HeadValidator {
     private int fieldBytes;
     /** This head is a cleartext connection's first and HTTP/2 is served there: it may be a broken preface. */
     private boolean mayBeH2Preface;
+    /** Its request line named no HTTP version where it may be a broken preface: the next line decides how it is refused. */
+    private boolean versionless;
 
     // What its lines said.
     private boolean http10;
@@ -127,6 +129,8 @@ final class H1HeadValidator {
                     requestLineSeen = true;
                 }
                 // else: an empty line before the request line, ignored (§2.2)
+            } else if (versionless) {
+                throw afterVersionless(length);
             } else if (length == 0) {
                 endOfHead();
                 return true;
@@ -155,6 +159,7 @@ final class H1HeadValidator {
         requestLineSeen = false;
         fieldBytes = 0;
         mayBeH2Preface = false;
+        versionless = false;
         http10 = false;
         targetAuthority = null;
         hostFields = 0;
@@ -206,19 +211,32 @@ final class H1HeadValidator {
             throw new RejectedRequestException(400,
                     "request line is not method SP request-target SP HTTP-version (RFC 9112 §3)");
         }
-        version(b, from, sp2 + 1, end);
+        if (mayBeH2Preface && !namesHttp(b, from, end)) {
+            versionless = true; // not HTTP/1.x, and maybe a broken HTTP/2 preface: see afterVersionless
+            return;
+        }
+        version(b, sp2 + 1, end);
         target(b, from, sp1, sp1 + 1, sp2);
     }
 
-    private void version(byte[] b, int lineStart, int from, int end) {
+    /**
+     * Refuses a head whose request line named no HTTP version on a connection that may be HTTP/2's, at its
+     * next line: a head of that line alone (h2spec's {@code INVALID CONNECTION PREFACE\r\n\r\n}) is
+     * neither HTTP/1.x (RFC 9112 §3 makes the 400 a SHOULD) nor HTTP/2 (RFC 9113 §3.4 asks for a connection
+     * error whose GOAWAY may be omitted, and an HTTP/2 client reads a 400 as a broken frame), so it is closed
+     * unanswered; one with field lines is an HTTP/1.x request, answered 400.
+     */
+    private static RejectedRequestException afterVersionless(int nextLineLength) {
+        return nextLineLength == 0
+                ? new RejectedRequestException(RejectedRequestException.UNANSWERED,
+                        "a first line naming no HTTP version, alone: neither HTTP/1.x nor the HTTP/2 preface")
+                : new RejectedRequestException(400, "HTTP-version is not HTTP/DIGIT.DIGIT (RFC 9112 §2.3)");
+    }
+
+    private void version(byte[] b, int from, int end) {
         if (end - from != 8 || b[from] != 'H' || b[from + 1] != 'T' || b[from + 2] != 'T'
                 || b[from + 3] != 'P' || b[from + 4] != '/' || b[from + 6] != '.'
                 || !isDigit(b[from + 5]) || !isDigit(b[from + 7])) {
-            if (mayBeH2Preface && !namesHttp(b, lineStart, end)) {
-                throw new RejectedRequestException(RejectedRequestException.UNANSWERED,
-                        "a first line naming no HTTP version is neither HTTP/1.x (RFC 9112 §3: 400 is a SHOULD)"
-                                + " nor the HTTP/2 preface (RFC 9113 §3.4: the GOAWAY may be omitted)");
-            }
             throw new RejectedRequestException(400, "HTTP-version is not HTTP/DIGIT.DIGIT (RFC 9112 §2.3)");
         }
         byte minor = b[from + 7];

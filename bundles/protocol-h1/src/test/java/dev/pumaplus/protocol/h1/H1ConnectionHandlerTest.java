@@ -431,6 +431,24 @@ class H1ConnectionHandlerTest {
     }
 
     @Test
+    void aFirstLineNamingNoHttpVersionIsClosedUnansweredOnlyOnceTheEmptyLineAfterItArrives() {
+        open(new H1Config(100, 30, 20, 10, 10, -1, 16), true);
+        send("INVALID CONNECTION PREFACE\r\n");
+        assertTrue(channel.isOpen(), "a field line may still follow, which would make it HTTP/1.x");
+        send("\r\n");
+        assertEquals("", output());
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void onAnH2cListenerAFirstLineNamingNoHttpVersionFollowedByFieldsIsAnswered400() {
+        open(new H1Config(100, 30, 20, 10, 10, -1, 16), true);
+        send("this is not a request line\r\nHost: x\r\n\r\n");
+        assertTrue(output().startsWith("HTTP/1.1 400 "), "field lines make it an HTTP/1.x request, if a broken one");
+        assertEquals(0, queue.submitted.size());
+    }
+
+    @Test
     void onAnH2cListenerABrokenHttpVersionIsStillAnswered400() {
         open(new H1Config(100, 30, 20, 10, 10, -1, 16), true);
         send("GET / http/1.1\r\nHost: x\r\n\r\n");
