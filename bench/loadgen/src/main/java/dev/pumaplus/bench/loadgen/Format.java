@@ -21,6 +21,11 @@ final class Format {
     return (s % 1 == 0 ? Long.toString((long) s) : String.format(Locale.ROOT, "%.3f", s).replaceFirst("0+$", "")) + " s";
   }
 
+  /** A duration for wrk and h2load, which take whole seconds: "15s"; anything shorter than one second is one second. */
+  static String wholeSeconds(long ns) {
+    return Math.max(1, Math.round(ns / 1e9)) + "s";
+  }
+
   static String num(double value, int decimals) {
     if (Double.isNaN(value)) return "n/a";
     return String.format(Locale.ROOT, "%." + decimals + "f", value);

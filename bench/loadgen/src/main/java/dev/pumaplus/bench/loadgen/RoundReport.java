@@ -1,7 +1,8 @@
 // Writes a round benchmark's summary.md (RoundRunner): a header that says how the numbers were made (the
 // command, dates, machine, servers and what was not run, warm-up, the order the cells ran in, CPU source),
 // one table per app, path and connection mode with a row per rate (lowest first) and server, every figure the
-// median over the rounds with its range, and ratios to the baseline server; then every measured cell on one line.
+// median over the rounds with its range, and ratios to the baseline server (a server that does not speak the
+// connection, puma and h2, shows "—" and is no baseline); then every measured cell on one line.
 package dev.pumaplus.bench.loadgen;
 
 import java.io.IOException;
@@ -80,17 +81,24 @@ final class RoundReport {
     for (String note : notRun(h.skipped())) md.append("  - **").append(note).append("**\n");
     md.append("- ").append(baselineNote(s.baselines(), ran, h.skipped())).append(" (median over median)\n");
     md.append(String.format(Locale.ROOT, "- %d round(s). Each server process: started (ready when its ready path answers 200, then its "
-        + "process count still for 1 s), warmed up closed-loop at full speed (`wrk -t %d -c %d`: %s), then every cell of its app in this "
-        + "order, %s of idle before each, %s measured: %s%n", s.rounds(), s.wrkThreads(), s.wrkConnections(), warmups(s),
+        + "process count still for 1 s), warmed up closed-loop at full speed (`wrk -t %d -c %d`%s: %s), then every cell of its app in this "
+        + "order, %s of idle before each, %s measured: %s%n", s.rounds(), s.wrkThreads(), s.wrkConnections(),
+        s.warmups().stream().anyMatch(w -> w.connection() == RoundScenario.Connection.H2) ? ", h2 lines `" + h2load(s) + "`" : "", warmups(s),
         Format.seconds(s.pauseNs()), Format.seconds(s.measureNs()), runOrder(s)));
     md.append("- open-loop cells: Poisson arrivals at the rate (the same arrival times for every server of a round), latency from each "
         + "request's intended start; keep-alive = a router-like pool of up to ").append(s.pool())
-        .append(" connections, new = a new connection per request; closed-loop cells: wrk at full speed, its service times. ")
+        .append(" connections, new = a new connection per request, h2 = HTTP/2 cleartext (prior knowledge), streams round-robin over ")
+        .append(s.h2Connections()).append(" connections; closed-loop cells: wrk at full speed (h2: h2load), their service times. ")
         .append("Timeout ").append(Format.seconds(s.timeoutNs())).append(", counted as an error\n");
     md.append("- CPU per request: what the server used over the cell's window divided by the requests answered in it. Tree: ")
         .append(h.cpuSource()).append("; host: the Java host's threads' own time (`/proc/HOSTPID/task/*/schedstat`, ns); "
             + "Ruby = tree − host (puma: the whole tree)\n");
     md.append("- memory as the cell ended: host RSS (`VmRSS`), tree PSS (`smaps_rollup`, summed over the server's processes)\n");
+    List<String> noH2 = h.servers().stream().filter(x -> !RoundScenario.speaks(x, RoundScenario.Connection.H2)).map(Scenario.ServerSpec::name).toList();
+    boolean h2Cells = s.cells().stream().anyMatch(c -> c.connection() == RoundScenario.Connection.H2);
+    if (h2Cells && !noH2.isEmpty()) {
+      md.append("- ").append(String.join(", ", noH2)).append(": no HTTP/2 (KIND puma): skip the h2 warm-ups and cells, \"—\" in their rows\n");
+    }
     md.append("- every figure: the median over the rounds [lowest–highest]\n\n");
 
     Map<String, List<CellRun>> groups = new LinkedHashMap<>();
@@ -100,7 +108,12 @@ final class RoundReport {
       if (g.getValue().isEmpty()) continue;
       RoundScenario.Cell first = g.getValue().get(0).cell();
       md.append("## ").append(first.app()).append(" `").append(first.path()).append("`, ").append(connection(s, first)).append("\n\n");
-      String b = base.orElse(null);
+      String b = base.filter(name -> h.servers().stream().anyMatch(x -> x.name().equals(name) && RoundScenario.speaks(x, first.connection())))
+          .orElse(null);
+      if (base.isPresent() && b == null) {
+        md.append("No ratio columns: the baseline, ").append(base.get()).append(", does not speak ").append(first.connection().word)
+            .append(", so there is nothing to compare to.\n\n");
+      }
       md.append("| rate | server | achieved rps | host CPU / request | Ruby CPU / request | tree CPU / request | p50 | p95 | p99 | p99.9 "
           + "| errors | host RSS | tree PSS |");
       if (b != null) md.append(" rps ÷ ").append(b).append(" | tree CPU ÷ ").append(b).append(" | p50 ÷ ").append(b).append(" | p99 ÷ ").append(b).append(" |");
@@ -109,9 +122,15 @@ final class RoundReport {
       md.append('\n');
       List<RoundScenario.Cell> rows = s.cells().stream().filter(c -> group(c).equals(g.getKey()))
           .sorted(Comparator.comparingDouble(RoundScenario.Cell::rps)).toList();
+      boolean skipped = false;
       for (RoundScenario.Cell cell : rows) {
         List<CellRun> baseRuns = b == null ? List.of() : runs(runs, cell, b);
         for (Scenario.ServerSpec server : h.servers()) {
+          if (!RoundScenario.speaks(server, cell.connection())) {
+            md.append("| ").append(cell.rate()).append(" | ").append(server.name()).append(" | ").append(notSpoken(b != null)).append('\n');
+            skipped = true;
+            continue;
+          }
           List<CellRun> rs = runs(runs, cell, server.name());
           if (rs.isEmpty()) continue;
           md.append("| ").append(cell.rate()).append(" | ").append(server.name()).append(" | ").append(row(rs));
@@ -121,6 +140,7 @@ final class RoundReport {
           md.append('\n');
         }
       }
+      if (skipped) md.append("\n¹ no HTTP/2: the server does not speak ").append(first.connection().word).append(" and was not run on these cells.\n");
       md.append('\n');
     }
 
@@ -128,8 +148,8 @@ final class RoundReport {
     for (CellRun r : runs) {
       md.append(r.server().name()).append(" round ").append(r.round()).append(", ").append(r.cell().label()).append(": ").append(r.line()).append('\n');
     }
-    md.append("```\n\nServer logs: `<server>-<app>-r<round>.server.log`; wrk's own output: `.warmup<N>.wrk.txt` (warm-ups), "
-        + "`-<cell>.wrk.txt` (closed-loop cells); the scenario as run: `scenario.txt`.\n");
+    md.append("```\n\nServer logs: `<server>-<app>-r<round>.server.log`; wrk's and h2load's own output: `.warmup<N>.wrk.txt`, "
+        + "`.warmup<N>.h2load.txt` (warm-ups), `-<cell>.wrk.txt`, `-<cell>.h2load.txt` (closed-loop cells); the scenario as run: `scenario.txt`.\n");
     Files.writeString(out.resolve("summary.md"), md.toString());
   }
 
@@ -155,6 +175,11 @@ final class RoundReport {
     return String.join(" | ", cells) + " |";
   }
 
+  /** A row's cells from "achieved rps" on for a server that did not run the cell: it does not speak its connection. */
+  static String notSpoken(boolean ratioColumns) {
+    return "—¹ |" + " — |".repeat(10 + (ratioColumns ? 4 : 0));
+  }
+
   /** The ratio columns of a row against the baseline's row of the same cell: "—" for the baseline itself. */
   static List<String> ratios(List<CellRun> rs, List<CellRun> baseRuns, boolean isBase) {
     List<ToDoubleFunction<CellRun>> metrics = List.of(CellRun::achievedRps, CellRun::treeUs, CellRun::p50Ms, CellRun::p99Ms);
@@ -176,13 +201,22 @@ final class RoundReport {
 
   private static String connection(RoundScenario s, RoundScenario.Cell cell) {
     if (cell.closedLoop()) {
-      return cell.connection() == RoundScenario.Connection.KEEP_ALIVE
-          ? "closed loop, keep-alive (`wrk -c " + s.wrkConnections() + "`)"
-          : "closed loop, a new connection per request (`wrk -c " + s.wrkConnections() + " -H 'Connection: close'`)";
+      return switch (cell.connection()) {
+        case KEEP_ALIVE -> "closed loop, keep-alive (`wrk -c " + s.wrkConnections() + "`)";
+        case NEW -> "closed loop, a new connection per request (`wrk -c " + s.wrkConnections() + " -H 'Connection: close'`)";
+        case H2 -> "closed loop, HTTP/2 cleartext (`" + h2load(s) + "`)";
+      };
     }
-    return cell.connection() == RoundScenario.Connection.KEEP_ALIVE
-        ? "open loop, keep-alive (a pool of up to " + s.pool() + " connections)"
-        : "open loop, a new connection per request";
+    return switch (cell.connection()) {
+      case KEEP_ALIVE -> "open loop, keep-alive (a pool of up to " + s.pool() + " connections)";
+      case NEW -> "open loop, a new connection per request";
+      case H2 -> "open loop, HTTP/2 cleartext (streams round-robin over " + s.h2Connections() + " connections)";
+    };
+  }
+
+  /** The h2 closed-loop client's command as the report names it. */
+  private static String h2load(RoundScenario s) {
+    return "h2load -t " + s.wrkThreads() + " -c " + s.wrkConnections() + " -m 1";
   }
 
   /** "bench: /hello keep-alive 1000 rps, /hello keep-alive 200 rps, ...; rails: ...": the cells in the order they run. */

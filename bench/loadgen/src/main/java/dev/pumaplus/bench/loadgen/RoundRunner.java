@@ -1,8 +1,9 @@
 // Runs a round benchmark (RoundScenario: `bench/run capacity`, `bench/run lowrate`) end to end: the apps'
 // setup once; then in each round, for each app, each server in the file's order as a fresh process pinned
-// to the servers' CPU inside its own cpuacct cgroup: started, settled, warmed up under wrk at full speed,
-// then every cell of the app in order (a pause, the cell's open-loop or closed-loop load, its CPU and
-// memory read around it), and stopped. Then the report (RoundReport).
+// to the servers' CPU inside its own cpuacct cgroup: started, settled, warmed up closed-loop at full speed
+// (wrk, h2load over h2), then every cell of the app in order (a pause, the cell's open-loop or closed-loop
+// load, its CPU and memory read around it), and stopped. Then the report (RoundReport). A server that does not
+// speak a cell's connection (puma and h2) skips that cell and its warm-ups.
 package dev.pumaplus.bench.loadgen;
 
 import java.io.IOException;
@@ -63,7 +64,8 @@ final class RoundRunner {
   int run() throws Exception {
     Files.createDirectories(out);
     Files.copy(scenario.source(), out.resolve("scenario.txt"), StandardCopyOption.REPLACE_EXISTING);
-    Wrk wrk = new Wrk(scenario.wrkConnections(), scenario.wrkThreads(), scenario.timeoutNs(), Wrk.installScript(out));
+    ClosedLoop closedLoop = new ClosedLoop(new Wrk(scenario.wrkConnections(), scenario.wrkThreads(), scenario.timeoutNs(), Wrk.installScript(out)),
+        new H2load(scenario.wrkConnections(), scenario.wrkThreads(), scenario.timeoutNs()));
     List<Scenario.ServerSpec> servers = scenario.servers().stream().filter(s -> puma8 != null || !RoundScenario.needsPuma8(s)).toList();
     List<Scenario.ServerSpec> skipped = scenario.servers().stream().filter(s -> !servers.contains(s)).toList();
     String cpuSource;
@@ -88,7 +90,7 @@ final class RoundRunner {
         for (RoundScenario.App app : scenario.measuredApps()) {
           for (Scenario.ServerSpec server : servers) {
             try {
-              runServer(loop, wrk, app, server, round, versions, runs);
+              runServer(loop, closedLoop, app, server, round, versions, runs);
             } catch (IOException e) {
               failures++;
               System.out.printf("  %s %s round %d: FAILED: %s%n", server.name(), app.name(), round, e.getMessage());
@@ -120,7 +122,7 @@ final class RoundRunner {
   }
 
   /** Starts one server for one app and round and measures each of the app's cells into {@code runs}. */
-  private void runServer(ClientLoop loop, Wrk wrk, RoundScenario.App app, Scenario.ServerSpec spec, int round,
+  private void runServer(ClientLoop loop, ClosedLoop closedLoop, RoundScenario.App app, Scenario.ServerSpec spec, int round,
       Map<String, String> versions, List<CellRun> runs) throws Exception {
     int port = ScenarioRunner.freePort();
     String template = spec.command().replace("{app}", fill(app.rackup())).replace("{puma8}", puma8 == null ? "" : puma8.toString());
@@ -137,13 +139,17 @@ final class RoundRunner {
       versions.computeIfAbsent(spec.name(), k -> version(log));
       int n = 0;
       for (RoundScenario.Warmup w : scenario.warmups()) {
-        if (!w.app().equals(app.name())) continue;
-        wrk.run(url(port, w.path()), w.durationNs(), w.connection() == RoundScenario.Connection.NEW, out.resolve(base + ".warmup" + ++n + ".wrk.txt"));
+        if (!w.app().equals(app.name()) || !RoundScenario.speaks(spec, w.connection())) continue;
+        closedLoop.run(url(port, w.path()), w.connection(), w.durationNs(), out.resolve(base + ".warmup" + ++n));
       }
       InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
       for (int i = 0; i < scenario.cells().size(); i++) {
         RoundScenario.Cell cell = scenario.cells().get(i);
         if (!cell.app().equals(app.name())) continue;
+        if (!RoundScenario.speaks(spec, cell.connection())) {
+          System.out.printf("  %s round %d, %s: skipped (no %s)%n", spec.name(), round, cell.label(), cell.connection().word);
+          continue;
+        }
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(scenario.pauseNs()));
         String loadBefore = ScenarioRunner.loadAverage();
         long opensBefore = TcpOpens.now();
@@ -151,17 +157,19 @@ final class RoundRunner {
         CpuAccount.Snapshot before = cpu.snapshot(server.pid(), hasHost);
         CellRun run;
         if (cell.closedLoop()) {
-          Wrk.Result r = wrk.run(url(port, cell.path()), scenario.measureNs(), cell.connection() == RoundScenario.Connection.NEW,
-              out.resolve(base + "-" + (i + 1) + ".wrk.txt"));
+          ClosedLoopResult r = closedLoop.run(url(port, cell.path()), cell.connection(), scenario.measureNs(), out.resolve(base + "-" + (i + 1)));
           CpuAccount.Usage usage = CpuAccount.between(before, cpu.snapshot(server.pid(), hasHost));
           double clientCpu = r.durationUs() == 0 ? Double.NaN
               : 100.0 * (ProcessTree.reapedChildrenCpuTicks() - clientBefore) / ProcessTree.TICKS_PER_SECOND / (r.durationUs() / 1e6);
-          run = cellRun(spec, round, cell, server.pid(), hasHost, r.requests(), r.errors(), Double.NaN, r.rps(), r.p50Us() / 1e3, r.p95Us() / 1e3,
-              r.p99Us() / 1e3, r.p999Us() / 1e3, usage, TcpOpens.now() - opensBefore, clientCpu, loadBefore);
+          run = cellRun(spec, round, cell, server.pid(), hasHost, r.answered(), r.errors(), Double.NaN, r.rps(), r.p50Ms(), r.p95Ms(),
+              r.p99Ms(), r.p999Ms(), usage, TcpOpens.now() - opensBefore, clientCpu, loadBefore);
         } else {
           RateSchedule schedule = RateSchedule.constant(cell.rps(), scenario.measureNs());
-          ConnectionMode mode = cell.connection() == RoundScenario.Connection.NEW ? ConnectionMode.NEW
-              : new ConnectionMode(ConnectionMode.Kind.POOL, scenario.pool());
+          ConnectionMode mode = switch (cell.connection()) {
+            case KEEP_ALIVE -> new ConnectionMode(ConnectionMode.Kind.POOL, scenario.pool());
+            case NEW -> ConnectionMode.NEW;
+            case H2 -> new ConnectionMode(ConnectionMode.Kind.H2, scenario.h2Connections());
+          };
           LoadGenerator.Result r = LoadGenerator.run(loop, address, new LoadGenerator.Settings(cell.path(), schedule,
               scenario.seed() + 1_000L * round + i, scenario.timeoutNs(), mode, null));
           CpuAccount.Usage usage = CpuAccount.between(before, cpu.snapshot(server.pid(), hasHost));
@@ -172,6 +180,20 @@ final class RoundRunner {
         runs.add(run);
         System.out.printf("  %s round %d, %s: %s%n", spec.name(), round, cell.label(), run.line());
       }
+    }
+  }
+
+  /**
+   * The closed-loop client of each connection: wrk over HTTP/1.1 (with {@code Connection: close} for a new
+   * connection per request), h2load over h2. Each run's own output goes to {@code logBase} + ".wrk.txt" or
+   * ".h2load.txt".
+   */
+  private record ClosedLoop(Wrk wrk, H2load h2load) {
+    ClosedLoopResult run(URI url, RoundScenario.Connection connection, long durationNs, Path logBase) throws IOException, InterruptedException {
+      return switch (connection) {
+        case KEEP_ALIVE, NEW -> wrk.run(url, durationNs, connection == RoundScenario.Connection.NEW, Path.of(logBase + ".wrk.txt"));
+        case H2 -> h2load.run(url, durationNs, Path.of(logBase + ".h2load.txt"));
+      };
     }
   }
 

@@ -21,8 +21,10 @@ import java.util.function.Predicate;
  * describe     free text (repeatable)      # printed at the top of the report
  * rounds       5                           # rounds over every server; the tables show medians and ranges
  * server-cpu   0                           # the CPU every server is pinned to (taskset)
- * wrk          16 1                        # the closed-loop client (warm-ups and closed-loop cells): connections, threads
+ * wrk          16 1                        # the closed-loop clients (warm-ups and closed-loop cells: wrk, h2load for h2):
+ *                                          # connections, threads
  * pool         16                          # open-loop keep-alive: a router-like pool of up to this many connections
+ * h2-connections 4                         # open-loop h2: streams spread round-robin over this many connections
  * timeout      5s                          # per request, both clients; counted as an error
  * measure      20s                         # each cell's measured time
  * pause        2s                          # idle before each cell (after the warm-up too), not measured
@@ -30,23 +32,27 @@ import java.util.function.Predicate;
  * app          NAME RACKUP READY [VAR=VALUE ...]   # {app} of the server commands; READY: the path that
  *                                                  # answers 200 once the server is up; environment variables
  * setup        APP COMMAND...              # run once before the first round, in the app's environment
- * warmup       APP DURATION PATH keep-alive|new    # closed loop at full speed (wrk), repeatable, in order
- * open-loop    APP PATH keep-alive|new RATE...     # one cell per rate: Poisson arrivals at RATE per second
- * closed-loop  APP PATH keep-alive|new             # one cell: wrk at full speed
+ * warmup       APP DURATION PATH CONNECTION       # closed loop at full speed, repeatable, in order
+ * open-loop    APP PATH CONNECTION RATE...        # one cell per rate: Poisson arrivals at RATE per second
+ * closed-loop  APP PATH CONNECTION                # one cell: the closed-loop client at full speed
  * baseline     NAME...                     # ratios are to the first of these servers that ran
  * server       NAME KIND COMMAND...        # KIND puma-plus or null: the root is a JVM (the host); puma: all Ruby
  * </pre>
+ * CONNECTION is {@code keep-alive} (open loop: the pool; closed loop: wrk), {@code new} (a new connection
+ * per request; wrk with {@code Connection: close}) or {@code h2} (HTTP/2 cleartext with prior knowledge;
+ * open loop: H2Transport over h2-connections; closed loop: h2load, one stream at a time per connection).
+ * A server of KIND puma speaks no HTTP/2: it skips the h2 warm-ups and cells.
  * Commands, rackups and environment values take Scenario's placeholders ({port}, {control},
  * {control_token}, {root}, {puma_plus}, {java}, {jar}) and {app} (the app's rackup), {out} (the results
  * directory) and {puma8} (the directory given with --puma8: a server whose command uses it runs only then).
  */
 record RoundScenario(String name, String description, int rounds, int serverCpu, int wrkConnections, int wrkThreads,
-    int pool, long timeoutNs, long measureNs, long pauseNs, long seed, List<App> apps, List<Setup> setups, List<Warmup> warmups,
+    int pool, int h2Connections, long timeoutNs, long measureNs, long pauseNs, long seed, List<App> apps, List<Setup> setups, List<Warmup> warmups,
     List<Cell> cells, List<String> baselines, List<Scenario.ServerSpec> servers, Path source) {
 
-  /** How a cell's requests travel: kept-alive connections, or a new connection per request. */
+  /** How a cell's requests travel: kept-alive HTTP/1.1 connections, a new connection per request, or HTTP/2 streams. */
   enum Connection {
-    KEEP_ALIVE("keep-alive"), NEW("new");
+    KEEP_ALIVE("keep-alive"), NEW("new"), H2("h2");
 
     final String word;
 
@@ -56,7 +62,7 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
 
     static Connection parse(String word) {
       for (Connection c : values()) if (c.word.equals(word)) return c;
-      throw new IllegalArgumentException("connection is keep-alive or new, was: " + word);
+      throw new IllegalArgumentException("connection is keep-alive, new or h2, was: " + word);
     }
   }
 
@@ -100,6 +106,7 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     int wrkConnections = 16;
     int wrkThreads = 1;
     int pool = 16;
+    int h2Connections = 4;
     long timeout = Format.parseDuration("5s");
     long measure = Format.parseDuration("20s");
     long pause = 0;
@@ -130,6 +137,7 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
             wrkThreads = Integer.parseInt(words[1]);
           }
           case "pool" -> pool = Integer.parseInt(value);
+          case "h2-connections" -> h2Connections = Integer.parseInt(value);
           case "timeout" -> timeout = Format.parseDuration(value);
           case "measure" -> measure = Format.parseDuration(value);
           case "pause" -> pause = Format.parseDuration(value);
@@ -150,11 +158,11 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
             setups.add(new Setup(app(apps, s[0]), s[1]));
           }
           case "warmup" -> {
-            if (words.length != 4) throw new IllegalArgumentException("warmup needs: APP DURATION PATH keep-alive|new");
+            if (words.length != 4) throw new IllegalArgumentException("warmup needs: APP DURATION PATH keep-alive|new|h2");
             warmups.add(new Warmup(app(apps, words[0]), Format.parseDuration(words[1]), words[2], Connection.parse(words[3])));
           }
           case "open-loop" -> {
-            if (words.length < 4) throw new IllegalArgumentException("open-loop needs: APP PATH keep-alive|new RATE...");
+            if (words.length < 4) throw new IllegalArgumentException("open-loop needs: APP PATH keep-alive|new|h2 RATE...");
             for (int i = 3; i < words.length; i++) {
               double rps = Double.parseDouble(words[i]);
               if (!(rps > 0)) throw new IllegalArgumentException("a rate must be > 0, was: " + words[i]);
@@ -162,7 +170,7 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
             }
           }
           case "closed-loop" -> {
-            if (words.length != 3) throw new IllegalArgumentException("closed-loop needs: APP PATH keep-alive|new");
+            if (words.length != 3) throw new IllegalArgumentException("closed-loop needs: APP PATH keep-alive|new|h2");
             cells.add(new Cell(app(apps, words[0]), words[1], Connection.parse(words[2]), 0));
           }
           case "baseline" -> baselines.addAll(List.of(words));
@@ -180,10 +188,11 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     if (cells.isEmpty()) throw new IllegalArgumentException(file + ": no 'open-loop' or 'closed-loop' line");
     if (servers.isEmpty()) throw new IllegalArgumentException(file + ": no 'server' line");
     if (rounds < 1) throw new IllegalArgumentException(file + ": rounds must be >= 1");
+    if (h2Connections < 1) throw new IllegalArgumentException(file + ": h2-connections must be >= 1");
     for (String b : baselines) {
       if (servers.stream().noneMatch(s -> s.name().equals(b))) throw new IllegalArgumentException(file + ": baseline " + b + " is no server");
     }
-    return new RoundScenario(name, description.toString(), rounds, serverCpu, wrkConnections, wrkThreads, pool, timeout, measure,
+    return new RoundScenario(name, description.toString(), rounds, serverCpu, wrkConnections, wrkThreads, pool, h2Connections, timeout, measure,
         pause, seed, List.copyOf(apps), List.copyOf(setups), List.copyOf(warmups), List.copyOf(cells), List.copyOf(baselines),
         List.copyOf(servers), file);
   }
@@ -212,6 +221,14 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     return server.kind().equals("puma-plus") || server.kind().equals("null");
   }
 
+  /**
+   * True when {@code server} can carry {@code connection}: everything but h2 on a server of KIND puma (puma 5.6
+   * and 8 speak HTTP/1.1 only). A server that cannot skips those warm-ups and cells.
+   */
+  static boolean speaks(Scenario.ServerSpec server, Connection connection) {
+    return connection != Connection.H2 || !server.kind().equals("puma");
+  }
+
   /** True when the server's command names {puma8}: it runs only when --puma8 DIR is given. */
   static boolean needsPuma8(Scenario.ServerSpec server) {
     return server.command().contains("{puma8}");
@@ -226,7 +243,7 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     List<Warmup> w = warmupNs == null ? warmups
         : warmups.stream().map(x -> new Warmup(x.app(), warmupNs, x.path(), x.connection())).toList();
     return new RoundScenario(name, description, rounds == null ? this.rounds : rounds, serverCpu, wrkConnections, wrkThreads, pool,
-        timeoutNs, measureNs == null ? this.measureNs : measureNs, pauseNs, seed, apps, setups, w, cells, baselines, servers, source);
+        h2Connections, timeoutNs, measureNs == null ? this.measureNs : measureNs, pauseNs, seed, apps, setups, w, cells, baselines, servers, source);
   }
 
   /**
@@ -250,8 +267,8 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     List<Cell> kept = cells.stream().filter(keep).toList();
     if (kept.isEmpty()) throw new IllegalArgumentException("no cell is left after --apps, --paths, --connections and --rates");
     List<Scenario.ServerSpec> keptServers = serverNames.isEmpty() ? servers : servers.stream().filter(s -> serverNames.contains(s.name())).toList();
-    return new RoundScenario(name, description, rounds, serverCpu, wrkConnections, wrkThreads, pool, timeoutNs, measureNs, pauseNs, seed,
-        apps, setups, warmups, kept, baselines, keptServers, source);
+    return new RoundScenario(name, description, rounds, serverCpu, wrkConnections, wrkThreads, pool, h2Connections, timeoutNs, measureNs,
+        pauseNs, seed, apps, setups, warmups, kept, baselines, keptServers, source);
   }
 
   private static void checkKnown(String what, List<String> wanted, List<String> known) {

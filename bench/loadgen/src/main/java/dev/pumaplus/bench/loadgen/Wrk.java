@@ -1,4 +1,4 @@
-// The closed-loop client of the round benchmarks (`bench/run capacity`, and every warm-up of `bench/run
+// The HTTP/1.1 closed-loop client of the round benchmarks (`bench/run capacity`, and the warm-ups of `bench/run
 // lowrate`): Debian's wrk, run as a child process (so it inherits the generator's CPU), with a done() hook
 // (resources/wrk-summary.lua) that prints its counters on one line.
 package dev.pumaplus.bench.loadgen;
@@ -26,13 +26,41 @@ record Wrk(int connections, int threads, long timeoutNs, Path script) {
    * as a connection saw it, not a user's wait).
    */
   record Result(long requests, long durationUs, long bytes, long connectErrors, long readErrors, long writeErrors,
-      long statusErrors, long timeouts, long p50Us, long p95Us, long p99Us, long p999Us) {
-    double rps() {
+      long statusErrors, long timeouts, long p50Us, long p95Us, long p99Us, long p999Us) implements ClosedLoopResult {
+    /** wrk's requests: every response, whatever its status. */
+    @Override
+    public long answered() {
+      return requests;
+    }
+
+    @Override
+    public double rps() {
       return durationUs == 0 ? Double.NaN : requests * 1e6 / durationUs;
     }
 
-    long errors() {
+    @Override
+    public long errors() {
       return connectErrors + readErrors + writeErrors + statusErrors + timeouts;
+    }
+
+    @Override
+    public double p50Ms() {
+      return p50Us / 1e3;
+    }
+
+    @Override
+    public double p95Ms() {
+      return p95Us / 1e3;
+    }
+
+    @Override
+    public double p99Ms() {
+      return p99Us / 1e3;
+    }
+
+    @Override
+    public double p999Ms() {
+      return p999Us / 1e3;
     }
   }
 
@@ -49,7 +77,7 @@ record Wrk(int connections, int threads, long timeoutNs, Path script) {
   /** The command line for one run of {@code durationNs} against {@code url}; {@code close}: a new connection per request. */
   List<String> argv(URI url, long durationNs, boolean close) {
     List<String> argv = new ArrayList<>(List.of("wrk", "-t", Integer.toString(threads), "-c", Integer.toString(connections),
-        "-d", seconds(durationNs), "--timeout", seconds(timeoutNs), "-s", script.toString()));
+        "-d", Format.wholeSeconds(durationNs), "--timeout", Format.wholeSeconds(timeoutNs), "-s", script.toString()));
     if (close) argv.addAll(List.of("-H", "Connection: close"));
     argv.add(url.toString());
     return argv;
@@ -89,10 +117,5 @@ record Wrk(int connections, int threads, long timeoutNs, Path script) {
     Long v = values.get(key);
     if (v == null) throw new IllegalArgumentException("no " + key + "= in: " + line);
     return v;
-  }
-
-  /** wrk takes whole seconds ("15s"); anything shorter than one second is one second. */
-  private static String seconds(long ns) {
-    return Math.max(1, Math.round(ns / 1e9)) + "s";
   }
 }

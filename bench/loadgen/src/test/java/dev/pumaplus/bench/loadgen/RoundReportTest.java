@@ -1,6 +1,6 @@
 // RoundReport on fixed cells: each row is the median over the rounds with its range, CPU per request is split
 // into host, Ruby (tree − host) and tree, the ratio columns are to puma 8, or to puma 5.6 when puma 8 was not
-// run, and then the report and the console say that it was not run.
+// run, and then the report and the console say that it was not run; servers without HTTP/2 show "—" on h2 cells.
 package dev.pumaplus.bench.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -106,6 +106,44 @@ class RoundReportTest {
     String md = Files.readString(out.resolve("summary.md"));
     assertTrue(md.indexOf("| 10 rps | puma |") < md.indexOf("| 200 rps | puma |"), md);
     assertTrue(md.contains("measured: bench: `/hello` keep-alive 200 rps, `/hello` keep-alive 10 rps"), md);
+  }
+
+  @Test
+  void anH2TableShowsADashForTheServersWithoutHttp2AndNoRatiosWhenTheBaselineIsOneOfThem() throws Exception {
+    Path file = out.resolve("h2.scenario");
+    Files.writeString(file, """
+        app bench {root}/bench/app/config.ru /health
+        warmup bench 5s /hello h2
+        closed-loop bench /hello keep-alive
+        closed-loop bench /hello h2
+        baseline puma8 puma
+        server puma-plus puma-plus {puma_plus} -w 1 -t 5:5 {app}
+        server puma puma puma -w 1 -t 5:5 {app}
+        server puma8 puma ruby -I{puma8}/lib {puma8}/bin/puma -w 1 -t 5:5 {app}
+        """);
+    RoundScenario s = RoundScenario.parse(file);
+    List<CellRun> runs = new ArrayList<>();
+    for (RoundScenario.Cell cell : s.cells()) {
+      for (Scenario.ServerSpec server : s.servers()) {
+        if (!RoundScenario.speaks(server, cell.connection())) continue;
+        boolean host = RoundScenario.hasHost(server);
+        runs.add(new CellRun(server, 1, cell, 100_000, 0, Double.NaN, 6_000, 2, 3, 4, 5, new CpuAccount.Usage(10_000_000_000L, host ? 4_000_000_000L : 0, 0),
+            host, host ? 85 * 1024 : -1, 120 * 1024, 3, 16, 95, "1 1 1", "1 1 1"));
+      }
+    }
+    RoundReport.write(header(s, s.servers(), List.of()), runs, out);
+    String md = Files.readString(out.resolve("summary.md"));
+    String h2 = md.substring(md.indexOf("## bench `/hello`, closed loop, HTTP/2 cleartext (`h2load -t 1 -c 16 -m 1`)"), md.indexOf("## Every cell"));
+    assertTrue(h2.contains("No ratio columns: the baseline, puma8, does not speak h2, so there is nothing to compare to."), h2);
+    assertFalse(h2.contains("÷"), h2);
+    assertTrue(h2.contains("| max (closed loop) | puma-plus | 6,000.0 | 40.0 µs | 60.0 µs | 100.0 µs | 2.00 ms |"), h2);
+    assertTrue(h2.contains("| max (closed loop) | puma | —¹ |" + " — |".repeat(10) + "\n"), h2);
+    assertTrue(h2.contains("| max (closed loop) | puma8 | —¹ |"), h2);
+    assertTrue(h2.contains("¹ no HTTP/2: the server does not speak h2 and was not run on these cells."), h2);
+    assertTrue(md.contains("- puma, puma8: no HTTP/2 (KIND puma): skip the h2 warm-ups and cells"), md);
+    assertTrue(md.contains("| max (closed loop) | puma8 | 6,000.0 | n/a | 100.0 µs | 100.0 µs | 2.00 ms | 3.00 ms | 4.00 ms | 5.00 ms | 0 | n/a "
+        + "| 120 MB | — | — | — | — |"), "the keep-alive table keeps its ratios\n" + md);
+    assertTrue(md.contains("warmed up closed-loop at full speed (`wrk -t 1 -c 16`, h2 lines `h2load -t 1 -c 16 -m 1`: bench: 5 s `/hello` h2)"), md);
   }
 
   @Test

@@ -19,6 +19,7 @@ class RoundScenarioTest {
   private static final Path SCENARIOS = Path.of("..", "scenarios");
   private static final RoundScenario.Connection KEEP_ALIVE = RoundScenario.Connection.KEEP_ALIVE;
   private static final RoundScenario.Connection NEW = RoundScenario.Connection.NEW;
+  private static final RoundScenario.Connection H2 = RoundScenario.Connection.H2;
 
   @TempDir
   Path dir;
@@ -102,6 +103,38 @@ class RoundScenarioTest {
   }
 
   @Test
+  void h2CellsAndWarmUpsRunOverFourConnectionsByDefaultAndAServerOfKindPumaSkipsThem() throws Exception {
+    Path file = dir.resolve("h2.scenario");
+    String body = """
+        app bench /x.ru /health
+        warmup bench 2s /hello h2
+        open-loop bench /hello h2 50
+        closed-loop bench /hello h2
+        open-loop bench /hello keep-alive 50
+        server puma-plus puma-plus {puma_plus} {app}
+        server puma puma puma {app}
+        server null null {java} -jar {jar} null-server {port}
+        """;
+    Files.writeString(file, body);
+    RoundScenario s = RoundScenario.parse(file);
+    assertEquals(4, s.h2Connections());
+    assertEquals(List.of(new RoundScenario.Cell("bench", "/hello", H2, 50), new RoundScenario.Cell("bench", "/hello", H2, 0)),
+        s.cells().subList(0, 2));
+    assertEquals(H2, s.warmups().get(0).connection());
+    Scenario.ServerSpec plus = s.servers().get(0);
+    Scenario.ServerSpec puma = s.servers().get(1);
+    Scenario.ServerSpec nullServer = s.servers().get(2);
+    assertTrue(RoundScenario.speaks(plus, H2) && RoundScenario.speaks(nullServer, H2), "puma-plus and the null server serve h2c");
+    assertFalse(RoundScenario.speaks(puma, H2), "puma 5.6 and 8 have no HTTP/2");
+    assertTrue(RoundScenario.speaks(puma, KEEP_ALIVE) && RoundScenario.speaks(puma, NEW));
+    assertEquals(2, s.only(List.of(), List.of(), List.of(), List.of("h2"), List.of()).cells().size(), "--connections h2");
+    Files.writeString(file, "h2-connections 1\n" + body);
+    assertEquals(1, RoundScenario.parse(file).h2Connections());
+    Files.writeString(file, "h2-connections 0\n" + body);
+    assertThrows(IllegalArgumentException.class, () -> RoundScenario.parse(file));
+  }
+
+  @Test
   void aCellOfAnUndeclaredAppAnUnknownBaselineOrAnUnknownDirectiveNamesTheProblem() throws Exception {
     Path bad = dir.resolve("bad.scenario");
     Files.writeString(bad, "app a /x.ru /health\nopen-loop b /hello new 10\nserver s puma puma {app}\n");
@@ -110,7 +143,7 @@ class RoundScenarioTest {
     assertTrue(assertThrows(IllegalArgumentException.class, () -> RoundScenario.parse(bad)).getMessage().contains("baseline t is no server"));
     Files.writeString(bad, "app a /x.ru /health\nclosed-loop a /hello close\n");
     assertTrue(assertThrows(IllegalArgumentException.class, () -> RoundScenario.parse(bad)).getMessage()
-        .contains(":2: connection is keep-alive or new, was: close"));
+        .contains(":2: connection is keep-alive, new or h2, was: close"));
     Files.writeString(bad, "app a /x.ru /health\nstep 1s 10\n");
     assertTrue(assertThrows(IllegalArgumentException.class, () -> RoundScenario.parse(bad)).getMessage().contains(":2: unknown directive 'step'"));
     assertFalse(RoundScenario.describes(SCENARIOS.resolve("overhead.scenario")), "an open-loop Scenario is not a round benchmark");
