@@ -94,7 +94,8 @@ final class RoundReport {
         .append(h.cpuSource()).append("; host: the Java host's threads' own time (`/proc/HOSTPID/task/*/schedstat`, ns); "
             + "Ruby = tree − host (puma: the whole tree)\n");
     md.append("- memory as the cell ended: host RSS (`VmRSS`), tree PSS (`smaps_rollup`, summed over the server's processes)\n");
-    List<String> noH2 = h.servers().stream().filter(x -> !RoundScenario.speaks(x, RoundScenario.Connection.H2)).map(Scenario.ServerSpec::name).toList();
+    List<String> noH2 = h.servers().stream().filter(x -> !RoundScenario.speaks(x, RoundScenario.Connection.H2))
+        .map(Scenario.ServerSpec::name).toList();
     boolean h2Cells = s.cells().stream().anyMatch(c -> c.connection() == RoundScenario.Connection.H2);
     if (h2Cells && !noH2.isEmpty()) {
       md.append("- ").append(String.join(", ", noH2)).append(": no HTTP/2 (KIND puma): skip the h2 warm-ups and cells, \"—\" in their rows\n");

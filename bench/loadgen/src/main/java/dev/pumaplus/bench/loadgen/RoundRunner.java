@@ -139,15 +139,17 @@ final class RoundRunner {
       versions.computeIfAbsent(spec.name(), k -> version(log));
       int n = 0;
       for (RoundScenario.Warmup w : scenario.warmups()) {
-        if (!w.app().equals(app.name()) || !RoundScenario.speaks(spec, w.connection())) continue;
-        closedLoop.run(url(port, w.path()), w.connection(), w.durationNs(), out.resolve(base + ".warmup" + ++n));
+        if (!w.app().equals(app.name())) continue;
+        n++; // numbered by the app's warm-up lines, so that warmup<N> is the same line for every server
+        if (!RoundScenario.speaks(spec, w.connection())) continue;
+        closedLoop.run(url(port, w.path()), w.connection(), w.durationNs(), out.resolve(base + ".warmup" + n));
       }
       InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
       for (int i = 0; i < scenario.cells().size(); i++) {
         RoundScenario.Cell cell = scenario.cells().get(i);
         if (!cell.app().equals(app.name())) continue;
         if (!RoundScenario.speaks(spec, cell.connection())) {
-          System.out.printf("  %s round %d, %s: skipped (no %s)%n", spec.name(), round, cell.label(), cell.connection().word);
+          System.out.printf("  %s round %d, %s: skipped (KIND %s: no HTTP/2)%n", spec.name(), round, cell.label(), spec.kind());
           continue;
         }
         Thread.sleep(TimeUnit.NANOSECONDS.toMillis(scenario.pauseNs()));

@@ -60,7 +60,8 @@ class H2loadTest {
   @Test
   void aStreamWithoutAnAnswerIsAnErrorAndNotAResponseAndHasNoLatency() {
     // the same summary with 12 streams ended without an answer (3 of them by the -N timeout) and 5 answered 503
-    String output = OUTPUT.replace("7759 done, 7759 succeeded, 0 failed, 0 errored, 0 timeout", "7759 done, 7742 succeeded, 17 failed, 12 errored, 3 timeout");
+    String output = OUTPUT.replace("7759 done, 7759 succeeded, 0 failed, 0 errored, 0 timeout",
+        "7759 done, 7742 succeeded, 17 failed, 12 errored, 3 timeout");
     Histogram latency = H2load.latenciesUs(Stream.of("1796409555813906\t200\t400", "1796409555813907\t-1\t5000000", "1796409555813908\t503\t600"));
     H2load.Result r = H2load.parse(output, latency);
     assertEquals(7759 - 12, r.answered(), "a 503 is an answer (it costs the server a request); a reset stream is not");

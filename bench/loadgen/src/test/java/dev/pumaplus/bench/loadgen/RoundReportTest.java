@@ -127,8 +127,9 @@ class RoundReportTest {
       for (Scenario.ServerSpec server : s.servers()) {
         if (!RoundScenario.speaks(server, cell.connection())) continue;
         boolean host = RoundScenario.hasHost(server);
-        runs.add(new CellRun(server, 1, cell, 100_000, 0, Double.NaN, 6_000, 2, 3, 4, 5, new CpuAccount.Usage(10_000_000_000L, host ? 4_000_000_000L : 0, 0),
-            host, host ? 85 * 1024 : -1, 120 * 1024, 3, 16, 95, "1 1 1", "1 1 1"));
+        CpuAccount.Usage cpu = new CpuAccount.Usage(10_000_000_000L, host ? 4_000_000_000L : 0, 0);
+        runs.add(new CellRun(server, 1, cell, 100_000, 0, Double.NaN, 6_000, 2, 3, 4, 5, cpu, host, host ? 85 * 1024 : -1, 120 * 1024, 3, 16,
+            95, "1 1 1", "1 1 1"));
       }
     }
     RoundReport.write(header(s, s.servers(), List.of()), runs, out);
