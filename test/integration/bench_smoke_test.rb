@@ -2,8 +2,9 @@
 # Debian's puma one after another on the same Rack app, drives each with the open-loop generator for a few
 # seconds, and writes the report. A few seconds of load, not a measurement: this proves the whole chain
 # (pinning, warm-up, load, health probe, /stats sampling, table, timeline, plot, raw CSV) works end to end.
-# The same for the two round benchmarks (bench/scenarios/capacity.scenario, closed loop, and lowrate.scenario,
-# open loop) with a second or two per cell: their tables, CPU split and ratios, not their numbers.
+# The same for the two round benchmarks (bench/scenarios/capacity.scenario, closed loop under wrk and, over h2,
+# h2load; lowrate.scenario, open loop) with a second or two per cell: their tables, CPU split and ratios, and
+# puma's skipped h2 cells, not their numbers.
 require "server_helper"
 require "csv"
 
@@ -43,8 +44,8 @@ class BenchSmokeTest < IntegrationTest
     assert_equal PNG_MAGIC, File.binread(File.join(out, "timeline.png"), 8), "the plot is a PNG"
   end
 
-  def test_capacity_scenario_measures_both_connection_modes_with_cpu_split_into_host_and_ruby_and_ratios_to_puma
-    require_harness(%w[puma taskset setsid wrk])
+  def test_capacity_scenario_measures_keep_alive_new_and_h2_with_cpu_split_and_ratios_to_puma_which_skips_h2
+    require_harness(%w[puma taskset setsid wrk h2load])
 
     out = File.join(temp_dir, "capacity")
     output, status = run_harness("capacity", "--rounds", "1", "--warmup", "1s", "--measure", "1s",
@@ -53,12 +54,19 @@ class BenchSmokeTest < IntegrationTest
 
     summary = File.read(File.join(out, "summary.md"))
     tables = round_tables(summary)
+    h2_title = "bench `/hello`, closed loop, HTTP/2 cleartext (`h2load -t 1 -c 16 -m 1`)"
     assert_equal ["bench `/hello`, closed loop, keep-alive (`wrk -c 16`)",
-                  "bench `/hello`, closed loop, a new connection per request (`wrk -c 16 -H 'Connection: close'`)"],
+                  "bench `/hello`, closed loop, a new connection per request (`wrk -c 16 -H 'Connection: close'`)",
+                  h2_title],
                  tables.keys, "one table per connection mode:\n#{summary}"
     tables.each do |title, rows|
+      h2 = title == h2_title
       assert_equal %w[puma-plus puma null], rows.keys, "#{title}: one row per server, in the scenario's order"
       rows.each do |server, row|
+        if h2 && server == "puma"
+          assert_equal "—¹", row["achieved rps"], "puma 5.6 has no HTTP/2: its h2 cell is skipped, not measured:\n#{summary}"
+          next
+        end
         assert_operator Float(row["achieved rps"].delete(",")), :>, 0, "#{server} #{title}: some requests per second"
         assert_equal "0", row["errors"], "#{server} #{title}: every request answered:\n#{summary}"
         assert_operator Float(row["tree CPU / request"].split.first.delete(",")), :>, 0, "#{server}: its tree's CPU per request"
@@ -66,22 +74,28 @@ class BenchSmokeTest < IntegrationTest
       plus = rows["puma-plus"]
       assert_operator Float(plus["host CPU / request"].split.first.delete(",")), :>, 0, "the Java host used CPU for the requests"
       assert_operator Float(plus["Ruby CPU / request"].split.first.delete(",")), :>, 0, "the Ruby worker used CPU for the requests"
+      if h2
+        refute plus.key?("tree CPU ÷ puma"), "the baseline, puma, speaks no h2: nothing to compare to"
+        next
+      end
       assert_equal "n/a", rows["puma"]["host CPU / request"], "puma has no host: all of it is Ruby"
       assert_match(/\A[\d.]+×\z/, plus["tree CPU ÷ puma"], "#{title}: puma-plus's ratio to puma")
       assert_equal "—", rows["puma"]["tree CPU ÷ puma"], "the baseline's own row"
     end
+    assert_includes summary, "No ratio columns: the baseline, puma, does not speak h2"
     assert_includes summary, "- ratios: to puma, because puma8 is not in this run"
     assert_includes summary, "its rows are the client's own ceiling"
-    opens = summary.scan(/^(\S+) round 1, bench \/hello (keep-alive|new) .*; ([\d.]+) new connections\/request/)
-    assert_equal 6, opens.size, "every cell's line:\n#{summary}"
+    opens = summary.scan(/^(\S+) round 1, bench \/hello (keep-alive|new|h2) .*; ([\d.]+) new connections\/request/)
+    assert_equal 8, opens.size, "every cell's line, puma's h2 cell skipped:\n#{summary}"
     opens.each do |server, mode, per_request|
       if mode == "new"
         assert_operator Float(per_request), :>=, 0.95, "#{server}: wrk opened a new connection for every request"
       elsif server != "puma" # puma 5.6 closes a busy keep-alive connection every 10 requests
-        assert_operator Float(per_request), :<, 0.5, "#{server}: keep-alive connections were reused"
+        assert_operator Float(per_request), :<, 0.5, "#{server}: #{mode} connections were reused"
       end
     end
     assert File.file?(File.join(out, "puma-bench-r1-2.wrk.txt")), "wrk's own output is kept"
+    assert File.file?(File.join(out, "puma-plus-bench-r1-3.h2load.txt")), "h2load's own output is kept"
   end
 
   def test_lowrate_scenario_measures_open_loop_cells_on_both_connection_modes_and_says_where_cpu_came_from
@@ -89,7 +103,8 @@ class BenchSmokeTest < IntegrationTest
 
     out = File.join(temp_dir, "lowrate")
     output, status = run_harness("lowrate", "--rounds", "1", "--warmup", "1s", "--measure", "2s", "--apps", "bench",
-                                 "--paths", "/hello", "--rates", "50", "--only", "puma-plus,puma", "--out", out)
+                                 "--paths", "/hello", "--connections", "keep-alive,new", "--rates", "50",
+                                 "--only", "puma-plus,puma", "--out", out)
     assert status&.success?, "bench/run lowrate failed (#{status.inspect}):\n#{output}"
 
     summary = File.read(File.join(out, "summary.md"))

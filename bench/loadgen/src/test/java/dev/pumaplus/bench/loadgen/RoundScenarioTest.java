@@ -25,7 +25,8 @@ class RoundScenarioTest {
   Path dir;
 
   @Test
-  void lowrateMeasuresHelloAndMixAtFourRatesBothWaysHighestFirstAndTheRailsPageAtTwoWithTheOverloadCellsLast() throws Exception {
+  void lowrateMeasuresHelloAndMixAtFourRatesBothWaysHighestFirstHelloOverH2AtThreeAndTheRailsPageAtTwoWithTheOverloadCellsLast()
+      throws Exception {
     RoundScenario s = RoundScenario.parse(SCENARIOS.resolve("lowrate.scenario"));
     assertTrue(RoundScenario.describes(SCENARIOS.resolve("lowrate.scenario")));
     assertEquals(5, s.rounds());
@@ -36,6 +37,9 @@ class RoundScenarioTest {
         assertEquals(List.of(10.0, 50.0, 200.0, 1000.0), rates.stream().sorted().toList(), path + " " + c.word);
       }
     }
+    assertEquals(List.of(200.0, 50.0, 10.0), s.cells().stream().filter(c -> c.connection() == H2).map(RoundScenario.Cell::rps).toList());
+    assertTrue(s.cells().stream().filter(c -> c.connection() == H2).allMatch(c -> c.path().equals("/hello")));
+    assertEquals(4, s.h2Connections());
     List<RoundScenario.Cell> rails = s.cells().stream().filter(c -> c.app().equals("rails")).toList();
     assertEquals(List.of(new RoundScenario.Cell("rails", "/", KEEP_ALIVE, 200), new RoundScenario.Cell("rails", "/", KEEP_ALIVE, 50)), rails);
     List<RoundScenario.Cell> bench = s.cells().stream().filter(c -> c.app().equals("bench")).toList();
@@ -50,21 +54,24 @@ class RoundScenarioTest {
     assertEquals("production", railsApp.env().get("RAILS_ENV"));
     assertTrue(railsApp.env().get("DATABASE_PATH").startsWith("{out}/"), "the database lives in the results, not in examples/rails");
     assertEquals(List.of("rails"), s.setups().stream().map(RoundScenario.Setup::app).toList());
-    assertEquals(16_000_000_000L, warmupNs(s, "bench"), "~15 s of closed-loop warm-up, every path and mode the cells use");
+    assertEquals(18_000_000_000L, warmupNs(s, "bench"), "~15 s of closed-loop warm-up, every path and mode the cells use");
+    assertEquals(H2, s.warmups().get(0).connection(), "h2 first: the servers that skip it end their warm-ups the same way as the rest");
     assertEquals(15_000_000_000L, warmupNs(s, "rails"));
     assertTrue(s.warmups().stream().anyMatch(w -> w.app().equals("bench") && w.path().equals("/mix/2/0") && w.connection() == NEW));
     assertSameServers(s);
   }
 
   @Test
-  void capacityIsTheClosedLoopInBothModesWithTheSameServersAndTheNullServerBeside() throws Exception {
+  void capacityIsTheClosedLoopInAllThreeModesWithTheSameServersAndTheNullServerBeside() throws Exception {
     RoundScenario s = RoundScenario.parse(SCENARIOS.resolve("capacity.scenario"));
-    assertEquals(List.of(new RoundScenario.Cell("bench", "/hello", KEEP_ALIVE, 0), new RoundScenario.Cell("bench", "/hello", NEW, 0)), s.cells());
+    assertEquals(List.of(new RoundScenario.Cell("bench", "/hello", KEEP_ALIVE, 0), new RoundScenario.Cell("bench", "/hello", NEW, 0),
+        new RoundScenario.Cell("bench", "/hello", H2, 0)), s.cells());
     assertTrue(s.cells().stream().allMatch(RoundScenario.Cell::closedLoop));
     assertEquals(5, s.rounds());
     assertEquals(16, s.wrkConnections());
     assertEquals(15_000_000_000L, s.measureNs());
-    assertEquals(15_000_000_000L, warmupNs(s, "bench"));
+    assertEquals(20_000_000_000L, warmupNs(s, "bench"));
+    assertEquals(H2, s.warmups().get(0).connection());
     assertEquals("null", s.servers().get(s.servers().size() - 1).kind());
     assertSameServers(s);
   }
