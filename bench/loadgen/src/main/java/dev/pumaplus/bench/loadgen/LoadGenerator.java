@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 
 /**
  * One measured run against one address. {@link #run} blocks the calling thread, which becomes the arrival
@@ -44,6 +45,16 @@ public final class LoadGenerator {
 
   /** Runs {@code settings} against {@code address}; returns when every request has ended (or timed out). */
   public static Result run(ClientLoop clientLoop, InetSocketAddress address, Settings settings) throws InterruptedException {
+    return run(clientLoop, address, settings, origin -> {});
+  }
+
+  /**
+   * The same, telling {@code atOrigin} the schedule's origin (the {@code System.nanoTime} value the records'
+   * times count from) before the first arrival, on the calling thread: for reading something at fixed offsets
+   * of the run from another thread. It must return at once; the first arrival is at least 50 ms away.
+   */
+  public static Result run(ClientLoop clientLoop, InetSocketAddress address, Settings settings, LongConsumer atOrigin)
+      throws InterruptedException {
     EventLoop loop = clientLoop.loop();
     long timeoutMs = TimeUnit.NANOSECONDS.toMillis(settings.timeoutNs());
     Transport transport = onLoop(loop, () -> settings.mode().open(clientLoop, address, timeoutMs));
@@ -55,6 +66,7 @@ public final class LoadGenerator {
     List<Integer> connections = Collections.synchronizedList(new ArrayList<>());
     long scheduleNs = settings.schedule().totalNs();
     long origin = System.nanoTime() + START_DELAY_NS;
+    atOrigin.accept(origin);
 
     if (settings.probe() != null) {
       Probe probe = settings.probe();

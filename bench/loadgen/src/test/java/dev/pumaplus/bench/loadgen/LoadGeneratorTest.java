@@ -54,6 +54,23 @@ class LoadGeneratorTest {
   }
 
   @Test
+  void theCallerLearnsTheOriginTheRecordsCountFromBeforeTheFirstArrival() throws Exception {
+    try (NullServer server = new NullServer(0)) {
+      InetSocketAddress address = new InetSocketAddress("127.0.0.1", server.port());
+      long[] told = {0, 0};
+      long before = System.nanoTime();
+      LoadGenerator.Result result = LoadGenerator.run(loop, address, new LoadGenerator.Settings("/", RateSchedule.constant(50, S), 9,
+          TimeUnit.SECONDS.toNanos(5), ConnectionMode.NEW, null), origin -> {
+            told[0] = origin;
+            told[1] = System.nanoTime();
+          });
+      assertEquals(result.originNanos(), told[0]);
+      assertTrue(told[0] > told[1] && told[1] >= before, "told before the schedule's origin, which is still ahead");
+      assertTrue(result.load().stream().allMatch(r -> r.sentNs >= r.intendedNs && r.intendedNs >= 0), "every arrival after the origin");
+    }
+  }
+
+  @Test
   void waitingForABusyConnectionIsChargedToLatency() throws Exception {
     // One connection, a server that takes 100 ms per request, 20 rps offered: twice what it can serve. A
     // closed-loop client would report ~100 ms per request; from the intended start the backlog shows.
