@@ -1,20 +1,23 @@
-// One measured cell of one server in one round of a round benchmark (RoundRunner): what the client saw
-// (rate, latency, errors) and what the server spent over the cell's window (CPU of its host, its Ruby
-// processes and the whole tree; memory as the window ended). One row of RoundReport's "every run" list.
+// One measured cell (or one window of a windowed cell) of one server in one round of a round benchmark
+// (RoundRunner): what the client saw (rate, latency, errors) and what the server spent over the window (CPU of
+// its host, its Ruby processes and the whole tree; memory as the window ended). One row of RoundReport's
+// "every cell" list.
 package dev.pumaplus.bench.loadgen;
 
 import java.util.Locale;
 
 /**
- * Immutable. {@code answered}: responses the client received in the window, whatever their status (the
- * divisor of CPU per request); {@code errors}: requests without a 2xx/3xx answer (timeouts, resets, 4xx/5xx).
- * Latencies in ms: open-loop from each request's intended start, closed-loop wrk's service time.
- * {@code offeredRps}: the arrivals the Poisson clock drew per second (NaN closed-loop). {@code hostRssKb}: -1
- * without a host. {@code tcpOpens}: TCP connections opened on the machine in the window.
- * {@code clientCpuPercent}: wrk's CPU over its run, percent of its core (NaN open-loop).
+ * Immutable. {@code span}: the stretch of the cell's run this covers (the whole cell, or a window or a first
+ * stretch of a windowed one: its requests are those whose intended start falls in it). {@code answered}:
+ * responses the client received, whatever their status (the divisor of CPU per request); {@code errors}:
+ * requests without a 2xx/3xx answer (timeouts, resets, 4xx/5xx). Latencies in ms: open-loop from each
+ * request's intended start, closed-loop the client's service time. {@code offeredRps}: the arrivals the
+ * Poisson clock drew per second (NaN closed-loop). {@code hostRssKb}: -1 without a host. {@code tcpOpens}: TCP
+ * connections opened on the machine in the window. {@code clientCpuPercent}: wrk's or h2load's CPU over its
+ * run, percent of its core (NaN open-loop).
  */
-record CellRun(Scenario.ServerSpec server, int round, RoundScenario.Cell cell, long answered, long errors, double offeredRps,
-    double achievedRps, double p50Ms, double p95Ms, double p99Ms, double p999Ms, CpuAccount.Usage cpu, boolean hasHost,
+record CellRun(Scenario.ServerSpec server, int round, RoundScenario.Cell cell, RoundScenario.Span span, long answered, long errors,
+    double offeredRps, double achievedRps, double p50Ms, double p95Ms, double p99Ms, double p999Ms, CpuAccount.Usage cpu, boolean hasHost,
     long hostRssKb, long treePssKb, int processes, long tcpOpens, double clientCpuPercent, String loadBefore, String loadAfter) {
 
   /** The whole tree's CPU per answered request, µs. */

@@ -1,8 +1,8 @@
-// Runs a round benchmark (RoundScenario: `bench/run capacity`, `bench/run lowrate`) end to end: the apps'
+// Runs a round benchmark (RoundScenario: `bench/run capacity`, `lowrate`, `fresh`) end to end: the apps'
 // setup once; then in each round, for each app, each server in the file's order as a fresh process pinned
 // to the servers' CPU inside its own cpuacct cgroup: started, settled, warmed up closed-loop at full speed
 // (wrk, h2load over h2), then every cell of the app in order (a pause, the cell's open-loop or closed-loop
-// load, its CPU and memory read around it), and stopped. Then the report (RoundReport). A server that does not
+// load, its CPU and memory read around it and at each window's split), and stopped. Then the report (RoundReport). A server that does not
 // speak a cell's connection (puma and h2) skips that cell and its warm-ups.
 package dev.pumaplus.bench.loadgen;
 
@@ -18,14 +18,21 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Single-threaded: the caller's thread drives every server, warm-up and cell in turn. */
+/**
+ * The caller's thread drives every server, warm-up and cell in turn; during a windowed cell one more thread
+ * reads the server at each window's split while the caller's thread is the arrival clock.
+ */
 final class RoundRunner {
-  private static final long SETTLE_NS = TimeUnit.SECONDS.toNanos(1);
   private static final long SETTLE_LIMIT_NS = TimeUnit.SECONDS.toNanos(20);
   private static final Pattern VERSION = Pattern.compile("(?:Puma version: |puma-plus: puma-plus )(\\S+)");
 
@@ -84,13 +91,14 @@ final class RoundRunner {
     }
     List<CellRun> runs = new ArrayList<>();
     Map<String, String> versions = new LinkedHashMap<>();
+    List<RoundReport.Boot> boots = new ArrayList<>();
     int failures = 0;
     try (ClientLoop loop = new ClientLoop()) {
       for (int round = 1; round <= scenario.rounds(); round++) {
         for (RoundScenario.App app : scenario.measuredApps()) {
           for (Scenario.ServerSpec server : servers) {
             try {
-              runServer(loop, closedLoop, app, server, round, versions, runs);
+              runServer(loop, closedLoop, app, server, round, versions, boots, runs);
             } catch (IOException e) {
               failures++;
               System.out.printf("  %s %s round %d: FAILED: %s%n", server.name(), app.name(), round, e.getMessage());
@@ -100,7 +108,7 @@ final class RoundRunner {
       }
     }
     RoundReport.Header header = new RoundReport.Header(scenario, commandLine, started, ZonedDateTime.now(ZoneOffset.UTC), machine(),
-        ScenarioRunner.affinity(), servers, skipped, versions, puma8, cpuSource, revision());
+        ScenarioRunner.affinity(), servers, skipped, versions, boots, puma8, cpuSource, revision());
     RoundReport.write(header, runs, out);
     System.out.println("report: " + out.resolve("summary.md"));
     return failures == 0 ? 0 : 1;
@@ -121,9 +129,13 @@ final class RoundRunner {
     if (process.exitValue() != 0) throw new IOException("setup " + setup.app() + " exited with " + process.exitValue() + ":\n" + Files.readString(log));
   }
 
-  /** Starts one server for one app and round and measures each of the app's cells into {@code runs}. */
+  /**
+   * Starts one server for one app and round and measures each of the app's cells into {@code runs}; notes its
+   * version (once per server), and how long it took to answer and whether its host maps an AOT cache, in
+   * {@code boots}.
+   */
   private void runServer(ClientLoop loop, ClosedLoop closedLoop, RoundScenario.App app, Scenario.ServerSpec spec, int round,
-      Map<String, String> versions, List<CellRun> runs) throws Exception {
+      Map<String, String> versions, List<RoundReport.Boot> boots, List<CellRun> runs) throws Exception {
     int port = ScenarioRunner.freePort();
     String template = spec.command().replace("{app}", fill(app.rackup())).replace("{puma8}", puma8 == null ? "" : puma8.toString());
     String command = ScenarioRunner.command(new Scenario.ServerSpec(spec.name(), spec.kind(), template), port, ScenarioRunner.freePort(), root);
@@ -131,11 +143,17 @@ final class RoundRunner {
     Path log = out.resolve(base + ".server.log");
     boolean hasHost = RoundScenario.hasHost(spec);
     System.out.printf("  %s %s round %d: starting on CPU %d: %s%n", spec.name(), app.name(), round, scenario.serverCpu(), command);
+    long starting = System.nanoTime();
     try (CpuAccount cpu = CpuAccount.open(cpuacctRoot, base);
          ServerProcess server = ServerProcess.start(cpu.joinPrefix(), command, scenario.serverCpu(), root.resolve("bench/app"), env(app), log,
              port, app.readyPath());
          ScenarioRunner.ShutdownGuard guard = new ScenarioRunner.ShutdownGuard(server, cpu)) {
-      settled(server.pid());
+      long readyNs = System.nanoTime() - starting;
+      String aot = hasHost ? hostAot(server.pid()) : "";
+      boots.add(new RoundReport.Boot(spec.name(), round, readyNs, aot));
+      System.out.printf("  %s %s round %d: ready after %s%s%n", spec.name(), app.name(), round, Format.seconds(readyNs / 1_000_000 * 1_000_000),
+          aot.isEmpty() ? "" : ", " + aot);
+      if (scenario.settleNs() > 0) settled(server.pid(), scenario.settleNs());
       versions.computeIfAbsent(spec.name(), k -> version(log));
       int n = 0;
       for (RoundScenario.Warmup w : scenario.warmups()) {
@@ -152,36 +170,91 @@ final class RoundRunner {
           System.out.printf("  %s round %d, %s: skipped (KIND %s: no HTTP/2)%n", spec.name(), round, cell.label(), spec.kind());
           continue;
         }
-        Thread.sleep(TimeUnit.NANOSECONDS.toMillis(scenario.pauseNs()));
-        String loadBefore = ScenarioRunner.loadAverage();
-        long opensBefore = TcpOpens.now();
-        long clientBefore = ProcessTree.reapedChildrenCpuTicks();
-        CpuAccount.Snapshot before = cpu.snapshot(server.pid(), hasHost);
-        CellRun run;
-        if (cell.closedLoop()) {
-          ClosedLoopResult r = closedLoop.run(url(port, cell.path()), cell.connection(), scenario.measureNs(), out.resolve(base + "-" + (i + 1)));
-          CpuAccount.Usage usage = CpuAccount.between(before, cpu.snapshot(server.pid(), hasHost));
-          double clientCpu = r.durationUs() == 0 ? Double.NaN
-              : 100.0 * (ProcessTree.reapedChildrenCpuTicks() - clientBefore) / ProcessTree.TICKS_PER_SECOND / (r.durationUs() / 1e6);
-          run = cellRun(spec, round, cell, server.pid(), hasHost, r.answered(), r.errors(), Double.NaN, r.rps(), r.p50Ms(), r.p95Ms(),
-              r.p99Ms(), r.p999Ms(), usage, TcpOpens.now() - opensBefore, clientCpu, loadBefore);
-        } else {
-          RateSchedule schedule = RateSchedule.constant(cell.rps(), scenario.measureNs());
-          ConnectionMode mode = switch (cell.connection()) {
-            case KEEP_ALIVE -> new ConnectionMode(ConnectionMode.Kind.POOL, scenario.pool());
-            case NEW -> ConnectionMode.NEW;
-            case H2 -> new ConnectionMode(ConnectionMode.Kind.H2, scenario.h2Connections());
-          };
-          LoadGenerator.Result r = LoadGenerator.run(loop, address, new LoadGenerator.Settings(cell.path(), schedule,
-              scenario.seed() + 1_000L * round + i, scenario.timeoutNs(), mode, null));
-          CpuAccount.Usage usage = CpuAccount.between(before, cpu.snapshot(server.pid(), hasHost));
-          RunStats s = RunStats.of(schedule, r, Long.MAX_VALUE);
-          run = cellRun(spec, round, cell, server.pid(), hasHost, s.ok() + s.httpErrors(), s.errors(), s.offeredRps(), s.achievedRps(),
-              s.p50Ms(), s.p95Ms(), s.p99Ms(), s.p999Ms(), usage, TcpOpens.now() - opensBefore, Double.NaN, loadBefore);
+        if (scenario.pauseNs() > 0) Thread.sleep(TimeUnit.NANOSECONDS.toMillis(scenario.pauseNs()));
+        List<CellRun> cellRuns = cell.closedLoop()
+            ? List.of(closedLoopCell(closedLoop, spec, round, cell, url(port, cell.path()), cpu, server.pid(), out.resolve(base + "-" + (i + 1))))
+            : openLoopCell(loop, spec, round, cell, address, scenario.seed() + 1_000L * round + i, cpu, server.pid());
+        for (CellRun run : cellRuns) {
+          runs.add(run);
+          System.out.printf("  %s round %d, %s%s: %s%n", spec.name(), round, cell.label(), cell.windowed() ? ", " + run.span().label() : "",
+              run.line());
         }
-        runs.add(run);
-        System.out.printf("  %s round %d, %s: %s%n", spec.name(), round, cell.label(), run.line());
       }
+    }
+  }
+
+  /** One closed-loop cell: the client at full speed for the measured time, the server read around it. */
+  private CellRun closedLoopCell(ClosedLoop closedLoop, Scenario.ServerSpec spec, int round, RoundScenario.Cell cell, URI url, CpuAccount cpu,
+      long pid, Path logBase) throws IOException, InterruptedException {
+    boolean hasHost = RoundScenario.hasHost(spec);
+    long clientBefore = ProcessTree.reapedChildrenCpuTicks();
+    Mark start = Mark.read(cpu, pid, hasHost);
+    ClosedLoopResult r = closedLoop.run(url, cell.connection(), scenario.measureNs(), logBase);
+    Mark end = Mark.read(cpu, pid, hasHost);
+    double clientCpu = r.durationUs() == 0 ? Double.NaN
+        : 100.0 * (ProcessTree.reapedChildrenCpuTicks() - clientBefore) / ProcessTree.TICKS_PER_SECOND / (r.durationUs() / 1e6);
+    return cellRun(spec, round, cell, new RoundScenario.Span(0, scenario.measureNs()), hasHost, r.answered(), r.errors(), Double.NaN, r.rps(),
+        r.p50Ms(), r.p95Ms(), r.p99Ms(), r.p999Ms(), start, end, clientCpu);
+  }
+
+  /**
+   * One open-loop cell: one continuous run of Poisson arrivals, the server read as it starts, at each of the
+   * cell's window splits (from another thread, at the split's offset from the run's origin) and once every
+   * request has ended; one CellRun per span of {@link RoundScenario.Cell#spans}, its requests those whose
+   * intended start falls in it, its CPU between the reads at its ends.
+   */
+  private List<CellRun> openLoopCell(ClientLoop loop, Scenario.ServerSpec spec, int round, RoundScenario.Cell cell, InetSocketAddress address,
+      long seed, CpuAccount cpu, long pid) throws IOException, InterruptedException {
+    boolean hasHost = RoundScenario.hasHost(spec);
+    RateSchedule schedule = RateSchedule.constant(cell.rps(), scenario.measureNs());
+    ConnectionMode mode = switch (cell.connection()) {
+      case KEEP_ALIVE -> new ConnectionMode(ConnectionMode.Kind.POOL, scenario.pool());
+      case NEW -> ConnectionMode.NEW;
+      case H2 -> new ConnectionMode(ConnectionMode.Kind.H2, scenario.h2Connections());
+    };
+    Map<Long, Mark> marks = new HashMap<>();
+    marks.put(0L, Mark.read(cpu, pid, hasHost));
+    List<Future<Mark>> splits = new ArrayList<>();
+    ScheduledExecutorService reader = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "window-reads");
+      t.setDaemon(true);
+      return t;
+    });
+    LoadGenerator.Result r;
+    try {
+      r = LoadGenerator.run(loop, address, new LoadGenerator.Settings(cell.path(), schedule, seed, scenario.timeoutNs(), mode, null), origin -> {
+        for (long at : cell.windowsNs()) {
+          splits.add(reader.schedule(() -> Mark.read(cpu, pid, hasHost), origin + at - System.nanoTime(), TimeUnit.NANOSECONDS));
+        }
+      });
+      for (int k = 0; k < splits.size(); k++) marks.put(cell.windowsNs().get(k), splits.get(k).get());
+    } catch (ExecutionException e) {
+      throw new IOException("reading the server at a window's split: " + e.getCause(), e.getCause());
+    } finally {
+      reader.shutdownNow();
+    }
+    marks.put(scenario.measureNs(), Mark.read(cpu, pid, hasHost));
+    List<CellRun> runs = new ArrayList<>();
+    for (RoundScenario.Span span : cell.spans(scenario.measureNs())) {
+      RunStats s = RunStats.window(r, span.fromNs(), span.toNs(), cell.rps(), Long.MAX_VALUE);
+      runs.add(cellRun(spec, round, cell, span, hasHost, s.ok() + s.httpErrors(), s.errors(), s.offeredRps(), s.achievedRps(), s.p50Ms(),
+          s.p95Ms(), s.p99Ms(), s.p999Ms(), marks.get(span.fromNs()), marks.get(span.toNs()), Double.NaN));
+    }
+    return runs;
+  }
+
+  /**
+   * What the runner reads of a server at one moment of a cell, CPU first: its CPU, the machine's TCP opens
+   * so far, its memory and process count, and the load average. Reading costs the server nothing but the
+   * kernel's /proc work, charged to the reader's CPU.
+   */
+  private record Mark(CpuAccount.Snapshot cpu, long tcpOpens, long treePssKb, long hostRssKb, int processes, String load) {
+    static Mark read(CpuAccount account, long pid, boolean hasHost) throws IOException {
+      CpuAccount.Snapshot cpu = account.snapshot(pid, hasHost);
+      long opens = TcpOpens.now();
+      List<ProcessTree.Proc> procs = ProcessTree.processes(pid);
+      return new Mark(cpu, opens, procs.stream().mapToLong(ProcessTree.Proc::pssKb).sum(), hasHost ? ProcessTree.rssKb(pid) : -1, procs.size(),
+          ScenarioRunner.loadAverage());
     }
   }
 
@@ -199,14 +272,12 @@ final class RoundRunner {
     }
   }
 
-  private static CellRun cellRun(Scenario.ServerSpec spec, int round, RoundScenario.Cell cell, long rootPid, boolean hasHost, long answered,
-      long errors, double offered, double achieved, double p50, double p95, double p99, double p999, CpuAccount.Usage usage, long opens,
-      double clientCpu, String loadBefore) throws IOException {
-    List<ProcessTree.Proc> procs = ProcessTree.processes(rootPid);
-    long pss = procs.stream().mapToLong(ProcessTree.Proc::pssKb).sum();
-    long rss = hasHost ? ProcessTree.rssKb(rootPid) : -1;
-    return new CellRun(spec, round, cell, answered, errors, offered, achieved, p50, p95, p99, p999, usage, hasHost, rss, pss, procs.size(), opens,
-        clientCpu, loadBefore, ScenarioRunner.loadAverage());
+  /** A span's row: what the client saw, and what the server spent between {@code from} and {@code to} (memory as of {@code to}). */
+  private static CellRun cellRun(Scenario.ServerSpec spec, int round, RoundScenario.Cell cell, RoundScenario.Span span, boolean hasHost,
+      long answered, long errors, double offered, double achieved, double p50, double p95, double p99, double p999, Mark from, Mark to,
+      double clientCpu) {
+    return new CellRun(spec, round, cell, span, answered, errors, offered, achieved, p50, p95, p99, p999, CpuAccount.between(from.cpu(), to.cpu()),
+        hasHost, to.hostRssKb(), to.treePssKb(), to.processes(), to.tcpOpens() - from.tcpOpens(), clientCpu, from.load(), to.load());
   }
 
   private static URI url(int port, String path) {
@@ -225,14 +296,14 @@ final class RoundRunner {
   }
 
   /**
-   * Waits until the session's process count has held still for {@code SETTLE_NS}: a forking server answers
+   * Waits until the session's process count has held still for {@code settleNs}: a forking server answers
    * before it has started every worker. After {@code SETTLE_LIMIT_NS}, goes on anyway.
    */
-  private static void settled(long sid) throws InterruptedException {
+  private static void settled(long sid, long settleNs) throws InterruptedException {
     long deadline = System.nanoTime() + SETTLE_LIMIT_NS;
     int count = ProcessTree.session(sid).size();
     long stableSince = System.nanoTime();
-    while (System.nanoTime() - stableSince < SETTLE_NS && System.nanoTime() < deadline) {
+    while (System.nanoTime() - stableSince < settleNs && System.nanoTime() < deadline) {
       Thread.sleep(100);
       int now = ProcessTree.session(sid).size();
       if (now != count) {
@@ -240,6 +311,31 @@ final class RoundRunner {
         stableSince = System.nanoTime();
       }
     }
+  }
+
+  /**
+   * Whether the host JVM {@code pid} uses an AOT cache: "AOT cache in use" when the file its command line
+   * names with -XX:AOTCache is mapped into it, "AOT cache given, not in use" when it is not (-XX:AOTMode=off,
+   * or a cache the JVM refused), "no AOT cache" without the flag (the launcher passes none when
+   * gem/vendor/aot/host.aot is missing or older than the host's jars).
+   */
+  static String hostAot(long pid) {
+    try {
+      String cmdline = Files.readString(Path.of("/proc", Long.toString(pid), "cmdline"));
+      String maps = Files.readString(Path.of("/proc", Long.toString(pid), "maps"));
+      return aotStatus(List.of(cmdline.split("\0")), maps);
+    } catch (IOException | java.io.UncheckedIOException e) {
+      return "AOT cache unknown (" + e.getMessage() + ")";
+    }
+  }
+
+  /** {@link #hostAot} on a JVM's argv and the text of its /proc/PID/maps. */
+  static String aotStatus(List<String> argv, String maps) {
+    String flag = "-XX:AOTCache=";
+    String cache = argv.stream().filter(a -> a.startsWith(flag)).map(a -> a.substring(flag.length())).reduce((a, b) -> b).orElse(null);
+    if (cache == null) return "no AOT cache";
+    boolean mapped = maps.lines().anyMatch(l -> l.endsWith(" " + cache) || l.endsWith(" " + Path.of(cache).toAbsolutePath()));
+    return mapped ? "AOT cache in use" : "AOT cache given, not in use";
   }
 
   /** The version a server's log names at boot (puma's "Puma version: 8.0.2", puma-plus's first line), or "" for none. */

@@ -1,8 +1,9 @@
-// A round benchmark as written in bench/scenarios/{capacity,lowrate}.scenario: a matrix of steady-state
-// cells (an app's path, a connection mode, an open-loop rate or the closed loop's full speed) measured on
-// every server, in rounds. In each round every server runs once per app as a fresh process: it starts,
-// gets the app's warm-up, then runs every cell of the app in order. The open-loop scenarios whose load
-// changes over time are Scenario; a file with an `open-loop` or `closed-loop` line is one of these.
+// A round benchmark as written in bench/scenarios/{capacity,lowrate,fresh}.scenario: a matrix of cells (an
+// app's path, a connection mode, an open-loop rate or the closed loop's full speed) measured on every server,
+// in rounds. In each round every server runs once per app as a fresh process: it starts, gets the app's
+// warm-up, then runs every cell of the app in order. An open-loop cell may be split into windows of time
+// (fresh: a server's first seconds against its warm ones). The open-loop scenarios whose load changes over
+// time are Scenario; a file with an `open-loop` or `closed-loop` line is one of these.
 package dev.pumaplus.bench.loadgen;
 
 import java.io.IOException;
@@ -28,12 +29,17 @@ import java.util.function.Predicate;
  * timeout      5s                          # per request, both clients; counted as an error
  * measure      20s                         # each cell's measured time
  * pause        2s                          # idle before each cell (after the warm-up too), not measured
+ * settle       1s                          # after the ready answer, until the process count has held still this
+ *                                          # long (at most 20 s); 0s: none, the first warm-up or cell starts at once
  * seed         1                           # open-loop arrivals: every server of a round faces the same ones
  * app          NAME RACKUP READY [VAR=VALUE ...]   # {app} of the server commands; READY: the path that
  *                                                  # answers 200 once the server is up; environment variables
  * setup        APP COMMAND...              # run once before the first round, in the app's environment
  * warmup       APP DURATION PATH CONNECTION       # closed loop at full speed, repeatable, in order
- * open-loop    APP PATH CONNECTION RATE...        # one cell per rate: Poisson arrivals at RATE per second
+ * open-loop    APP PATH CONNECTION RATE... [windows T...]   # one cell per rate: Poisson arrivals at RATE per
+ *                                          # second; windows: one continuous run reported in windows split at
+ *                                          # each T from the cell's start (10s 30s 60s: 0-10, 10-30, 30-60,
+ *                                          # 60 s-measure), the last one "warm"
  * closed-loop  APP PATH CONNECTION                # one cell: the closed-loop client at full speed
  * baseline     NAME...                     # ratios are to the first of these servers that ran
  * server       NAME KIND COMMAND...        # KIND puma-plus or null: the root is a JVM (the host); puma: all Ruby
@@ -41,14 +47,16 @@ import java.util.function.Predicate;
  * CONNECTION is {@code keep-alive} (open loop: the pool; closed loop: wrk), {@code new} (a new connection
  * per request; wrk with {@code Connection: close}) or {@code h2} (HTTP/2 cleartext with prior knowledge;
  * open loop: H2Transport over h2-connections; closed loop: h2load, one stream at a time per connection).
- * A server of KIND puma speaks no HTTP/2: it skips the h2 warm-ups and cells.
+ * A server of KIND puma speaks no HTTP/2: it skips the h2 warm-ups and cells. A server command may start
+ * with {@code env VAR=VALUE ...} (env(1), which execs the server in place: its pid and session stay the
+ * server's) to give that one server an environment variable.
  * Commands, rackups and environment values take Scenario's placeholders ({port}, {control},
  * {control_token}, {root}, {puma_plus}, {java}, {jar}) and {app} (the app's rackup), {out} (the results
  * directory) and {puma8} (the directory given with --puma8: a server whose command uses it runs only then).
  */
 record RoundScenario(String name, String description, int rounds, int serverCpu, int wrkConnections, int wrkThreads,
-    int pool, int h2Connections, long timeoutNs, long measureNs, long pauseNs, long seed, List<App> apps, List<Setup> setups, List<Warmup> warmups,
-    List<Cell> cells, List<String> baselines, List<Scenario.ServerSpec> servers, Path source) {
+    int pool, int h2Connections, long timeoutNs, long measureNs, long pauseNs, long settleNs, long seed, List<App> apps, List<Setup> setups,
+    List<Warmup> warmups, List<Cell> cells, List<String> baselines, List<Scenario.ServerSpec> servers, Path source) {
 
   /** How a cell's requests travel: kept-alive HTTP/1.1 connections, a new connection per request, or HTTP/2 streams. */
   enum Connection {
@@ -75,10 +83,50 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
   /** {@code durationNs} of wrk at full speed on {@code path}, right after each server of {@code app} starts. */
   record Warmup(String app, long durationNs, String path, Connection connection) {}
 
-  /** One measured cell: open-loop at {@code rps}, or closed-loop (wrk at full speed) when {@code rps} is 0. */
-  record Cell(String app, String path, Connection connection, double rps) {
+  /**
+   * One measured cell: open-loop at {@code rps}, or closed-loop (wrk or h2load at full speed) when {@code rps}
+   * is 0. {@code windowsNs}: where an open-loop cell's run is split for the report, ns from its start,
+   * increasing; empty for one window, the whole cell.
+   */
+  record Cell(String app, String path, Connection connection, double rps, List<Long> windowsNs) {
+    Cell {
+      windowsNs = List.copyOf(windowsNs);
+    }
+
+    Cell(String app, String path, Connection connection, double rps) {
+      this(app, path, connection, rps, List.of());
+    }
+
     boolean closedLoop() {
       return rps == 0;
+    }
+
+    boolean windowed() {
+      return !windowsNs.isEmpty();
+    }
+
+    /** The windows of a cell measured for {@code measureNs}, in order: the last one is the warm one. */
+    List<Span> windows(long measureNs) {
+      List<Span> spans = new ArrayList<>();
+      long from = 0;
+      for (long to : windowsNs) {
+        spans.add(new Span(from, to));
+        from = to;
+      }
+      spans.add(new Span(from, measureNs));
+      return spans;
+    }
+
+    /** From the start to each split: "the first 10 s", "the first 30 s", ... (the first is also a window). */
+    List<Span> firsts() {
+      return windowsNs.stream().map(to -> new Span(0, to)).toList();
+    }
+
+    /** Every span the runner measures: the windows, then the firsts that are no window. */
+    List<Span> spans(long measureNs) {
+      List<Span> spans = new ArrayList<>(windows(measureNs));
+      for (Span first : firsts()) if (!spans.contains(first)) spans.add(first);
+      return spans;
     }
 
     /** "50 rps" or "max (closed loop)". */
@@ -89,6 +137,14 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     /** "bench /hello keep-alive 50 rps": one line per cell in the console and the report. */
     String label() {
       return app + " " + path + " " + connection.word + " " + rate();
+    }
+  }
+
+  /** A stretch of a cell's run, ns from its start: [{@code fromNs}, {@code toNs}). */
+  record Span(long fromNs, long toNs) {
+    /** "0–10 s", "60–120 s". */
+    String label() {
+      return Format.seconds(fromNs).replace(" s", "") + "–" + Format.seconds(toNs);
     }
   }
 
@@ -110,6 +166,7 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     long timeout = Format.parseDuration("5s");
     long measure = Format.parseDuration("20s");
     long pause = 0;
+    long settle = Format.parseDuration("1s");
     long seed = 1;
     List<App> apps = new ArrayList<>();
     List<Setup> setups = new ArrayList<>();
@@ -141,6 +198,7 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
           case "timeout" -> timeout = Format.parseDuration(value);
           case "measure" -> measure = Format.parseDuration(value);
           case "pause" -> pause = Format.parseDuration(value);
+          case "settle" -> settle = Format.parseDuration(value);
           case "seed" -> seed = Long.parseLong(value);
           case "app" -> {
             if (words.length < 3) throw new IllegalArgumentException("app needs: NAME RACKUP READY_PATH [VAR=VALUE ...]");
@@ -162,11 +220,23 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
             warmups.add(new Warmup(app(apps, words[0]), Format.parseDuration(words[1]), words[2], Connection.parse(words[3])));
           }
           case "open-loop" -> {
-            if (words.length < 4) throw new IllegalArgumentException("open-loop needs: APP PATH keep-alive|new|h2 RATE...");
-            for (int i = 3; i < words.length; i++) {
+            if (words.length < 4) throw new IllegalArgumentException("open-loop needs: APP PATH keep-alive|new|h2 RATE... [windows T...]");
+            int split = List.of(words).indexOf("windows");
+            int ratesEnd = split < 0 ? words.length : split;
+            if (ratesEnd < 4) throw new IllegalArgumentException("open-loop needs a rate before 'windows'");
+            List<Long> windows = new ArrayList<>();
+            for (int i = ratesEnd + 1; i < words.length; i++) {
+              long at = Format.parseDuration(words[i]);
+              if (at <= (windows.isEmpty() ? 0 : windows.get(windows.size() - 1))) {
+                throw new IllegalArgumentException("windows split at increasing times > 0, was: " + value.substring(value.indexOf("windows")));
+              }
+              windows.add(at);
+            }
+            if (split >= 0 && windows.isEmpty()) throw new IllegalArgumentException("'windows' needs the times to split at");
+            for (int i = 3; i < ratesEnd; i++) {
               double rps = Double.parseDouble(words[i]);
               if (!(rps > 0)) throw new IllegalArgumentException("a rate must be > 0, was: " + words[i]);
-              cells.add(new Cell(app(apps, words[0]), words[1], Connection.parse(words[2]), rps));
+              cells.add(new Cell(app(apps, words[0]), words[1], Connection.parse(words[2]), rps, windows));
             }
           }
           case "closed-loop" -> {
@@ -189,11 +259,17 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     if (servers.isEmpty()) throw new IllegalArgumentException(file + ": no 'server' line");
     if (rounds < 1) throw new IllegalArgumentException(file + ": rounds must be >= 1");
     if (h2Connections < 1) throw new IllegalArgumentException(file + ": h2-connections must be >= 1");
+    for (Cell c : cells) {
+      if (c.windowed() && c.windowsNs().get(c.windowsNs().size() - 1) >= measure) {
+        throw new IllegalArgumentException(file + ": " + c.label() + ": its windows must split before the end of 'measure' ("
+            + Format.seconds(measure) + ")");
+      }
+    }
     for (String b : baselines) {
       if (servers.stream().noneMatch(s -> s.name().equals(b))) throw new IllegalArgumentException(file + ": baseline " + b + " is no server");
     }
     return new RoundScenario(name, description.toString(), rounds, serverCpu, wrkConnections, wrkThreads, pool, h2Connections, timeout, measure,
-        pause, seed, List.copyOf(apps), List.copyOf(setups), List.copyOf(warmups), List.copyOf(cells), List.copyOf(baselines),
+        pause, settle, seed, List.copyOf(apps), List.copyOf(setups), List.copyOf(warmups), List.copyOf(cells), List.copyOf(baselines),
         List.copyOf(servers), file);
   }
 
@@ -236,14 +312,18 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
 
   /**
    * The same with other rounds, warm-up and measured durations (a quick run); null keeps the file's.
-   * {@code warmupNs} replaces the duration of every warm-up line.
+   * {@code warmupNs} replaces the duration of every warm-up line; a shorter {@code measureNs} drops the
+   * window splits at or after it (the last window left is the warm one).
    */
   RoundScenario with(Integer rounds, Long warmupNs, Long measureNs) {
     if (rounds != null && rounds < 1) throw new IllegalArgumentException("--rounds must be >= 1");
     List<Warmup> w = warmupNs == null ? warmups
         : warmups.stream().map(x -> new Warmup(x.app(), warmupNs, x.path(), x.connection())).toList();
+    long measure = measureNs == null ? this.measureNs : measureNs;
+    List<Cell> c = cells.stream()
+        .map(x -> new Cell(x.app(), x.path(), x.connection(), x.rps(), x.windowsNs().stream().filter(at -> at < measure).toList())).toList();
     return new RoundScenario(name, description, rounds == null ? this.rounds : rounds, serverCpu, wrkConnections, wrkThreads, pool,
-        h2Connections, timeoutNs, measureNs == null ? this.measureNs : measureNs, pauseNs, seed, apps, setups, w, cells, baselines, servers, source);
+        h2Connections, timeoutNs, measure, pauseNs, settleNs, seed, apps, setups, w, c, baselines, servers, source);
   }
 
   /**
@@ -268,7 +348,7 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     if (kept.isEmpty()) throw new IllegalArgumentException("no cell is left after --apps, --paths, --connections and --rates");
     List<Scenario.ServerSpec> keptServers = serverNames.isEmpty() ? servers : servers.stream().filter(s -> serverNames.contains(s.name())).toList();
     return new RoundScenario(name, description, rounds, serverCpu, wrkConnections, wrkThreads, pool, h2Connections, timeoutNs, measureNs,
-        pauseNs, seed, apps, setups, warmups, kept, baselines, keptServers, source);
+        pauseNs, settleNs, seed, apps, setups, warmups, kept, baselines, keptServers, source);
   }
 
   private static void checkKnown(String what, List<String> wanted, List<String> known) {

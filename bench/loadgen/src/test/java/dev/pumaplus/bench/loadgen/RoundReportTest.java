@@ -1,6 +1,7 @@
 // RoundReport on fixed cells: each row is the median over the rounds with its range, CPU per request is split
 // into host, Ruby (tree − host) and tree, the ratio columns are to puma 8, or to puma 5.6 when puma 8 was not
-// run, and then the report and the console say that it was not run; servers without HTTP/2 show "—" on h2 cells.
+// run, and then the report and the console say that it was not run; servers without HTTP/2 show "—" on h2 cells;
+// a windowed cell is reported per window and its first seconds against its warm window, round by round.
 package dev.pumaplus.bench.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,6 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(10)
 class RoundReportTest {
+  /** The span of a cell that is not split: its whole 20 s. */
+  private static final RoundScenario.Span WHOLE = new RoundScenario.Span(0, 20_000_000_000L);
+
   @TempDir
   Path out;
 
@@ -99,7 +103,7 @@ class RoundReportTest {
     RoundScenario s = RoundScenario.parse(file);
     List<CellRun> runs = new ArrayList<>();
     for (RoundScenario.Cell cell : s.cells()) {
-      runs.add(new CellRun(s.servers().get(0), 1, cell, 100, 0, cell.rps(), cell.rps(), 1, 2, 3, 4, new CpuAccount.Usage(10_000_000L, 0, 0),
+      runs.add(new CellRun(s.servers().get(0), 1, cell, WHOLE, 100, 0, cell.rps(), cell.rps(), 1, 2, 3, 4, new CpuAccount.Usage(10_000_000L, 0, 0),
           false, -1, 30 * 1024, 2, 1, Double.NaN, "1 1 1", "1 1 1"));
     }
     RoundReport.write(header(s, s.servers(), List.of()), runs, out);
@@ -128,7 +132,7 @@ class RoundReportTest {
         if (!RoundScenario.speaks(server, cell.connection())) continue;
         boolean host = RoundScenario.hasHost(server);
         CpuAccount.Usage cpu = new CpuAccount.Usage(10_000_000_000L, host ? 4_000_000_000L : 0, 0);
-        runs.add(new CellRun(server, 1, cell, 100_000, 0, Double.NaN, 6_000, 2, 3, 4, 5, cpu, host, host ? 85 * 1024 : -1, 120 * 1024, 3, 16,
+        runs.add(new CellRun(server, 1, cell, WHOLE, 100_000, 0, Double.NaN, 6_000, 2, 3, 4, 5, cpu, host, host ? 85 * 1024 : -1, 120 * 1024, 3, 16,
             95, "1 1 1", "1 1 1"));
       }
     }
@@ -148,6 +152,64 @@ class RoundReportTest {
   }
 
   @Test
+  void aWindowedCellHasARowPerServerAndWindowAndItsFirstSecondsAgainstTheSameRoundsWarmWindow() throws Exception {
+    Path file = out.resolve("fresh.scenario");
+    Files.writeString(file, """
+        name fresh
+        rounds 2
+        measure 120s
+        pause 0s
+        settle 0s
+        app bench {root}/bench/app/config.ru /health
+        open-loop bench /hello keep-alive 60 windows 10s 30s 60s
+        server puma-plus puma-plus {puma_plus} -w 1 -t 5:5 {app}
+        server puma-plus-noaot puma-plus env JAVA_TOOL_OPTIONS=-XX:AOTMode=off {puma_plus} -w 1 -t 5:5 {app}
+        server puma puma puma -w 1 -t 5:5 {app}
+        """);
+    RoundScenario s = RoundScenario.parse(file);
+    RoundScenario.Cell cell = s.cells().get(0);
+    List<CellRun> runs = new ArrayList<>();
+    List<RoundReport.Boot> boots = new ArrayList<>();
+    for (int round = 1; round <= 2; round++) {
+      for (Scenario.ServerSpec server : s.servers()) {
+        boolean host = RoundScenario.hasHost(server);
+        String aot = !host ? "" : server.name().equals("puma-plus") ? "AOT cache in use" : "AOT cache given, not in use";
+        boots.add(new RoundReport.Boot(server.name(), round, round * 1_000_000_000L, aot));
+        for (RoundScenario.Span span : cell.spans(s.measureNs())) {
+          // 1,000 requests a span; CPU per request 300 µs (round 1) and 200 µs (round 2) until 30 s, warm 100 and 50 µs
+          long perRequestUs = span.toNs() <= 30_000_000_000L ? 400 - 100L * round : span.fromNs() >= 60_000_000_000L ? 150 - 50L * round : 120;
+          CpuAccount.Usage cpu = new CpuAccount.Usage(perRequestUs * 1_000_000L * 2, host ? perRequestUs * 1_000_000L : 0, 0);
+          runs.add(new CellRun(server, round, cell, span, 1000, 0, 60, 60, 1, 2, perRequestUs / 100.0, 4, cpu, host, host ? 85 * 1024 : -1,
+              120 * 1024, 3, 16, Double.NaN, "1 1 1", "1 1 1"));
+        }
+      }
+    }
+    RoundReport.write(header(s, s.servers(), List.of(), boots), runs, out);
+    String md = Files.readString(out.resolve("summary.md"));
+    assertTrue(md.contains("## bench `/hello`, open loop, keep-alive (a pool of up to 16 connections), 60 rps in windows\n\n"
+        + "One continuous run per server and round, split at 10 s, 30 s, 60 s; the last window, 60–120 s, is the warm one."), md);
+    assertTrue(md.contains("| server | window | achieved rps | host CPU / request |"), md);
+    assertTrue(md.contains("| puma-plus | 0–10 s | 60.0 [60.0–60.0] | 250.0 µs [200.0–300.0] | 250.0 µs [200.0–300.0] | 500.0 µs [400.0–600.0] |"), md);
+    assertTrue(md.contains("| puma-plus | 30–60 s | 60.0 [60.0–60.0] | 120.0 µs [120.0–120.0] |"), md);
+    assertTrue(md.contains("| puma-plus | 60–120 s (warm) | 60.0 [60.0–60.0] | 75.0 µs [50.0–100.0] |"), md);
+    assertTrue(md.indexOf("| puma-plus | 60–120 s (warm)") < md.indexOf("| puma-plus-noaot | 0–10 s"), "one server's windows together\n" + md);
+    assertFalse(md.contains("| puma-plus | 0–30 s |"), "a first stretch that is no window is not a window's row\n" + md);
+    assertTrue(md.contains("| server | from the start | host CPU / request | host ÷ warm | tree CPU / request | tree ÷ warm | p99 | p99 ÷ warm |"), md);
+    assertTrue(md.contains("| puma-plus | first 30 s | 250.0 µs [200.0–300.0] | 3.50× [3.00–4.00] | 500.0 µs [400.0–600.0] | 3.50× [3.00–4.00] "
+        + "| 2.50 ms [2.00–3.00] | 3.50× [3.00–4.00] |"), "each round's own ratio (3 and 4), not the ratio of the medians (3.33)\n" + md);
+    assertTrue(md.contains("| puma-plus | first 10 s |") && md.contains("| puma-plus | first 60 s |"), md);
+    assertTrue(md.contains("| puma | first 30 s | n/a | n/a | 500.0 µs [400.0–600.0] | 3.50× [3.00–4.00] |"), "puma has no host\n" + md);
+    assertTrue(md.contains("  - `puma-plus` (0.1.0; AOT cache in use; ready after 1.5 s [1.0–2.0]): `{puma_plus} -w 1 -t 5:5 {app}`"), md);
+    assertTrue(md.contains("  - `puma-plus-noaot` (AOT cache given, not in use; ready after 1.5 s [1.0–2.0]): `env JAVA_TOOL_OPTIONS="), md);
+    assertTrue(md.contains("  - `puma` (5.6.5; ready after 1.5 s [1.0–2.0])"), md);
+    assertTrue(md.contains("Each server process: started (ready when its ready path answers 200, no settling after), no warm-up, then every "
+        + "cell of its app in this order, no idle before them, 120 s measured: bench: `/hello` keep-alive 60 rps (in windows split at 10 s, "
+        + "30 s, 60 s)"), md);
+    assertTrue(md.contains("the first window counts from the moment the server answered its ready path"), md);
+    assertTrue(md.contains("puma-plus round 2, bench /hello keep-alive 60 rps, 0–30 s: "), md);
+  }
+
+  @Test
   void theBaselineIsTheFirstOfTheListThatRanAndWithNoneThereAreNoRatios() {
     assertEquals(Optional.of("puma8"), RoundReport.baseline(List.of("puma8", "puma"), List.of("puma-plus", "puma", "puma8")));
     assertEquals(Optional.of("puma"), RoundReport.baseline(List.of("puma8", "puma"), List.of("puma-plus", "puma")));
@@ -162,14 +224,19 @@ class RoundReportTest {
     Scenario.ServerSpec server = s.servers().get(index);
     boolean host = RoundScenario.hasHost(server);
     CpuAccount.Usage cpu = new CpuAccount.Usage(treeMs * 1_000_000L, hostMs * 1_000_000L, 0);
-    return new CellRun(server, round, s.cells().get(0), 1000, 0, 50.2, 48 + round, p50Ms, 2, 3, 4, cpu, host, host ? 85 * 1024 : -1,
+    return new CellRun(server, round, s.cells().get(0), WHOLE, 1000, 0, 50.2, 48 + round, p50Ms, 2, 3, 4, cpu, host, host ? 85 * 1024 : -1,
         120 * 1024, 3, 16, Double.NaN, "1.0 1.0 1.0", "1.1 1.0 1.0");
   }
 
   private static RoundReport.Header header(RoundScenario s, List<Scenario.ServerSpec> ran, List<Scenario.ServerSpec> skipped) {
+    return header(s, ran, skipped, List.of());
+  }
+
+  private static RoundReport.Header header(RoundScenario s, List<Scenario.ServerSpec> ran, List<Scenario.ServerSpec> skipped,
+      List<RoundReport.Boot> boots) {
     ZonedDateTime t = ZonedDateTime.of(2026, 12, 4, 15, 0, 0, 0, ZoneOffset.UTC);
     return new RoundReport.Header(s, "bench/run low --rounds 3", t, t.plusMinutes(5), "2 CPUs (Test CPU), Linux 6.1", "1", ran, skipped,
-        Map.of("puma-plus", "0.1.0", "puma", "5.6.5", "puma8", "8.0.2"), skipped.isEmpty() ? Path.of("/work/puma-8.0.2") : null,
+        Map.of("puma-plus", "0.1.0", "puma", "5.6.5", "puma8", "8.0.2"), boots, skipped.isEmpty() ? Path.of("/work/puma-8.0.2") : null,
         "cgroup v1 cpuacct (/sys/fs/cgroup/cpuacct), ns", "abc1234");
   }
 }

@@ -1,5 +1,6 @@
 // RoundRunner's readings of what ran: the version each server's boot log names (so a report shows that puma 8
-// really was puma 8), and the puma 8 directory it is given, which must hold a built puma.
+// really was puma 8), whether a host JVM uses its AOT cache, and the puma 8 directory it is given, which must
+// hold a built puma.
 package dev.pumaplus.bench.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +31,20 @@ class RoundRunnerTest {
     Files.writeString(log, "null server listening on 41000\n");
     assertEquals("", RoundRunner.version(log));
     assertEquals("", RoundRunner.version(dir.resolve("missing.log")));
+  }
+
+  @Test
+  void theHostUsesAnAotCacheOnlyWhenTheFileItsCommandLineNamesIsMappedIntoIt() {
+    List<String> argv = List.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java", "-XX:+UseSerialGC", "-XX:AOTCache=/work/main/gem/vendor/aot/host.aot",
+        "-cp", "/work/main/gem/vendor/java/lib/*", "dev.pumaplus.host.Main");
+    String mapped = """
+        7c001000-7e227000 rw-p 00001000 fe:00 5392523                            /work/main/gem/vendor/aot/host.aot
+        7fec39291000-7fec392ff000 r--p 00000000 fe:00 1234                       /usr/lib/jvm/temurin-25-jdk-amd64/lib/server/libjvm.so
+        """;
+    String notMapped = "7fec39291000-7fec392ff000 r--p 00000000 fe:00 1234                       /usr/lib/jvm/temurin-25-jdk-amd64/lib/server/libjvm.so\n";
+    assertEquals("AOT cache in use", RoundRunner.aotStatus(argv, mapped), "a maps line of the cache file, as a JDK 25 host shows it");
+    assertEquals("AOT cache given, not in use", RoundRunner.aotStatus(argv, notMapped), "JAVA_TOOL_OPTIONS=-XX:AOTMode=off: given, ignored");
+    assertEquals("no AOT cache", RoundRunner.aotStatus(List.of("java", "-cp", "x", "Main"), mapped), "the launcher passed none");
   }
 
   @Test

@@ -1,5 +1,6 @@
 // bench/scenarios/lowrate.scenario and capacity.scenario as round benchmarks: their cells, warm-ups, apps
-// and servers (puma-plus, puma 5.6 and puma 8 with the same workers x threads), and the quick-run filters.
+// and servers (puma-plus, puma 5.6 and puma 8 with the same workers x threads), windows, and the quick-run
+// filters.
 package dev.pumaplus.bench.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -139,6 +140,27 @@ class RoundScenarioTest {
     assertEquals(1, RoundScenario.parse(file).h2Connections());
     Files.writeString(file, "h2-connections 0\n" + body);
     assertThrows(IllegalArgumentException.class, () -> RoundScenario.parse(file));
+  }
+
+  @Test
+  void windowsSplitAtIncreasingTimesInsideTheMeasuredTimeAndAShorterQuickRunDropsTheSplitsPastItsEnd() throws Exception {
+    Path file = dir.resolve("w.scenario");
+    String head = "measure 60s\napp a /x.ru /health\nserver s puma puma {app}\n";
+    Files.writeString(file, head + "open-loop a /hello keep-alive 60 20 windows 10s 30s\n");
+    RoundScenario s = RoundScenario.parse(file);
+    assertEquals(2, s.cells().size(), "one windowed cell per rate");
+    assertTrue(s.cells().stream().allMatch(c -> c.windowsNs().equals(List.of(10_000_000_000L, 30_000_000_000L))));
+    assertEquals(1_000_000_000L, s.settleNs(), "settling is on unless the file turns it off");
+    RoundScenario quick = s.with(null, null, 20_000_000_000L);
+    assertEquals(List.of(10_000_000_000L), quick.cells().get(0).windowsNs());
+    assertEquals(List.of("0–10 s", "10–20 s"), quick.cells().get(0).windows(quick.measureNs()).stream().map(RoundScenario.Span::label).toList());
+    assertFalse(s.with(null, null, 5_000_000_000L).cells().get(0).windowed(), "no split left: one window, the whole cell");
+    for (String bad : List.of("windows 30s 10s", "windows 0s", "windows", "windows 10s 60s", "20 windows 10s x")) {
+      Files.writeString(file, head + "open-loop a /hello keep-alive " + (bad.startsWith("20") ? "" : "60 ") + bad + "\n");
+      assertThrows(IllegalArgumentException.class, () -> RoundScenario.parse(file), bad);
+    }
+    Files.writeString(file, head + "open-loop a /hello keep-alive windows 10s\n");
+    assertThrows(IllegalArgumentException.class, () -> RoundScenario.parse(file), "a rate first");
   }
 
   @Test
