@@ -15,9 +15,10 @@ public final class Main {
         loadgen run SCENARIO_FILE [--out DIR] [--rounds N] [--only NAME,NAME]
             runs every server of the scenario, round after round, and writes the report to DIR
             (default bench/results/<scenario>-<time>); --rounds: instead of the file's repeat/rounds
-          a round benchmark (a file with open-loop/closed-loop cells: capacity, lowrate) also takes
-            [--warmup 5s] [--measure 15s]         each warm-up line's and each cell's duration
-            [--apps A,B] [--paths /hello,/] [--connections keep-alive,new] [--rates 10,50]   only these cells
+          a round benchmark (a file with open-loop/closed-loop cells: capacity, lowrate, fresh) also takes
+            [--warmup 5s] [--measure 15s]         each warm-up line's and each cell's duration (a window split at
+                                                  or past --measure is dropped)
+            [--apps A,B] [--paths /hello,/] [--connections keep-alive,new,h2] [--rates 10,50]   only these cells
             [--puma8 DIR]                         run the servers whose command uses {puma8} from DIR
         loadgen load URL --rate RPS --duration 10s [--connection 'new'|'pool N'|'h2 N'] [--timeout 10s] [--seed N]
                          [--warmup 3s]
@@ -89,7 +90,7 @@ public final class Main {
       return new RoundRunner(scenario, out, puma8, commandLine(args), CpuAccount.CPUACCT).run();
     }
     if (roundOptions) {
-      throw new IllegalArgumentException("run: " + String.join(", ", ROUND_OPTIONS) + " are for round benchmarks (capacity, lowrate); "
+      throw new IllegalArgumentException("run: " + String.join(", ", ROUND_OPTIONS) + " are for round benchmarks (capacity, lowrate, fresh); "
           + file + " sets its own load");
     }
     Scenario scenario = Scenario.parse(file);

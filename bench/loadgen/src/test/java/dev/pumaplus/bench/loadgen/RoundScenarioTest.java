@@ -1,6 +1,6 @@
-// bench/scenarios/lowrate.scenario and capacity.scenario as round benchmarks: their cells, warm-ups, apps
-// and servers (puma-plus, puma 5.6 and puma 8 with the same workers x threads), windows, and the quick-run
-// filters.
+// bench/scenarios/lowrate.scenario, capacity.scenario and fresh.scenario as round benchmarks: their cells,
+// warm-ups, windows, apps and servers (puma-plus, puma 5.6 and puma 8 with the same workers x threads), and the
+// quick-run filters.
 package dev.pumaplus.bench.loadgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -140,6 +140,30 @@ class RoundScenarioTest {
     assertEquals(1, RoundScenario.parse(file).h2Connections());
     Files.writeString(file, "h2-connections 0\n" + body);
     assertThrows(IllegalArgumentException.class, () -> RoundScenario.parse(file));
+  }
+
+  @Test
+  void freshStartsEveryServerInEachRoundAndMeasuresSixtyRpsFromTheReadyAnswerForTwoMinutesInFourWindows() throws Exception {
+    RoundScenario s = RoundScenario.parse(SCENARIOS.resolve("fresh.scenario"));
+    assertTrue(RoundScenario.describes(SCENARIOS.resolve("fresh.scenario")), "bench/run takes it for a round benchmark");
+    assertEquals(5, s.rounds());
+    assertEquals(List.of(new RoundScenario.Cell("bench", "/hello", KEEP_ALIVE, 60, List.of(10_000_000_000L, 30_000_000_000L, 60_000_000_000L))),
+        s.cells(), "one continuous cell: the windows split it, the load does not pause between them");
+    assertEquals(120_000_000_000L, s.measureNs());
+    assertTrue(s.warmups().isEmpty() && s.settleNs() == 0 && s.pauseNs() == 0, "nothing between the ready answer and the first request");
+    assertTrue(RoundReport.measuredFromReady(s));
+    RoundScenario.Cell cell = s.cells().get(0);
+    assertEquals(List.of("0–10 s", "10–30 s", "30–60 s", "60–120 s"), cell.windows(s.measureNs()).stream().map(RoundScenario.Span::label).toList());
+    assertEquals(List.of("0–10 s", "0–30 s", "0–60 s"), cell.firsts().stream().map(RoundScenario.Span::label).toList());
+    assertEquals(6, cell.spans(s.measureNs()).size(), "four windows, and the first 30 and 60 s (the first 10 s is a window)");
+    assertEquals(List.of("puma-plus", "puma-plus-noaot", "puma", "puma8"), s.servers().stream().map(Scenario.ServerSpec::name).toList());
+    Scenario.ServerSpec noAot = s.servers().get(1);
+    assertTrue(noAot.command().startsWith("env JAVA_TOOL_OPTIONS=-XX:AOTMode=off {puma_plus} "), noAot.command());
+    assertTrue(RoundScenario.hasHost(noAot));
+    assertEquals(s.servers().get(0).command(), noAot.command().replace("env JAVA_TOOL_OPTIONS=-XX:AOTMode=off ", ""), "nothing else differs");
+    for (Scenario.ServerSpec server : s.servers()) {
+      assertTrue(server.command().contains("-e production") && server.command().contains("-w 1 -t 5:5") && server.command().endsWith("{app}"));
+    }
   }
 
   @Test
