@@ -48,25 +48,6 @@ record H2load(int connections, int threads, long timeoutNs) {
       return failed;
     }
 
-    @Override
-    public double p50Ms() {
-      return p50Us / 1e3;
-    }
-
-    @Override
-    public double p95Ms() {
-      return p95Us / 1e3;
-    }
-
-    @Override
-    public double p99Ms() {
-      return p99Us / 1e3;
-    }
-
-    @Override
-    public double p999Ms() {
-      return p999Us / 1e3;
-    }
   }
 
   /** The command line for one run of {@code durationNs} against {@code url}, writing its per-request log to {@code requestLog}. */
@@ -82,15 +63,8 @@ record H2load(int connections, int threads, long timeoutNs) {
   Result run(URI url, long durationNs, Path log) throws IOException, InterruptedException {
     Path requestLog = log.resolveSibling(log.getFileName() + ".requests.tsv");
     try {
-      Process process = new ProcessBuilder(argv(url, durationNs, requestLog)).redirectErrorStream(true)
-          .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
       long limitNs = durationNs + timeoutNs + TimeUnit.SECONDS.toNanos(30);
-      if (!process.waitFor(limitNs, TimeUnit.NANOSECONDS)) {
-        process.destroyForcibly();
-        throw new IOException("h2load did not finish within " + limitNs / 1_000_000_000L + " s (" + log + ")");
-      }
-      String output = Files.readString(log, StandardCharsets.UTF_8);
-      if (process.exitValue() != 0) throw new IOException("h2load exited with " + process.exitValue() + ":\n" + output);
+      String output = ClosedLoopResult.runClient("h2load", argv(url, durationNs, requestLog), limitNs, log);
       Result result;
       try (Stream<String> lines = Files.exists(requestLog) ? Files.lines(requestLog, StandardCharsets.US_ASCII) : Stream.empty()) {
         result = parse(output, latenciesUs(lines));

@@ -6,7 +6,6 @@ package dev.pumaplus.bench.loadgen;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -26,7 +25,7 @@ record Wrk(int connections, int threads, long timeoutNs, Path script) {
    * as a connection saw it, not a user's wait).
    */
   record Result(long requests, long durationUs, long bytes, long connectErrors, long readErrors, long writeErrors,
-      long statusErrors, long timeouts, long p50Us, long p95Us, long p99Us, long p999Us) implements ClosedLoopResult {
+      long statusErrors, long timeouts, double p50Us, double p95Us, double p99Us, double p999Us) implements ClosedLoopResult {
     /** wrk's requests: every response, whatever its status. */
     @Override
     public long answered() {
@@ -43,25 +42,6 @@ record Wrk(int connections, int threads, long timeoutNs, Path script) {
       return connectErrors + readErrors + writeErrors + statusErrors + timeouts;
     }
 
-    @Override
-    public double p50Ms() {
-      return p50Us / 1e3;
-    }
-
-    @Override
-    public double p95Ms() {
-      return p95Us / 1e3;
-    }
-
-    @Override
-    public double p99Ms() {
-      return p99Us / 1e3;
-    }
-
-    @Override
-    public double p999Ms() {
-      return p999Us / 1e3;
-    }
   }
 
   /** Copies the done() hook out of the jar into {@code dir}, where wrk can load it. */
@@ -85,16 +65,8 @@ record Wrk(int connections, int threads, long timeoutNs, Path script) {
 
   /** Runs wrk to completion; its whole output goes to {@code log}. */
   Result run(URI url, long durationNs, boolean close, Path log) throws IOException, InterruptedException {
-    Process process = new ProcessBuilder(argv(url, durationNs, close)).redirectErrorStream(true)
-        .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
     long limitNs = durationNs + timeoutNs + TimeUnit.SECONDS.toNanos(30);
-    if (!process.waitFor(limitNs, TimeUnit.NANOSECONDS)) {
-      process.destroyForcibly();
-      throw new IOException("wrk did not finish within " + limitNs / 1_000_000_000L + " s (" + log + ")");
-    }
-    String output = Files.readString(log, StandardCharsets.UTF_8);
-    if (process.exitValue() != 0) throw new IOException("wrk exited with " + process.exitValue() + ":\n" + output);
-    return parse(output);
+    return parse(ClosedLoopResult.runClient("wrk", argv(url, durationNs, close), limitNs, log));
   }
 
   /** Reads the done() hook's line out of wrk's output. */
