@@ -9,10 +9,12 @@
 # | name len (u16)| name (bytes)   | value len (u32)| value (bytes)    |
 # +---------------+----------------+----------------+------------------+
 
+require "rbconfig"
 require_relative "protocol_error"
 require_relative "ruby_codec"
 begin
-  require_relative "native_codec" # gem/ext/puma_plus/wire/native_codec, compiled by script/build
+  # gem/ext/puma_plus/wire/native_codec, compiled by script/native (or `gem install`) for each Ruby ABI
+  require_relative "#{RbConfig::CONFIG['ruby_version']}/native_codec"
 rescue LoadError
   nil # not built: RubyCodec serves
 end

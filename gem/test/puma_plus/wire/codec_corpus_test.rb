@@ -12,7 +12,7 @@ require "base64"
 class PumaPlus::Wire::CodecCorpusTest < PumaPlus::TestCase
   Wire = PumaPlus::Wire
   CORPUS = File.expand_path("../../../../docs/protocol/corpus", __dir__)
-  NATIVE_LIBRARY = File.expand_path("../../../lib/puma_plus/wire/native_codec.so", __dir__)
+  NATIVE_LIBRARY = File.expand_path("../../../lib/puma_plus/wire/#{RbConfig::CONFIG['ruby_version']}/native_codec.so", __dir__)
   CODECS = [Wire::RubyCodec, (Wire::NativeCodec if defined?(Wire::NativeCodec))].compact
   # Where the pair list starts in the payload of each frame type that carries one.
   PAIRS_AT = { "REQUEST" => 24, "RESPONSE_HEAD" => 28, "HIJACK_HEAD" => 28, "EARLY_HINTS" => 0 }.freeze
