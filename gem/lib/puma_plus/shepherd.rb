@@ -89,7 +89,7 @@ module PumaPlus
 
       redirect_output
       Log.json = @config.log_format == "json"
-      Log.line("puma-plus #{VERSION} (ruby #{RUBY_VERSION}p#{RUBY_PATCHLEVEL}), shepherd generation #{@generation}, " \
+      Log.line("puma-plus #{VERSION} (#{PumaPlus.ruby_description}), shepherd generation #{@generation}, " \
                "pid #{Process.pid}#{", preloading the app" if @config.preload_app?}", @log)
       Process.setproctitle("puma-plus: shepherd#{" [#{@config.tag}]" if @config.tag} (generation #{@generation})")
       @config.unsupported.each { |unsupported| Log.line(unsupported.to_s, @log) }

@@ -135,7 +135,7 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
 
   def test_executable_prints_version_and_help_without_java
     out, status = Open3.capture2e({ "JAVA_HOME" => "/nonexistent" }, RbConfig.ruby, EXE, "--version")
-    assert_equal ["puma-plus #{PumaPlus::VERSION}\n", true], [out, status.success?]
+    assert_equal ["puma-plus #{PumaPlus::VERSION} (#{PumaPlus.ruby_description})\n", true], [out, status.success?]
     out, status = Open3.capture2e(RbConfig.ruby, EXE, "-h")
     assert status.success?
     assert_match(/--workers N/, out)
