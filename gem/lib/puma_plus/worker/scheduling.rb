@@ -12,8 +12,10 @@
 # prompt).
 #
 # The policy belongs to a thread and is inherited by the threads it creates, so the worker sets it in its
-# main thread before the app boots and before any slot (thread or Ractor) starts. Only the two policies of
-# ordinary processes are switched between; a worker started under a real-time or idle policy keeps it.
+# main thread before the app boots and before any slot (thread or Ractor) starts, and in the threads already
+# there: Ruby 3.3's own timer thread, which a fork starts again in the child before any Ruby code runs. Only
+# the two policies of ordinary processes are switched between; a worker started under a real-time or idle
+# policy keeps it.
 
 require "fiddle"
 
@@ -24,9 +26,9 @@ module PumaPlus
       # (Setting.worker_scheduling accepts exactly these keys).
       POLICIES = { "batch" => 3, "normal" => 0 }.freeze
 
-      # Puts the calling thread (and the threads it creates from now on) under the policy named +name+
-      # ("batch" or "normal"). Returns nil when that is done or there was nothing to change, else the
-      # reason it was not (the caller logs it and runs on).
+      # Puts every thread of the process (and the threads they create from now on) under the policy named
+      # +name+ ("batch" or "normal"); call it from the main thread before starting any. Returns nil when that
+      # is done or there was nothing to change, else the reason it was not (the caller logs it and runs on).
       def self.apply(name)
         target = POLICIES.fetch(name)
         current = call("sched_getscheduler", 0)
@@ -35,7 +37,14 @@ module PumaPlus
         return "the process runs under scheduling policy #{current}, which is left as it is" unless POLICIES.value?(current)
 
         # struct sched_param holds one int, the static priority, which is 0 for both policies.
-        call("sched_setscheduler", 0, target, [0].pack("i")).zero? ? nil : error("sched_setscheduler")
+        param = [0].pack("i")
+        Dir.children("/proc/self/task").each do |thread_id|
+          next if call("sched_setscheduler", Integer(thread_id), target, param).zero?
+          next if Fiddle.last_error == Errno::ESRCH::Errno # the thread has ended since the listing
+
+          return error("sched_setscheduler")
+        end
+        nil
       rescue Fiddle::DLError => e
         "this system has no Linux scheduling calls (#{e.message})"
       end

@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 # Claims about the CPU scheduling policy a worker takes (Worker::Scheduling): it applies to the calling
-# thread and to every thread created after it, as the kernel reports it in /proc, and a policy other than
-# the two ordinary ones is left alone. Each claim runs in a child process, so this one keeps its policy.
+# thread, to the threads already running (Ruby 3.3's timer thread) and to every thread created after it, as
+# the kernel reports it in /proc, and a policy other than the two ordinary ones is left alone. Each claim runs in a child process, so this one keeps its policy.
 
 require "test_helper"
 require "rbconfig"
@@ -29,6 +29,16 @@ class PumaPlus::Worker::SchedulingTest < PumaPlus::TestCase
 
   def test_batch_applies_to_the_calling_thread_and_the_threads_it_creates_later
     assert_equal "0 nil 3 3", ruby(PROBE).strip
+  end
+
+  def test_batch_applies_to_the_threads_already_running_too
+    script = <<~'RUBY'
+      Thread.new { sleep }
+      Thread.pass until Dir.children("/proc/self/task").size > 1
+      PumaPlus::Worker::Scheduling.apply("batch")
+      puts Dir["/proc/self/task/*/stat"].map { |stat| File.read(stat).split(") ", 2).last.split[38] }.uniq.join(" ")
+    RUBY
+    assert_equal "3", ruby(script).strip
   end
 
   def test_normal_puts_a_batch_thread_back_under_the_ordinary_policy
