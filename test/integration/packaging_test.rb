@@ -47,7 +47,9 @@ class PackagingTest < IntegrationTest
     server.stop
 
     rackup = self.class.find_executable("rackup") or skip_or_fail("no rackup on PATH (Debian ruby-rack)")
-    served = start_server(command: [rackup, "-s", "puma_plus", "-o", "127.0.0.1", "-p", "0", HELLO], chdir: dir, env: env)
+    # On this Ruby, whose `gem install` compiled the extension, not on the one Debian's rackup names in its #!.
+    served = start_server(command: [RbConfig.ruby, rackup, "-s", "puma_plus", "-o", "127.0.0.1", "-p", "0", HELLO],
+                          chdir: dir, env: env)
     assert_equal 200, served.request("GET", "/").status
   end
 end

@@ -21,7 +21,7 @@ class RackHandlerTest < IntegrationTest
 
   def test_rackup_s_puma_plus_under_rack_2
     rackup = self.class.find_executable("rackup") or skip_or_fail("no rackup on PATH (Debian ruby-rack)")
-    serve_hello([rackup], GEM_LIB)
+    serve_hello([RbConfig.ruby, rackup], GEM_LIB) # on this Ruby, not the one Debian's #! names
   end
 
   def test_rackup_s_puma_plus_under_rack_3_1_with_rackup_2_1
