@@ -14,11 +14,13 @@ import java.util.Locale;
  * request's intended start, closed-loop the client's service time. {@code offeredRps}: the arrivals the
  * Poisson clock drew per second (NaN closed-loop). {@code hostRssKb}: -1 without a host. {@code tcpOpens}: TCP
  * connections opened on the machine in the window. {@code clientCpuPercent}: wrk's or h2load's CPU over its
- * run, percent of its core (NaN open-loop).
+ * run, percent of its core (NaN open-loop). {@code sendLagP99Ms}: how late the generator wrote its requests
+ * after their intended starts, p99 (NaN closed-loop): a latency tail the client made itself shows here.
  */
 record CellRun(Scenario.ServerSpec server, int round, RoundScenario.Cell cell, RoundScenario.Span span, long answered, long errors,
     double offeredRps, double achievedRps, double p50Ms, double p95Ms, double p99Ms, double p999Ms, CpuAccount.Usage cpu, boolean hasHost,
-    long hostRssKb, long treePssKb, int processes, long tcpOpens, double clientCpuPercent, String loadBefore, String loadAfter) {
+    long hostRssKb, long treePssKb, int processes, long tcpOpens, double clientCpuPercent, double sendLagP99Ms, String loadBefore,
+    String loadAfter) {
 
   /** The whole tree's CPU per answered request, µs. */
   double treeUs() {
@@ -53,9 +55,10 @@ record CellRun(Scenario.ServerSpec server, int round, RoundScenario.Cell cell, R
     String host = hasHost ? String.format(Locale.ROOT, "host %s (JIT %s, RSS %d MB), ", us(hostUs()), us(hostJitUs()), hostRssKb / 1024) : "";
     String offered = Double.isNaN(offeredRps) ? "" : String.format(Locale.ROOT, "offered %.1f, ", offeredRps);
     String client = Double.isNaN(clientCpuPercent) ? "" : String.format(Locale.ROOT, ", client CPU %.0f%%", clientCpuPercent);
-    return String.format(Locale.ROOT, "%s%.1f rps (%d answered, %d errors), p50 %s p95 %s p99 %s p99.9 %s; CPU/request: %sRuby %s, "
+    String lag = Double.isNaN(sendLagP99Ms) ? "" : ", send lag p99 " + Format.ms(sendLagP99Ms);
+    return String.format(Locale.ROOT, "%s%.1f rps (%d answered, %d errors), p50 %s p95 %s p99 %s p99.9 %s%s; CPU/request: %sRuby %s, "
             + "tree %s; tree PSS %d MB, %d processes; %.3f new connections/request%s; load %s / %s",
-        offered, achievedRps, answered, errors, Format.ms(p50Ms), Format.ms(p95Ms), Format.ms(p99Ms), Format.ms(p999Ms), host,
+        offered, achievedRps, answered, errors, Format.ms(p50Ms), Format.ms(p95Ms), Format.ms(p99Ms), Format.ms(p999Ms), lag, host,
         us(rubyUs()), us(treeUs()), treePssKb / 1024, processes, opensPerRequest(), client, loadBefore, loadAfter);
   }
 

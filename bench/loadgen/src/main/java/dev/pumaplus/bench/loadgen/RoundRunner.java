@@ -194,7 +194,7 @@ final class RoundRunner {
     double clientCpu = r.durationUs() == 0 ? Double.NaN
         : 100.0 * (ProcessTree.reapedChildrenCpuTicks() - clientBefore) / ProcessTree.TICKS_PER_SECOND / (r.durationUs() / 1e6);
     return cellRun(spec, round, cell, new RoundScenario.Span(0, scenario.measureNs()), hasHost, r.answered(), r.errors(), Double.NaN, r.rps(),
-        r.p50Ms(), r.p95Ms(), r.p99Ms(), r.p999Ms(), start, end, clientCpu);
+        r.p50Ms(), r.p95Ms(), r.p99Ms(), r.p999Ms(), start, end, clientCpu, Double.NaN);
   }
 
   /**
@@ -238,7 +238,7 @@ final class RoundRunner {
     for (RoundScenario.Span span : cell.spans(scenario.measureNs())) {
       RunStats s = RunStats.window(r, span.fromNs(), span.toNs(), cell.rps(), Long.MAX_VALUE);
       runs.add(cellRun(spec, round, cell, span, hasHost, s.ok() + s.httpErrors(), s.errors(), s.offeredRps(), s.achievedRps(), s.p50Ms(),
-          s.p95Ms(), s.p99Ms(), s.p999Ms(), marks.get(span.fromNs()), marks.get(span.toNs()), Double.NaN));
+          s.p95Ms(), s.p99Ms(), s.p999Ms(), marks.get(span.fromNs()), marks.get(span.toNs()), Double.NaN, s.sendLagP99Ms()));
     }
     return runs;
   }
@@ -275,9 +275,9 @@ final class RoundRunner {
   /** A span's row: what the client saw, and what the server spent between {@code from} and {@code to} (memory as of {@code to}). */
   private static CellRun cellRun(Scenario.ServerSpec spec, int round, RoundScenario.Cell cell, RoundScenario.Span span, boolean hasHost,
       long answered, long errors, double offered, double achieved, double p50, double p95, double p99, double p999, Mark from, Mark to,
-      double clientCpu) {
+      double clientCpu, double sendLagP99) {
     return new CellRun(spec, round, cell, span, answered, errors, offered, achieved, p50, p95, p99, p999, CpuAccount.between(from.cpu(), to.cpu()),
-        hasHost, to.hostRssKb(), to.treePssKb(), to.processes(), to.tcpOpens() - from.tcpOpens(), clientCpu, from.load(), to.load());
+        hasHost, to.hostRssKb(), to.treePssKb(), to.processes(), to.tcpOpens() - from.tcpOpens(), clientCpu, sendLagP99, from.load(), to.load());
   }
 
   private static URI url(int port, String path) {

@@ -104,7 +104,7 @@ class RoundReportTest {
     List<CellRun> runs = new ArrayList<>();
     for (RoundScenario.Cell cell : s.cells()) {
       runs.add(new CellRun(s.servers().get(0), 1, cell, WHOLE, 100, 0, cell.rps(), cell.rps(), 1, 2, 3, 4, new CpuAccount.Usage(10_000_000L, 0, 0),
-          false, -1, 30 * 1024, 2, 1, Double.NaN, "1 1 1", "1 1 1"));
+          false, -1, 30 * 1024, 2, 1, Double.NaN, 0.25, "1 1 1", "1 1 1"));
     }
     RoundReport.write(header(s, s.servers(), List.of()), runs, out);
     String md = Files.readString(out.resolve("summary.md"));
@@ -133,7 +133,7 @@ class RoundReportTest {
         boolean host = RoundScenario.hasHost(server);
         CpuAccount.Usage cpu = new CpuAccount.Usage(10_000_000_000L, host ? 4_000_000_000L : 0, 0);
         runs.add(new CellRun(server, 1, cell, WHOLE, 100_000, 0, Double.NaN, 6_000, 2, 3, 4, 5, cpu, host, host ? 85 * 1024 : -1, 120 * 1024, 3, 16,
-            95, "1 1 1", "1 1 1"));
+            95, Double.NaN, "1 1 1", "1 1 1"));
       }
     }
     RoundReport.write(header(s, s.servers(), List.of()), runs, out);
@@ -180,7 +180,7 @@ class RoundReportTest {
           long perRequestUs = span.toNs() <= 30_000_000_000L ? 400 - 100L * round : span.fromNs() >= 60_000_000_000L ? 150 - 50L * round : 120;
           CpuAccount.Usage cpu = new CpuAccount.Usage(perRequestUs * 1_000_000L * 2, host ? perRequestUs * 1_000_000L : 0, 0);
           runs.add(new CellRun(server, round, cell, span, 1000, 0, 60, 60, 1, 2, perRequestUs / 100.0, 4, cpu, host, host ? 85 * 1024 : -1,
-              120 * 1024, 3, 16, Double.NaN, "1 1 1", "1 1 1"));
+              120 * 1024, 3, 16, Double.NaN, 0.25, "1 1 1", "1 1 1"));
         }
       }
     }
@@ -219,13 +219,29 @@ class RoundReportTest {
     assertTrue(RoundReport.baselineNote(List.of("puma8", "puma"), List.of("puma-plus"), List.of()).startsWith("ratios: none"));
   }
 
+  @Test
+  void anOpenLoopCellsLineSaysHowLateTheGeneratorSentItsRequestsAndAClosedLoopOneDoesNot() throws Exception {
+    Path file = out.resolve("lag.scenario");
+    Files.writeString(file, """
+        app bench {root}/bench/app/config.ru /health
+        open-loop bench /hello keep-alive 50
+        server puma puma puma {app}
+        """);
+    RoundScenario s = RoundScenario.parse(file);
+    CellRun open = run(s, 0, 1, 300, 0, 1);
+    assertTrue(open.line().contains("p99.9 4.00ms, send lag p99 250µs; CPU/request:"), open.line());
+    CellRun closed = new CellRun(s.servers().get(0), 1, s.cells().get(0), WHOLE, 1000, 0, Double.NaN, 6_000, 2, 3, 4, 5,
+        new CpuAccount.Usage(1_000_000L, 0, 0), false, -1, 30 * 1024, 2, 0, 95, Double.NaN, "1 1 1", "1 1 1");
+    assertFalse(closed.line().contains("send lag"), closed.line());
+  }
+
   /** The 50 rps cell of server {@code index}: 1,000 answered, {@code treeMs} and {@code hostMs} of CPU, p95/p99/p99.9 2/3/4 ms. */
   private static CellRun run(RoundScenario s, int index, int round, long treeMs, long hostMs, double p50Ms) {
     Scenario.ServerSpec server = s.servers().get(index);
     boolean host = RoundScenario.hasHost(server);
     CpuAccount.Usage cpu = new CpuAccount.Usage(treeMs * 1_000_000L, hostMs * 1_000_000L, 0);
     return new CellRun(server, round, s.cells().get(0), WHOLE, 1000, 0, 50.2, 48 + round, p50Ms, 2, 3, 4, cpu, host, host ? 85 * 1024 : -1,
-        120 * 1024, 3, 16, Double.NaN, "1.0 1.0 1.0", "1.1 1.0 1.0");
+        120 * 1024, 3, 16, Double.NaN, 0.25, "1.0 1.0 1.0", "1.1 1.0 1.0");
   }
 
   private static RoundReport.Header header(RoundScenario s, List<Scenario.ServerSpec> ran, List<Scenario.ServerSpec> skipped) {
