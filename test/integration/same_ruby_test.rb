@@ -1,7 +1,7 @@
 # The whole process tree runs on the Ruby that started gem/exe/puma-plus (docs/ARCHITECTURE.md, "Runtime
 # contract"): the host spawns the shepherd with that process's RbConfig.ruby, never `ruby` from PATH, and the
-# workers are the shepherd's forks. Run under build/ruby-3.3/bin/ruby (script/test's Ruby 3.3 steps), this is
-# what makes a server those steps start a Ruby 3.3 server.
+# workers are the shepherd's forks. Run under build/ruby-3.3/bin/ruby (README, "Ruby 3.3 with YJIT"), this is
+# what makes every server the suite starts a Ruby 3.3 server.
 require "server_helper"
 require "rbconfig"
 require File.join(PumaPlusServer::ROOT, "gem/lib/puma_plus/version")

@@ -2,7 +2,8 @@
 
 # Claims about the CPU scheduling policy a worker takes (Worker::Scheduling): it applies to the calling
 # thread, to the threads already running (Ruby 3.3's timer thread) and to every thread created after it, as
-# the kernel reports it in /proc, and a policy other than the two ordinary ones is left alone. Each claim runs in a child process, so this one keeps its policy.
+# the kernel reports it in /proc, and a policy other than the two ordinary ones is left alone. Each claim
+# runs in a child process, so this one keeps its policy.
 
 require "test_helper"
 require "rbconfig"
