@@ -57,12 +57,13 @@ module PumaPlus
       @io = io
     end
 
-    # Reads the peer's HELLO and answers WELCOME; returns the Hello.
-    def accept(link_id: 7)
+    # Reads the peer's HELLO and answers WELCOME (with +version+, as a host that speaks it would); returns the
+    # Hello.
+    def accept(link_id: 7, version: Wire::VERSION)
       frame = read_frame
       raise "expected HELLO, got #{frame&.type_name.inspect}" unless frame&.type == Wire::FrameType::HELLO
 
-      @io.write(Wire::Welcome.new(version: Wire::VERSION, link_id: link_id).encode)
+      @io.write(Wire::Welcome.new(version: version, link_id: link_id).encode)
       Wire.decode(frame)
     end
 

@@ -21,7 +21,8 @@
 #   the host while close callbacks (e.g. Rails' executor) still run.
 # - A body that raises before anything was written gets a 500; after the head was written, RESPONSE_ABORT.
 # - Every RESPONSE_HEAD, the worker's own 500s included, carries the request's T4, T5 and body-read ns
-#   (docs/PROTOCOL.md, "Timing fields"), measured by Worker::Link and passed in here.
+#   (docs/PROTOCOL.md, "Timing fields"), measured by Worker::Link and passed in here, and, when the link
+#   measures it (#gvl_since), the GVL wait between T4 and T5, read when the head is built (flag GVL_WAIT).
 #
 # Threading: one instance per link, used by that link's thread only.
 
@@ -29,6 +30,7 @@ require "io/wait"
 require "rack"
 require_relative "wire"
 require_relative "log"
+require_relative "worker/gvl_clock"
 
 module PumaPlus
   class ResponseWriter
@@ -39,6 +41,7 @@ module PumaPlus
     MAX_PAYLOAD = Wire::Frame::MAX_PAYLOAD
     END_STREAM = Wire::Frame::END_STREAM
     HEAD_TYPE = Wire::FrameType::RESPONSE_HEAD
+    GVL_WAIT = Wire::ResponseHead::GVL_WAIT
     HIJACK_HEAD_TYPE = Wire::FrameType::HIJACK_HEAD
     FILE_TYPE = Wire::FrameType::RESPONSE_FILE
     ASCII_PATH = /\A[\x20-\x7e]+\z/
@@ -78,13 +81,17 @@ module PumaPlus
     # app's, or 200 when it returned none) and timing are for the host's log and metrics only; the client
     # hears nothing of it. body.close is called once when the app returned a body.
     def write_hijacked(status, body, app_called_ns, app_returned_ns, body_read_ns)
-      @app_called_ns = app_called_ns
-      @app_returned_ns = app_returned_ns
-      @body_read_ns = body_read_ns
+      take_timing(app_called_ns, app_returned_ns, body_read_ns)
       @body_closed = false
       close_body(body) if body
       status = 200 unless status.is_a?(Integer) && status.between?(100, 999)
-      send_bytes(Wire::Frame.encode(HEAD_TYPE, head_payload(status, []), END_STREAM))
+      send_bytes(Wire::Frame.encode(HEAD_TYPE, head_payload(status, []), END_STREAM | @head_flags))
+    end
+
+    # Sets the GVL clock reading (Worker::GvlClock.wait_ns, ns) taken at the current request's T4, or nil when
+    # the link does not measure GVL wait: the head then carries the thread's wait since that reading.
+    def gvl_since(reading)
+      @gvl_since = reading
     end
 
     # Whether env["rack.early_hints"] may still send (no head was written for the current response).
@@ -104,9 +111,7 @@ module PumaPlus
     # body.close is called exactly once in every case.
     def write(env, status, headers, body, app_called_ns, app_returned_ns, body_read_ns)
       @stream_input = env["rack.input"]
-      @app_called_ns = app_called_ns
-      @app_returned_ns = app_returned_ns
-      @body_read_ns = body_read_ns
+      take_timing(app_called_ns, app_returned_ns, body_read_ns)
       @head_sent = false
       @body_closed = false
       @pending_head = nil
@@ -120,7 +125,7 @@ module PumaPlus
           partial_hijack(env, status, pairs, hijack)
         elsif env["REQUEST_METHOD"] == "HEAD" || no_body_status?(status)
           close_body(body)
-          send_bytes(Wire::Frame.encode(HEAD_TYPE, head_payload(status, pairs), END_STREAM))
+          send_bytes(Wire::Frame.encode(HEAD_TYPE, head_payload(status, pairs), END_STREAM | @head_flags))
         elsif (file = sendable_file(status, headers, body))
           path, size = file
           pairs << [CONTENT_LENGTH, size.to_s] unless has_length
@@ -143,7 +148,7 @@ module PumaPlus
           stream(status, pairs, body)
           close_body(body)
           if @pending_head
-            send_bytes(Wire::Frame.encode(HEAD_TYPE, @pending_head, END_STREAM))
+            send_bytes(Wire::Frame.encode(HEAD_TYPE, @pending_head, END_STREAM | @head_flags))
           else
             send_bytes(Wire::Frame.encode(BODY_TYPE, Wire::Frame::EMPTY, END_STREAM))
           end
@@ -164,9 +169,7 @@ module PumaPlus
     # same reading as T5 when it never was), +app_returned_ns+ (T5: when the worker gave up on the app)
     # and +body_read_ns+. Raises LinkBroken when the link fails.
     def write_error(env, error, app_called_ns, app_returned_ns, body_read_ns)
-      @app_called_ns = app_called_ns
-      @app_returned_ns = app_returned_ns
-      @body_read_ns = body_read_ns
+      take_timing(app_called_ns, app_returned_ns, body_read_ns)
       Log.exception("#{@context}: #{request_line(env)}: app raised", error, @log)
       send_bytes(error_frames)
     end
@@ -238,7 +241,7 @@ module PumaPlus
 
       buffer = String.new(encoding: BINARY)
       if @pending_head
-        Wire::Frame.append(buffer, HEAD_TYPE, @pending_head)
+        Wire::Frame.append(buffer, HEAD_TYPE, @pending_head, @head_flags)
         @pending_head = nil
       end
       append_data(buffer, chunk, false)
@@ -250,8 +253,9 @@ module PumaPlus
     # running it here would hold the slot for as long as the app streams). An IO the hijacker could not
     # open is logged; the callable is not called then.
     def partial_hijack(env, status, pairs, callable)
-      frame = Wire::Frame.encode(HIJACK_HEAD_TYPE, Wire::HijackHead.payload(status, @app_called_ns,
-                                                                           @app_returned_ns, @body_read_ns, pairs))
+      frame = Wire::Frame.encode(HIJACK_HEAD_TYPE, Wire::HijackHead.payload(status, @app_called_ns, @app_returned_ns,
+                                                                           @body_read_ns, pairs, @gvl_wait_ns),
+                                 @head_flags)
       send_bytes(frame)
       begin
         io = @hijacker.call
@@ -273,18 +277,28 @@ module PumaPlus
     # A binary buffer holding the RESPONSE_HEAD frame (END_STREAM unless +more+), encoded in place.
     def head_frame(status, pairs, more)
       Wire::ResponseHead.append_frame(String.new(encoding: BINARY), more ? 0 : END_STREAM, status, @app_called_ns,
-                                      @app_returned_ns, @body_read_ns, pairs)
+                                      @app_returned_ns, @body_read_ns, pairs, @gvl_wait_ns)
     end
 
     # The RESPONSE_HEAD payload for this response: +status+, the timing points given to #write or
-    # #write_error, and +pairs+.
+    # #write_error, +pairs+, and the GVL wait when measured (the frame then needs @head_flags).
     def head_payload(status, pairs)
-      Wire::ResponseHead.payload(status, @app_called_ns, @app_returned_ns, @body_read_ns, pairs)
+      Wire::ResponseHead.payload(status, @app_called_ns, @app_returned_ns, @body_read_ns, pairs, @gvl_wait_ns)
+    end
+
+    # Takes the current response's timing: T4, T5 and body read as given, and the GVL wait since the
+    # #gvl_since reading (nil when not measured), which decides the head's flags.
+    def take_timing(app_called_ns, app_returned_ns, body_read_ns)
+      @app_called_ns = app_called_ns
+      @app_returned_ns = app_returned_ns
+      @body_read_ns = body_read_ns
+      @gvl_wait_ns = @gvl_since && Worker::GvlClock.wait_ns - @gvl_since
+      @head_flags = @gvl_wait_ns ? GVL_WAIT : 0
     end
 
     # The worker's own 500: RESPONSE_HEAD and a plain-text RESPONSE_BODY with END_STREAM, in one buffer.
     def error_frames
-      buffer = Wire::Frame.encode(HEAD_TYPE, head_payload(500, ERROR_HEADERS))
+      buffer = Wire::Frame.encode(HEAD_TYPE, head_payload(500, ERROR_HEADERS), @head_flags)
       Wire::Frame.append(buffer, BODY_TYPE, ERROR_BODY, END_STREAM)
     end
 

@@ -139,9 +139,10 @@ module PumaPlus
       case frame&.type
       when Wire::FrameType::WELCOME
         version = Wire.decode(frame).version
-        return true if version == Wire::VERSION
+        return true if version.between?(Wire::MIN_VERSION, Wire::VERSION)
 
-        Log.line("the host answered protocol version #{version}; this shepherd speaks #{Wire::VERSION}", @log)
+        Log.line("the host answered protocol version #{version}; this shepherd speaks #{Wire::MIN_VERSION} to " \
+                 "#{Wire::VERSION}", @log)
       when Wire::FrameType::GOAWAY
         goaway = Wire.decode(frame)
         Log.line("the host refused the shepherd: GOAWAY(#{goaway.code}) #{goaway.reason_text}", @log)

@@ -29,7 +29,11 @@ require_relative "wire/web_socket_command"
 module PumaPlus
   module Wire
     # The protocol version this codec speaks (the Java codec's dev.pumaplus.wire.Protocol.VERSION).
-    VERSION = 5
+    VERSION = 6
+    # The oldest version it still speaks: a host that answers WELCOME(5) gets heads without GVL_WAIT.
+    MIN_VERSION = 5
+    # Frame types whose payload layout depends on the frame's flags (ResponseHead::GVL_WAIT).
+    FLAGGED_LAYOUT = [FrameType::RESPONSE_HEAD, FrameType::HIJACK_HEAD].freeze
 
     # frame type code => payload class
     PAYLOADS = [Hello, Welcome, GoAway, Config, PhasedRestart, WorkerCount, ExtraSlots, Request, Body, ResponseHead,
@@ -40,7 +44,8 @@ module PumaPlus
     # The typed payload of +frame+ (e.g. a Wire::Hello); raises ProtocolError when it is malformed, its
     # message beginning with the frame's type ("WORKER_COUNT: count 0, at least 1 required").
     def self.decode(frame)
-      PAYLOADS.fetch(frame.type).decode(frame.payload)
+      klass = PAYLOADS.fetch(frame.type)
+      FLAGGED_LAYOUT.include?(frame.type) ? klass.decode(frame.payload, frame.flags) : klass.decode(frame.payload)
     rescue ProtocolError => e
       raise ProtocolError, "#{frame.type_name}: #{e.message}"
     end

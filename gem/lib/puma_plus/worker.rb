@@ -18,6 +18,7 @@ require_relative "wire"
 require_relative "log"
 require_relative "rack_env"
 require_relative "rackup"
+require_relative "worker/gvl_clock"
 
 module PumaPlus
   class Worker
@@ -93,6 +94,8 @@ module PumaPlus
       return failure if failure
 
       watch_lifeline(stop_writer) if @lifeline
+      # GVL wait per request (Ruby 3.2+; Link reads it): on before the first slot dials in.
+      GvlClock.start
 
       if @ractors
         @ractor_exits = RactorExits.new

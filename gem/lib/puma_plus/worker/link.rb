@@ -14,7 +14,10 @@
 # the request's turn with the app begins and T5 when app.call returned, and reports both in RESPONSE_HEAD.
 # A request with BODY frames adds one reading after the last of them: the body is read into rack.input on
 # the app's behalf between T4 and the call, and reported as body-read ns so the host can take it out of
-# service time (service = T5 - T4 - body read).
+# service time (service = T5 - T4 - body read). Where the worker measures GVL wait (Worker::GvlClock: Ruby
+# 3.2+) and the host speaks version 6, it reads the thread's GVL wait before it waits for each frame and at
+# T5, and the difference (the wait to read the REQUEST once it arrived, and the waits in app.call) goes in
+# the head (flag GVL_WAIT); elsewhere the head carries none and the host counts the wait as unknown.
 #
 # Per request the link adds what the prototype cannot hold (docs/RACK.md): rack.errors and rack.logger
 # (this link's ErrorStream, tagged with the request id), rack.early_hints, rack.response_finished, and on
@@ -31,6 +34,7 @@ require_relative "../request_body"
 require_relative "../response_writer"
 require_relative "../error_stream"
 require_relative "../web_socket"
+require_relative "gvl_clock"
 
 module PumaPlus
   class Worker
@@ -138,6 +142,8 @@ module PumaPlus
           Log.line("#{@context}: the host refused the link: #{refusal}", @log)
           return false
         end
+        # GVL wait goes in the head only to a host that reads it (version 6) and only when it is measured.
+        @gvl = welcome.version >= 6 && GvlClock.measuring?
         @lock.synchronize do
           @link_id = welcome.link_id
           send_goaway_locked if @stopping
@@ -157,9 +163,10 @@ module PumaPlus
         case frame&.type
         when Wire::FrameType::WELCOME
           welcome = Wire.decode(frame)
-          return [welcome, nil] if welcome.version == Wire::VERSION
+          return [welcome, nil] if welcome.version.between?(Wire::MIN_VERSION, Wire::VERSION)
 
-          raise Wire::ProtocolError, "WELCOME: version #{welcome.version}, #{Wire::VERSION} required"
+          raise Wire::ProtocolError,
+                "WELCOME: version #{welcome.version}, #{Wire::MIN_VERSION} to #{Wire::VERSION} required"
         when Wire::FrameType::GOAWAY
           goaway = Wire.decode(frame)
           [nil, "GOAWAY(#{goaway.code}) #{goaway.reason_text}"]
@@ -173,12 +180,15 @@ module PumaPlus
       # Serves until the link ends: true after GOAWAY(0) or a close this side asked for, false when the
       # host closed the link without a GOAWAY(0).
       def serve_requests
-        while (frame = @reader.read)
+        # Read before the wait for each frame: an idle thread blocked in the read waits for no GVL, but once
+        # the REQUEST arrives it may wait for the GVL to read it (another thread runs Ruby code), and that
+        # wait is the request's as much as one inside app.call.
+        while (gvl_before = (GvlClock.wait_ns if @gvl); frame = @reader.read)
           case frame.type
           when Wire::FrameType::REQUEST
             @lock.synchronize { @busy = true }
             begin
-              serve(frame)
+              serve(frame, gvl_before)
             ensure
               @lock.synchronize do
                 @busy = false
@@ -204,7 +214,7 @@ module PumaPlus
       # or just before app.call without a body), T5 when app.call returned or raised; body read = from T4
       # to after the last BODY frame. A body that could not be stored gets the worker's 500 with T5 = the
       # reading after the body.
-      def serve(frame)
+      def serve(frame, gvl_before = nil)
         input = nil
         env = RackEnv.build(@prototype, frame.payload, nil)
         add_request_entries(env)
@@ -219,6 +229,7 @@ module PumaPlus
           env[RackEnv::BODY_WAIT_NS] += body_read_ns
         end
         env["rack.input"] = input
+        @writer.gvl_since(gvl_before)
         if failure
           return @writer.write_error(env, failure, app_called, app_called + body_read_ns, body_read_ns)
         end

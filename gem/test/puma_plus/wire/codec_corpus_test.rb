@@ -17,7 +17,8 @@ class PumaPlus::Wire::CodecCorpusTest < PumaPlus::TestCase
   # Where the pair list starts in the payload of each frame type that carries one.
   PAIRS_AT = { "REQUEST" => 24, "RESPONSE_HEAD" => 28, "HIJACK_HEAD" => 28, "EARLY_HINTS" => 0 }.freeze
 
-  # [case name, frame type, payload] of every corpus frame that carries a pair list, valid or not.
+  # [case name, frame type, payload, offset of its pairs] of every corpus frame that carries a pair list,
+  # valid or not.
   FRAMES = Dir[File.join(CORPUS, "*.json")].sort.flat_map do |path|
     name = File.basename(path, ".json")
     bin = File.binread(path.sub(/\.json\z/, ".bin"))
@@ -29,7 +30,11 @@ class PumaPlus::Wire::CodecCorpusTest < PumaPlus::TestCase
 
       type = Wire::FrameType::NAMES[word >> 24]
       payload = io.read(length).to_s
-      frames << [name, type, payload] if PAIRS_AT.key?(type) && payload.bytesize >= PAIRS_AT.fetch(type)
+      next unless PAIRS_AT.key?(type)
+
+      # a head with GVL_WAIT carries 8 more fixed bytes before its pairs
+      at = PAIRS_AT.fetch(type) + (word & Wire::ResponseHead::GVL_WAIT != 0 && type.end_with?("HEAD") ? 8 : 0)
+      frames << [name, type, payload, at] if payload.bytesize >= at
     end
     frames
   end
@@ -65,8 +70,7 @@ class PumaPlus::Wire::CodecCorpusTest < PumaPlus::TestCase
     end
 
     define_method("test_#{label}_stores_every_valid_corpus_pair_list_as_decoded") do
-      FRAMES.reject { |name, _, _| name.start_with?("invalid-") }.each do |name, type, payload|
-        at = PAIRS_AT.fetch(type)
+      FRAMES.reject { |name, _, _| name.start_with?("invalid-") }.each do |name, _type, payload, at|
         expected = Wire::PairList.decode(payload, at).to_h
         stored = without_lazy_sweep do
           codec.store_pairs(payload, {}, at).tap do |pairs|
@@ -80,8 +84,7 @@ class PumaPlus::Wire::CodecCorpusTest < PumaPlus::TestCase
     end
 
     define_method("test_#{label}_encodes_every_valid_corpus_pair_list_to_its_bytes") do
-      FRAMES.reject { |name, _, _| name.start_with?("invalid-") }.each do |name, type, payload|
-        at = PAIRS_AT.fetch(type)
+      FRAMES.reject { |name, _, _| name.start_with?("invalid-") }.each do |name, _type, payload, at|
         pairs = Wire::PairList.decode(payload, at)
         prefix = payload.byteslice(0, at)
         assert_equal payload, codec.append_pairs(prefix.dup, pairs), name
@@ -92,8 +95,7 @@ class PumaPlus::Wire::CodecCorpusTest < PumaPlus::TestCase
     end
 
     define_method("test_#{label}_rejects_every_truncated_corpus_pair_list_as_the_ruby_codec_does") do
-      FRAMES.select { |name, _, _| name.start_with?("invalid-") }.each do |name, type, payload|
-        at = PAIRS_AT.fetch(type)
+      FRAMES.select { |name, _, _| name.start_with?("invalid-") }.each do |name, _type, payload, at|
         expected = assert_raises(Wire::ProtocolError, name) { Wire::RubyCodec.store_pairs(payload, {}, at) }
         error = assert_raises(Wire::ProtocolError, name) { codec.store_pairs(payload, {}, at) }
         assert_equal expected.message, error.message, name

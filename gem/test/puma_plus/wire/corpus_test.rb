@@ -64,7 +64,7 @@ class PumaPlus::Wire::CorpusTest < PumaPlus::TestCase
   end
 
   def flags(list)
-    list.sum { |flag| { "END_STREAM" => Wire::Frame::END_STREAM }.fetch(flag) }
+    list.sum { |flag| { "END_STREAM" => Wire::Frame::END_STREAM, "GVL_WAIT" => Wire::ResponseHead::GVL_WAIT }.fetch(flag) }
   end
 
   def pairs(list)
@@ -88,7 +88,8 @@ class PumaPlus::Wire::CorpusTest < PumaPlus::TestCase
              when "RESPONSE_FILE" then f.slice("offset", "length").merge("path" => bytes(f.fetch("path")))
              when "EARLY_HINTS" then { "pairs" => pairs(f.fetch("pairs")) }
              when "RESPONSE_HEAD", "HIJACK_HEAD" then f.slice("status", "app_called_ns", "app_returned_ns", "body_read_ns")
-                                         .merge("pairs" => pairs(f.fetch("pairs")))
+                                         .merge("pairs" => pairs(f.fetch("pairs")),
+                                                "gvl_wait_ns" => f.fetch("gvl_wait_ns", nil))
              when "RESPONSE_ABORT" then { "reason" => bytes(f.fetch("reason")) }
              when "WS_COMMAND" then f.slice("op", "code", "connection")
                                      .merge("channel" => bytes(f.fetch("channel")), "data" => bytes(f.fetch("data")))

@@ -1,7 +1,8 @@
 # frozen_string_literal: true
 
-# RESPONSE_HEAD (version 2): status, reserved, the worker's T4, T5 and body-read ns, then the header pair
-# list; exact bytes, round trips, and refusal of a payload shorter than its 28 fixed bytes.
+# RESPONSE_HEAD (version 2): status, reserved, the worker's T4, T5 and body-read ns, (version 6, with flag
+# GVL_WAIT) the GVL wait, then the header pair list; exact bytes, round trips, and refusal of a payload
+# shorter than its 28 (36) fixed bytes.
 
 require "test_helper"
 require "socket"
@@ -33,8 +34,40 @@ class PumaPlus::Wire::ResponseHeadTest < PumaPlus::TestCase
   def test_reserved_field_is_ignored_on_decode
     payload = ResponseHead.payload(200, 1, 2, 0, []).dup
     payload.setbyte(2, 0xab)
-    assert_equal({ status: 200, app_called_ns: 1, app_returned_ns: 2, body_read_ns: 0, pairs: [] },
+    assert_equal({ status: 200, app_called_ns: 1, app_returned_ns: 2, body_read_ns: 0, pairs: [], gvl_wait_ns: nil },
                  ResponseHead.decode(payload).to_h)
+  end
+
+  def test_a_gvl_wait_goes_after_body_read_and_sets_the_gvl_wait_flag
+    head = ResponseHead.new(status: 200, app_called_ns: 1, app_returned_ns: 2, body_read_ns: 3, gvl_wait_ns: 0x0a0b,
+                            pairs: [%w[k v]])
+    frame = Wire::Frame.read_all(head.encode(Wire::Frame::END_STREAM)).first
+    assert_equal Wire::Frame::END_STREAM | ResponseHead::GVL_WAIT, frame.flags
+    assert_equal [200, 0, 1, 2, 3, 0x0a0b].pack("nnQ>Q>Q>Q>") + "\x00\x01k\x00\x00\x00\x01v".b, frame.payload
+    assert_equal head.to_h, Wire.decode(frame).to_h
+  end
+
+  def test_a_head_without_the_gvl_wait_flag_has_no_gvl_wait_unknown_rather_than_zero
+    frame = Wire::Frame.read_all(ResponseHead.new(status: 200, app_called_ns: 1, app_returned_ns: 2, body_read_ns: 0,
+                                                  pairs: []).encode).first
+    assert_equal 0, frame.flags
+    assert_equal 28, frame.payload.bytesize
+    assert_nil Wire.decode(frame).gvl_wait_ns
+  end
+
+  def test_append_frame_with_a_gvl_wait_writes_what_encode_does
+    buffer = ResponseHead.append_frame(+"".b, 0, 200, 1, 2, 3, [%w[a b]], 77)
+    expected = ResponseHead.new(status: 200, app_called_ns: 1, app_returned_ns: 2, body_read_ns: 3, gvl_wait_ns: 77,
+                                pairs: [%w[a b]]).encode
+    assert_equal expected, buffer
+  end
+
+  def test_with_the_gvl_wait_flag_a_payload_shorter_than_36_bytes_is_a_protocol_error
+    whole = ResponseHead.payload(200, 1, 2, 3, [], 4)
+    assert_equal 36, whole.bytesize
+    frame = Wire::Frame.new(Wire::FrameType::RESPONSE_HEAD, ResponseHead::GVL_WAIT, whole.byteslice(0, 35))
+    error = assert_raises(Wire::ProtocolError) { Wire.decode(frame) }
+    assert_equal "RESPONSE_HEAD: payload of 35 bytes, at least 36 required", error.message
   end
 
   def test_payload_shorter_than_28_bytes_is_a_protocol_error

@@ -124,6 +124,40 @@ class PumaPlus::Worker::LinkTest < PumaPlus::TestCase
                  [@hello.version, @hello.role, @hello.pid, @hello.generation, @hello.worker_index, @hello.thread_index]
   end
 
+  def test_the_head_carries_the_threads_gvl_wait_where_ruby_measures_it_and_none_where_it_cannot
+    PumaPlus::Worker::GvlClock.start
+    start(->(_env) { Thread.new { spin(0.02) }.tap { sleep 0.005 }.join; [200, {}, []] })
+    @host.request({})
+    response = @host.response
+    if PumaPlus::Worker::GvlClock.measuring?
+      assert_equal Wire::ResponseHead::GVL_WAIT, response.frames.first.flags & Wire::ResponseHead::GVL_WAIT
+      # the app's thread woke from its sleep while the spinning one held the GVL
+      assert_operator response.head.gvl_wait_ns, :>, 1_000_000
+      assert_operator response.head.gvl_wait_ns, :<, response.head.app_returned_ns - response.head.app_called_ns
+    else
+      assert_equal 0, response.frames.first.flags & Wire::ResponseHead::GVL_WAIT, "Ruby #{RUBY_VERSION}: unknown"
+      assert_nil response.head.gvl_wait_ns
+    end
+  end
+
+  def test_a_host_that_speaks_version_5_gets_heads_without_gvl_wait
+    PumaPlus::Worker::GvlClock.start
+    host_io, worker_io = UNIXSocket.pair
+    run_link(ok_app, io: worker_io)
+    @host = PumaPlus::HostEnd.new(host_io)
+    @host.accept(version: 5)
+    @host.request({})
+    response = @host.response
+    assert_equal 200, response.status
+    assert_nil response.head.gvl_wait_ns
+  end
+
+  # Spins until this thread has used +seconds+ of CPU, holding the GVL.
+  def spin(seconds)
+    deadline = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) + seconds
+    nil until Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID) >= deadline
+  end
+
   def test_env_is_built_from_the_request_pairs
     seen = nil
     start(->(env) { seen = env; [200, {}, []] })

@@ -17,10 +17,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 
 /**
- * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks {@link Protocol#VERSION} only:
- * a peer whose highest version is below it gets GOAWAY(2) and the link closes; a peer offering a higher
- * version is answered WELCOME({@link Protocol#VERSION}), the highest version the host supports that is ≤ the
- * peer's, as the handshake rule says. Any frame other than HELLO is a protocol error (a HELLO with an unknown
+ * Handles the NEW state of docs/PROTOCOL.md's state machine. The host speaks {@link Protocol#MIN_VERSION} to
+ * {@link Protocol#VERSION}: a peer whose highest version is below that gets GOAWAY(2) and the link closes;
+ * any other is answered WELCOME with the highest version the host supports that is ≤ the peer's, as the
+ * handshake rule says. Any frame other than HELLO is a protocol error (a HELLO with an unknown
  * role never gets here: the FrameDecoder rejects it), and so is a role on the other socket than its own:
  * role 2 on link.sock, 0 or 1 on hijack.sock. A hijack connection (role 2) gets no WELCOME here: it goes to
  * {@link Hijacks}, which answers once the hijack of the request its HELLO names was announced. Runs
@@ -43,9 +43,10 @@ final class LinkHandshake extends SimpleChannelInboundHandler<Frame> {
             throw new ProtocolException(FrameType.name(frame.type()) + " before HELLO");
         }
         Hello hello = Hello.decode(frame.payload());
-        if (hello.version() < Protocol.VERSION) {
+        if (hello.version() < Protocol.MIN_VERSION) {
             ctx.writeAndFlush(new Goaway(Goaway.CODE_UNSUPPORTED_VERSION,
-                            "version " + hello.version() + " unsupported, this host speaks " + Protocol.VERSION)
+                            "version " + hello.version() + " unsupported, this host speaks " + Protocol.MIN_VERSION
+                                    + " to " + Protocol.VERSION)
                             .toFrame(ctx.alloc()))
                     .addListener(ChannelFutureListener.CLOSE);
             return;
@@ -61,7 +62,7 @@ final class LinkHandshake extends SimpleChannelInboundHandler<Frame> {
             return;
         }
         long id = server.nextLinkId();
-        ctx.writeAndFlush(new Welcome(Protocol.VERSION, id).toFrame(ctx.alloc()));
+        ctx.writeAndFlush(new Welcome(Math.min(hello.version(), Protocol.VERSION), id).toFrame(ctx.alloc()));
         if (hello.role() == Hello.ROLE_WORKER) {
             ctx.pipeline().replace(this, "worker", server.workerLink(id, ctx.channel(), hello)); // joins the queue
         } else {

@@ -363,7 +363,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         if (current == null || headForwarded || responseEnded) {
             throw new ProtocolException("RESPONSE_HEAD while no response head is expected");
         }
-        ResponseHead head = ResponseHead.decode(frame.payload());
+        ResponseHead head = ResponseHead.decode(frame);
         headForwarded = true;
         responseEnded = frame.endStream();
         QueuedExchange ex = current;
@@ -419,7 +419,7 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         if (current == null || headForwarded || responseEnded || hijackOffer != null) {
             throw new ProtocolException("HIJACK_HEAD while no response head is expected");
         }
-        ResponseHead head = ResponseHead.decode(frame.payload());
+        ResponseHead head = ResponseHead.decode(frame);
         headForwarded = true;
         responseEnded = true;
         QueuedExchange ex = current;
@@ -501,7 +501,12 @@ final class WorkerLink extends ChannelInboundHandlerAdapter {
         ResponseRecord response = ex.response;
         response.finish();
         if (!response.failed() && !response.cancelled()) {
-            reporting.metrics().service.record(response.serviceNanos());
+            long service = response.serviceNanos();
+            reporting.metrics().service.record(service);
+            long gvl = response.workerHead().gvlWaitNanos();
+            if (gvl >= 0) {
+                reporting.metrics().recordGvlWait(gvl, service);
+            }
         }
         if (!requestEndSent) {
             // The worker answered before reading the whole body; it discards BODY frames up to END_STREAM,

@@ -66,7 +66,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
         ByteBuf payload = in.slice(start + Frame.HEADER_LENGTH, (int) length);
         try {
-            validate(type, payload);
+            validate(type, flags, payload);
         } catch (ProtocolException e) {
             throw new ProtocolException(FrameType.name(type) + ": " + e.getMessage());
         }
@@ -74,7 +74,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         return new Frame(type, flags, in.readRetainedSlice((int) length));
     }
 
-    private static void validate(int type, ByteBuf payload) {
+    private static void validate(int type, int flags, ByteBuf payload) {
         switch (type) {
             case FrameType.HELLO -> Hello.decode(payload);
             case FrameType.WELCOME -> Welcome.decode(payload);
@@ -83,7 +83,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             case FrameType.WORKER_COUNT -> WorkerCount.decode(payload);
             case FrameType.EXTRA_SLOTS -> ExtraSlots.decode(payload);
             case FrameType.REQUEST -> Request.validate(payload);
-            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> ResponseHead.validate(payload);
+            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> ResponseHead.validate(payload, flags);
             case FrameType.EARLY_HINTS -> PairList.validate(payload, 0);
             case FrameType.RESPONSE_FILE -> ResponseFile.decode(payload);
             case FrameType.WS_COMMAND -> WebSocketCommand.decode(payload);

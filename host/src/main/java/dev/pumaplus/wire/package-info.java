@@ -3,7 +3,7 @@
  * layouts, shared by the host and any bundle that needs to speak it.
  */
 @Export
-@Version("5.0.0")
+@Version("6.0.0")
 package dev.pumaplus.wire;
 
 import org.osgi.annotation.bundle.Export;

@@ -137,6 +137,18 @@ class LinkServerTest {
         }
     }
 
+    @Test
+    void aVersionFivePeerIsWelcomedWithFive() throws Exception {
+        Path socket = start(HostTransport.Kind.NIO);
+        try (LinkClient peer = new LinkClient(socket)) {
+            peer.write(new Hello(Protocol.MIN_VERSION, Hello.ROLE_WORKER, 1, 1, 0, 0).toFrame(ByteBufAllocator.DEFAULT));
+            Frame welcome = peer.read();
+            assertEquals(FrameType.WELCOME, welcome.type());
+            assertEquals(5, Welcome.decode(welcome.payload()).version());
+            welcome.release();
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @EnumSource(HostTransport.Kind.class)
     void frameBeforeHelloIsAProtocolErrorAnsweredWithGoawayOne(HostTransport.Kind kind) throws Exception {

@@ -291,7 +291,7 @@ class FrameDecoderFuzzTest {
             case FrameType.WORKER_COUNT -> WorkerCount.decode(payload);
             case FrameType.EXTRA_SLOTS -> ExtraSlots.decode(payload);
             case FrameType.REQUEST -> Request.decode(payload);
-            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> ResponseHead.decode(payload);
+            case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> ResponseHead.decode(frame);
             case FrameType.EARLY_HINTS -> PairList.decode(payload, 0);
             case FrameType.RESPONSE_FILE -> ResponseFile.decode(payload);
             default -> {

@@ -190,7 +190,9 @@ class WireCorpusTest {
         assertThrows(ProtocolException.class, () -> PairList.decode(truncated, 0));
         ByteBuf cutName = Unpooled.buffer().writeShort(4).writeBytes("PA".getBytes(StandardCharsets.US_ASCII));
         assertThrows(ProtocolException.class, () -> PairList.decode(cutName, 0));
-        assertThrows(ProtocolException.class, () -> ResponseHead.decode(Unpooled.wrappedBuffer(new byte[27])));
+        assertThrows(ProtocolException.class, () -> ResponseHead.decode(Unpooled.wrappedBuffer(new byte[27]), 0));
+        assertThrows(ProtocolException.class,
+                () -> ResponseHead.decode(Unpooled.wrappedBuffer(new byte[35]), ResponseHead.GVL_WAIT));
         assertThrows(ProtocolException.class, () -> Request.decode(Unpooled.wrappedBuffer(new byte[23])));
     }
 
@@ -257,8 +259,10 @@ class WireCorpusTest {
             }
             case FrameType.BODY, FrameType.RESPONSE_BODY -> assertArrayEquals(bytes(expected.get("data")), array(p), where);
             case FrameType.RESPONSE_HEAD, FrameType.HIJACK_HEAD -> {
-                ResponseHead head = ResponseHead.decode(p);
+                ResponseHead head = ResponseHead.decode(actual);
                 assertEquals(expected.get("status").asInt(), head.status(), where);
+                JsonNode gvl = expected.get("gvl_wait_ns");
+                assertEquals(gvl == null ? ResponseHead.GVL_WAIT_UNKNOWN : gvl.asLong(), head.gvlWaitNanos(), where);
                 assertEquals(expected.get("app_called_ns").asLong(), head.appCalledNanos(), where);
                 assertEquals(expected.get("app_returned_ns").asLong(), head.appReturnedNanos(), where);
                 assertEquals(expected.get("body_read_ns").asLong(), head.bodyReadNanos(), where);
@@ -317,10 +321,11 @@ class WireCorpusTest {
                     new Frame(type, flags, Unpooled.wrappedBuffer(bytes(json.get("data"))));
             case FrameType.RESPONSE_HEAD -> new ResponseHead(json.get("status").asInt(),
                     json.get("app_called_ns").asLong(), json.get("app_returned_ns").asLong(),
-                    json.get("body_read_ns").asLong(), pairs(json.get("pairs"))).toFrame(alloc, end);
+                    json.get("body_read_ns").asLong(), pairs(json.get("pairs")), gvlWait(json)).toFrame(alloc, end);
             case FrameType.HIJACK_HEAD -> new ResponseHead(json.get("status").asInt(),
                     json.get("app_called_ns").asLong(), json.get("app_returned_ns").asLong(),
-                    json.get("body_read_ns").asLong(), pairs(json.get("pairs"))).toFrame(alloc, type, end);
+                    json.get("body_read_ns").asLong(), pairs(json.get("pairs")), gvlWait(json))
+                    .toFrame(alloc, type, end);
             case FrameType.HIJACK -> Frame.empty(type, end);
             case FrameType.RESPONSE_FILE -> new ResponseFile(json.get("offset").asLong(), json.get("length").asLong(),
                     new String(bytes(json.get("path")), StandardCharsets.ISO_8859_1)).toFrame(alloc, end);
@@ -345,12 +350,19 @@ class WireCorpusTest {
     private static int flagsOf(JsonNode frame) {
         int flags = 0;
         for (JsonNode flag : frame.get("flags")) {
-            if (!flag.asText().equals("END_STREAM")) {
-                throw new AssertionError("unknown flag " + flag);
-            }
-            flags |= Frame.END_STREAM;
+            flags |= switch (flag.asText()) {
+                case "END_STREAM" -> Frame.END_STREAM;
+                case "GVL_WAIT" -> ResponseHead.GVL_WAIT;
+                default -> throw new AssertionError("unknown flag " + flag);
+            };
         }
         return flags;
+    }
+
+    /** A head's {@code gvl_wait_ns}, or unknown when the case has none. */
+    private static long gvlWait(JsonNode head) {
+        JsonNode gvl = head.get("gvl_wait_ns");
+        return gvl == null ? ResponseHead.GVL_WAIT_UNKNOWN : gvl.asLong();
     }
 
     /** A corpus bytes value: a string (its UTF-8), {"base64": ...} or {"repeat": bytes, "times": n}. */
