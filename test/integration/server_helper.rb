@@ -242,6 +242,9 @@ end
 class IntegrationTest < Minitest::Test
   TEST_TIMEOUT = 60
   APPS = File.join(__dir__, "apps")
+  # Whether the workers this Ruby starts measure their threads' GVL wait (Ruby 3.2+'s instrumentation API;
+  # on 3.1 it is unknown, and a thread bridge's gain with it).
+  GVL_WAIT_MEASURED = Gem::Version.new(RUBY_VERSION) >= Gem::Version.new("3.2")
 
   class TestTimeout < StandardError; end
 

@@ -81,10 +81,14 @@ import java.util.function.Consumer;
  * {@code service_p95_ms}; {@code arrivals_per_s} (λ over 10 s); {@code slot_mean_ms} (S_slot, the mean time
  * a request holds a slot, null before any request finished); {@code utilization} (ρ = λ·S_slot/c, null with
  * no live slot); {@code dropped} (requests cancelled by their client before dispatch, since start);
- * {@code shed} (requests answered 503 at once because their predicted wait exceeded the limit); and
- * {@code windows}: {@code "1s"}, {@code "10s"}, {@code "60s"}, each with {@code count} (requests dispatched
- * in the window), {@code arrivals_per_s} and p50/p90/p95/p99/max of queue, service and total time
- * ({@code queue_p50_ms} ... {@code total_max_ms}). Milliseconds are numbers with 3 decimals (µs).
+ * {@code shed} (requests answered 503 at once because their predicted wait exceeded the limit);
+ * {@code gvl_wait_p50_ms}, {@code gvl_wait_p95_ms} and {@code gvl_wait_ratio} (GVL wait per request, and its
+ * share of service time, over 10 s; null when no request of the window measured it: unknown, as on Ruby
+ * 3.1); and {@code windows}: {@code "1s"}, {@code "10s"}, {@code "60s"}, each with {@code count} (requests
+ * dispatched in the window), {@code arrivals_per_s}, p50/p90/p95/p99/max of queue, service and total time
+ * ({@code queue_p50_ms} ... {@code total_max_ms}), {@code gvl_count} and the GVL wait's
+ * ({@code gvl_wait_p50_ms} ..., null when {@code gvl_count} is 0). Milliseconds are numbers with 3 decimals
+ * (µs).
  *
  * <p>Per worker: {@code running} = its live links, {@code pool_capacity} = its idle links,
  * {@code busy_threads} = its busy links, {@code max_threads} = the configured threads,
@@ -337,6 +341,7 @@ final class ControlApp {
         queue.put("dropped", s.dropped());
         queue.put("redispatched", s.redispatched());
         queue.put("shed", metrics.shed());
+        gvl(queue, main, false);
         ObjectNode windows = queue.putObject("windows");
         for (int seconds : new int[] {1, 10, 60}) {
             QueueMetrics.Window w = seconds == QueueMetrics.MAIN_WINDOW_SECONDS ? main : metrics.window(seconds);
@@ -346,6 +351,40 @@ final class ControlApp {
             percentiles(node, "queue", w.queue());
             percentiles(node, "service", w.service());
             percentiles(node, "total", w.total());
+            gvl(node, w, true);
+        }
+    }
+
+    /**
+     * GVL wait per request: null (unknown) when no request of the window carried it, as on Ruby 3.1, never
+     * 0. Top level: p50, p95 and the ratio; in a window ({@code all}): its count and every percentile.
+     */
+    private static void gvl(ObjectNode node, QueueMetrics.Window w, boolean all) {
+        QueueMetrics.Percentiles p = w.gvlWait();
+        boolean known = p.count() > 0;
+        if (all) {
+            node.put("gvl_count", p.count());
+        }
+        for (String name : all ? new String[] {"p50", "p90", "p95", "p99", "max"} : new String[] {"p50", "p95"}) {
+            String key = "gvl_wait_" + name + "_ms";
+            if (!known) {
+                node.putNull(key);
+                continue;
+            }
+            node.put(key, millis(switch (name) {
+                case "p50" -> p.p50();
+                case "p90" -> p.p90();
+                case "p95" -> p.p95();
+                case "p99" -> p.p99();
+                default -> p.max();
+            }));
+        }
+        if (!all) {
+            if (Double.isNaN(w.gvlWaitRatio())) {
+                node.putNull("gvl_wait_ratio");
+            } else {
+                node.put("gvl_wait_ratio", decimal(w.gvlWaitRatio(), 4));
+            }
         }
     }
 

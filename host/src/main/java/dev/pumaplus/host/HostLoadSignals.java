@@ -42,7 +42,7 @@ final class HostLoadSignals implements LoadSignals {
         double slot = metrics.meanSlotNanos();
         return new Sample(last.arrivalsPerSecond(), last.queue().p95(), last.queue().p99(), slot, s.depth(),
                 s.busy(), s.live(), QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), slot), cpuBusy(),
-                memAvailable(), metrics.shed());
+                memAvailable(), metrics.shed(), metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS).gvlWaitRatio());
     }
 
     private double cpuBusy() {

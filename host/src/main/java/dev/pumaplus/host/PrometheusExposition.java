@@ -16,10 +16,12 @@ import org.HdrHistogram.HistogramIterationValue;
  * Families, in this order, each with HELP and TYPE:
  * <ul>
  *   <li>histograms {@code puma_plus_queue_seconds}, {@code _service_}, {@code _total_}, {@code _body_wait_},
- *       {@code _upstream_seconds}: cumulative since start, buckets {@link #BUCKETS} s and +Inf, _sum, _count;</li>
+ *       {@code _upstream_}, {@code _gvl_wait_seconds} (only requests whose worker measured it):
+ *       cumulative since start, buckets {@link #BUCKETS} s and +Inf, _sum, _count;</li>
  *   <li>gauges {@code puma_plus_queue_depth}, {@code _live_slots}, {@code _busy_slots},
  *       {@code _predicted_wait_seconds} (at most {@link #PREDICTED_WAIT_CAP_SECONDS}, which it reads with no
- *       live slot), {@code _utilization} (NaN with no live slot);</li>
+ *       live slot), {@code _utilization} (NaN with no live slot), {@code _gvl_wait_ratio} (NaN when no
+ *       request of the last 10 s measured its GVL wait: unknown);</li>
  *   <li>counters {@code puma_plus_requests_total{status_class="1xx".."5xx"}},
  *       {@code puma_plus_requests_dropped_total}, {@code puma_plus_requests_shed_total},
  *       {@code puma_plus_health_checks_total{answered_by="host"|"app"}};</li>
@@ -69,7 +71,10 @@ final class PrometheusExposition {
             new Family("puma_plus_body_wait_seconds", "Body wait: request headers parsed (T2) to runnable (T2b),"
                     + " plus the worker's read of a body streamed past 1 MiB.", m -> m.bodyWait),
             new Family("puma_plus_upstream_seconds", "Upstream queue time: X-Request-Start of a load balancer to"
-                    + " headers parsed (T2), wall clock.", m -> m.upstream));
+                    + " headers parsed (T2), wall clock.", m -> m.upstream),
+            new Family("puma_plus_gvl_wait_seconds", "GVL wait: time the serving thread waited for its worker"
+                    + " process's GVL between T4 and T5 (requests of workers that measure it, Ruby 3.2+).",
+                    m -> m.gvlWait));
 
     private PrometheusExposition() {
     }
@@ -86,7 +91,8 @@ final class PrometheusExposition {
         // Read first: they roll the seconds that ended since the last submit, so the cumulative histograms
         // below hold what an idle host recorded since (no timer rolls them: see QueueMetrics).
         double slotMean = metrics.meanSlotNanos();
-        double arrivals = metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS).arrivalsPerSecond();
+        QueueMetrics.Window main = metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS);
+        double arrivals = main.arrivalsPerSecond();
         for (Family family : HISTOGRAMS) {
             family.timing().apply(metrics).readCumulative(h -> histogram(out, family.name(), family.help(), h));
         }
@@ -100,6 +106,9 @@ final class PrometheusExposition {
         gauge(out, "puma_plus_utilization",
                 "Arrival rate times mean slot time over live slots, over the last 10 s.",
                 QueueMetrics.utilization(arrivals, slotMean, slots.live()));
+        gauge(out, "puma_plus_gvl_wait_ratio",
+                "GVL wait over service time of the requests that measured it, over the last 10 s; NaN: unknown.",
+                main.gvlWaitRatio());
         out.append("# HELP puma_plus_requests_total Responses by status class (host failures 502/503 included).\n");
         out.append("# TYPE puma_plus_requests_total counter\n");
         for (int digit = 1; digit <= 5; digit++) {

@@ -22,7 +22,10 @@ import org.HdrHistogram.Histogram;
  *       client sending it), recorded when the worker's head arrives;</li>
  *   <li>{@link #upstream}: wall clock at T2 − {@code X-Request-Start}, the load balancer's queue, when the
  *       header is present and the difference is between 0 and 1 hour;</li>
- *   <li>{@link #slot}: T3 → the link idle again, how long a request occupies a slot (any outcome).</li>
+ *   <li>{@link #slot}: T3 → the link idle again, how long a request occupies a slot (any outcome);</li>
+ *   <li>{@link #gvlWait}: the GVL wait the worker measured between T4 and T5 (RESPONSE_HEAD's GVL_WAIT: Ruby
+ *       3.2+), and {@link #gvlService}: the service time of the same requests, so that their ratio compares
+ *       like with like; requests whose worker does not measure it (Ruby 3.1) are in neither.</li>
  * </ul>
  * Requests failed by the host (502, 503) or cancelled by their client are counted
  * ({@link #countStatus}, the dispatcher's {@code dropped}) but recorded as neither service nor total.
@@ -65,6 +68,8 @@ final class QueueMetrics {
     final TimingHistogram bodyWait = new TimingHistogram(SLOTS);
     final TimingHistogram upstream = new TimingHistogram(SLOTS);
     final TimingHistogram slot = new TimingHistogram(SLOTS);
+    final TimingHistogram gvlWait = new TimingHistogram(SLOTS);
+    final TimingHistogram gvlService = new TimingHistogram(SLOTS);
 
     /** Responses by status class: index 0 = 1xx ... 4 = 5xx. */
     private final LongAdder[] statusClasses = new LongAdder[5];
@@ -180,6 +185,8 @@ final class QueueMetrics {
             bodyWait.rollEmpty(index);
             upstream.rollEmpty(index);
             slot.rollEmpty(index);
+            gvlWait.rollEmpty(index);
+            gvlService.rollEmpty(index);
             slotNanos[index] = SECOND_NANOS;
             slotArrivals[index] = 0;
             ticks++;
@@ -203,6 +210,8 @@ final class QueueMetrics {
         bodyWait.roll(index);
         upstream.roll(index);
         slot.roll(index);
+        gvlWait.roll(index);
+        gvlService.roll(index);
         slotNanos[index] = Math.max(1, nowNanos - lastTickNanos);
         slotArrivals[index] = submitted - lastSubmitted;
         lastTickNanos = nowNanos;
@@ -247,7 +256,28 @@ final class QueueMetrics {
         double arrivalsPerSecond = nanos == 0 ? 0 : arrivals * 1e9 / nanos;
         return new Window(seconds, count, arrivalsPerSecond,
                 percentiles(queue, newest, count), percentiles(service, newest, count),
-                percentiles(total, newest, count), slot.windowMean(newest, count));
+                percentiles(total, newest, count), slot.windowMean(newest, count),
+                percentiles(gvlWait, newest, count),
+                gvlWaitRatio(gvlWait.windowMean(newest, count), gvlService.windowMean(newest, count)));
+    }
+
+    /** Records the GVL wait {@code gvlNanos} of a request whose service time was {@code serviceNanos}. */
+    void recordGvlWait(long gvlNanos, long serviceNanos) {
+        gvlWait.record(gvlNanos);
+        gvlService.record(serviceNanos);
+    }
+
+    /**
+     * GVL wait relative to service time: mean GVL wait / mean service time of the requests that measured it
+     * (the same requests, so it is Σ wait / Σ service). It can exceed 1: a request's wait includes the wait
+     * to read its REQUEST, before T4. NaN when none measured it (unknown: Ruby 3.1, or no request in the
+     * window); 0 for a service time of 0.
+     */
+    static double gvlWaitRatio(double meanGvlNanos, double meanServiceNanos) {
+        if (Double.isNaN(meanGvlNanos) || Double.isNaN(meanServiceNanos)) {
+            return Double.NaN;
+        }
+        return meanServiceNanos <= 0 ? 0 : meanGvlNanos / meanServiceNanos;
     }
 
     private Percentiles percentiles(TimingHistogram metric, int newest, int count) {
@@ -337,8 +367,10 @@ final class QueueMetrics {
      * @param slots             completed one-second slots it covers (less than {@code seconds} after start)
      * @param arrivalsPerSecond λ: submits in the window per second of its measured length
      * @param slotMeanNanos     mean slot time in ns, NaN when no request finished on a link in the window
+     * @param gvlWait           GVL wait of the requests whose worker measured it ({@code count} 0: unknown)
+     * @param gvlWaitRatio      their GVL wait / their service time (0 and up); NaN when none measured it
      */
     record Window(int seconds, int slots, double arrivalsPerSecond, Percentiles queue, Percentiles service,
-                  Percentiles total, double slotMeanNanos) {
+                  Percentiles total, double slotMeanNanos, Percentiles gvlWait, double gvlWaitRatio) {
     }
 }

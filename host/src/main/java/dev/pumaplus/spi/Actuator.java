@@ -39,6 +39,15 @@ public interface Actuator {
      */
     boolean gainKnown();
 
+    /**
+     * True when a unit runs under its worker process's GVL (a thread): one more adds capacity only while
+     * that lock is free, which the workers measure as GVL wait (Ruby 3.2+, docs/CONTROL.md). The controller
+     * then takes the gain as known when the measurement is there, and judges it from the measurement.
+     */
+    default boolean sharesGvl() {
+        return false;
+    }
+
     /** Starts {@code count} more units (count &gt; 0). */
     void add(int count);
 

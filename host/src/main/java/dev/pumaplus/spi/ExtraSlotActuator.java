@@ -17,8 +17,10 @@ import java.util.function.LongSupplier;
  * own growth while it serves.
  *
  * <p>Gain: a Ractor has its own lock, so one more adds capacity (up to the cores: the CPU guard still
- * applies). A thread shares its process's GVL; without a GVL-wait measurement (Ruby 3.1 has no
- * {@code rb_internal_thread_add_event_hook}) whether it helps is unknown, and the policy never adds it.
+ * applies). A thread shares its process's GVL ({@link #sharesGvl()}): whether it helps depends on how busy
+ * that lock is, which the workers measure on Ruby 3.2+ (GVL wait per request) and the controller judges;
+ * without the measurement (Ruby 3.1 has no {@code rb_internal_thread_add_event_hook}) it is unknown, and
+ * the policy never adds it.
  *
  * <p>Threading: as {@link CountedActuator}.
  */
@@ -39,7 +41,10 @@ public final class ExtraSlotActuator extends CountedActuator {
         return new ExtraSlotActuator("ractor", true, pool, System::nanoTime, true);
     }
 
-    /** The thread actuator: extra slots are threads under their process's GVL, gain unknown. */
+    /**
+     * The thread actuator: extra slots are threads under their process's GVL, gain unknown by itself (known
+     * from the workers' GVL wait, see {@link #sharesGvl()}).
+     */
     public static ExtraSlotActuator threads(WorkerPool pool) {
         return new ExtraSlotActuator("thread", false, pool, System::nanoTime, true);
     }
@@ -70,6 +75,12 @@ public final class ExtraSlotActuator extends CountedActuator {
     @Override
     public boolean gainKnown() {
         return gainKnown;
+    }
+
+    /** A thread slot shares its process's GVL; a Ractor slot has its own lock. */
+    @Override
+    public boolean sharesGvl() {
+        return kind.equals("thread");
     }
 
     @Override

@@ -1,7 +1,7 @@
 /*
  * What the autoscaling controller observes, registered by the host: the queue's signals over the last
- * completed second (arrivals, queue time percentiles, slot time, depth, slots, W_pred) and the machine's
- * CPU and memory. Read once a tick, beside the request path, never on it.
+ * completed second (arrivals, queue time percentiles, slot time, depth, slots, W_pred), the share of service
+ * time the workers' threads waited for their GVL, and the machine's CPU and memory. Read once a tick, beside the request path, never on it.
  */
 package dev.pumaplus.spi;
 
@@ -26,9 +26,19 @@ public interface LoadSignals {
      * @param cpuBusy            share of the machine's CPU time busy since the previous sample, 0..1; NaN when unknown
      * @param memAvailableBytes  MemAvailable of /proc/meminfo; -1 when unknown
      * @param shed               requests shed since start
+     * @param gvlWaitRatio       GVL wait / service time of the requests of the last 10 s whose worker measured
+     *                           it (Ruby 3.2+), 0..1; NaN when none did: unknown (Ruby 3.1), never 0
      */
     record Sample(double arrivalsPerSecond, long queueP95Nanos, long queueP99Nanos, double meanSlotNanos,
                   int depth, int busySlots, int liveSlots, double predictedWaitNanos, double cpuBusy,
-                  long memAvailableBytes, long shed) {
+                  long memAvailableBytes, long shed, double gvlWaitRatio) {
+
+        /** A sample without a GVL wait measurement (SPI 2.0's fields). */
+        public Sample(double arrivalsPerSecond, long queueP95Nanos, long queueP99Nanos, double meanSlotNanos,
+                      int depth, int busySlots, int liveSlots, double predictedWaitNanos, double cpuBusy,
+                      long memAvailableBytes, long shed) {
+            this(arrivalsPerSecond, queueP95Nanos, queueP99Nanos, meanSlotNanos, depth, busySlots, liveSlots,
+                    predictedWaitNanos, cpuBusy, memAvailableBytes, shed, Double.NaN);
+        }
     }
 }

@@ -98,9 +98,27 @@ class PrometheusExpositionTest {
         assertTrue(text.contains("# TYPE puma_plus_requests_dropped_total counter\npuma_plus_requests_dropped_total 0\n"));
         assertTrue(text.contains("# TYPE puma_plus_requests_redispatched_total counter\npuma_plus_requests_redispatched_total 0\n"));
         for (String gauge : List.of("puma_plus_queue_depth", "puma_plus_live_slots", "puma_plus_busy_slots",
-                "puma_plus_predicted_wait_seconds", "puma_plus_utilization")) {
+                "puma_plus_predicted_wait_seconds", "puma_plus_utilization", "puma_plus_gvl_wait_ratio")) {
             assertTrue(text.contains("# TYPE " + gauge + " gauge\n" + gauge + " "), gauge);
         }
+    }
+
+    @Test
+    void gvlWaitIsAHistogramOfTheRequestsThatMeasuredItAndItsRatioIsNanWhileUnknown() {
+        String unknown = PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot());
+        assertTrue(unknown.contains("\npuma_plus_gvl_wait_ratio NaN\n"), unknown);
+        assertTrue(unknown.contains("\npuma_plus_gvl_wait_seconds_count 0\n"), unknown);
+        QueueMetrics metrics = dispatcher.metrics();
+        metrics.recordGvlWait(2_000_000, 40_000_000);
+        metrics.recordGvlWait(0, 60_000_000);
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
+        String text = PrometheusExposition.render(metrics, dispatcher.snapshot());
+        assertTrue(text.contains("# TYPE puma_plus_gvl_wait_seconds histogram\n"), text);
+        assertTrue(text.contains("\npuma_plus_gvl_wait_seconds_bucket{le=\"0.0025\"} 2\n"), text);
+        assertTrue(text.contains("\npuma_plus_gvl_wait_seconds_count 2\n"), text);
+        double ratio = text.lines().filter(l -> l.startsWith("puma_plus_gvl_wait_ratio "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElseThrow();
+        assertEquals(0.02, ratio, 0.0005, "2 ms of GVL wait in 100 ms of service");
     }
 
     @Test

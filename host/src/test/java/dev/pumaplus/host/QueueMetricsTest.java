@@ -95,6 +95,44 @@ class QueueMetricsTest {
         assertEquals(1, metrics.statusCount(2));
     }
 
+    /** Serves one request whose worker reports {@code service} ns of service and GVL wait {@code gvl} (-1: none). */
+    private void serveWithGvlWait(long service, long gvl) {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/gvl"),
+                Unpooled.EMPTY_BUFFER, null, new RecordingSink());
+        worker.discardSent();
+        long t4 = 1_000 * MS;
+        worker.channel.writeInbound(new ResponseHead(200, t4, t4 + service, 0, List.of(), gvl)
+                .toFrame(ByteBufAllocator.DEFAULT, true));
+        worker.channel.runPendingTasks();
+        ex.responseSent(1 + service);
+    }
+
+    @Test
+    void gvlWaitIsRecordedPerRequestAndItsRatioIsWaitOverServiceOfTheRequestsThatMeasuredIt() {
+        serveWithGvlWait(40 * MS, 20 * MS);
+        serveWithGvlWait(60 * MS, 0);
+        serveWithGvlWait(50 * MS, ResponseHead.GVL_WAIT_UNKNOWN); // a Ruby 3.1 worker of the same host
+        QueueMetrics metrics = dispatcher.metrics();
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
+        QueueMetrics.Window w = metrics.window(1);
+        assertEquals(3, w.service().count());
+        assertEquals(2, w.gvlWait().count(), "only the heads with GVL_WAIT");
+        assertEquals(20 * MS, w.gvlWait().max(), 0.2 * MS);
+        assertEquals(20.0 / 100, w.gvlWaitRatio(), 0.01, "(20 + 0) ms of GVL wait in (40 + 60) ms of service");
+    }
+
+    @Test
+    void gvlWaitIsUnknownNotZeroWhenNoWorkerMeasuresIt() {
+        serveWithGvlWait(50 * MS, ResponseHead.GVL_WAIT_UNKNOWN);
+        QueueMetrics metrics = dispatcher.metrics();
+        metrics.tick(System.nanoTime(), queue.admission.submitted());
+        QueueMetrics.Window w = metrics.window(1);
+        assertEquals(0, w.gvlWait().count());
+        assertTrue(Double.isNaN(w.gvlWaitRatio()), "unknown: " + w.gvlWaitRatio());
+        assertTrue(Double.isNaN(metrics.window(10).gvlWaitRatio()));
+    }
+
     @Test
     void bodyWaitIsRunnableMinusHeadersParsedPlusTheWorkersBodyRead() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);

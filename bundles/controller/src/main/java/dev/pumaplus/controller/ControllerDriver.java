@@ -148,13 +148,15 @@ final class ControllerDriver implements Autoscaler {
                 .memPerUnitMb(mebibytes(a.memoryPerUnitBytes()))
                 .memAvailableMb(mebibytes(s.memAvailableBytes()))
                 .cpuBusy(s.cpuBusy())
-                .gainKnown(a.gainKnown());
+                .gainKnown(a.gainKnown())
+                .gvlWaitRatio(s.gvlWaitRatio());
         if (bridge != null) {
             b.bridgeUnits(bridge.units())
                     .bridgeReadyUnits(bridge.readyUnits())
                     .bridgeSlotsPerUnit(bridge.slotsPerUnit())
                     .bridgeDeadTimeMs(bridge.deadTimeNanos() / 1e6)
-                    .bridgeGainKnown(bridge.gainKnown());
+                    .bridgeGainKnown(gainKnown(bridge, s))
+                    .bridgeSharesGvl(bridge.sharesGvl());
         }
         Observation o = b.build();
         Decision d = policy.decide(state, o);
@@ -186,6 +188,15 @@ final class ControllerDriver implements Autoscaler {
             }
             recent.addLast(decision);
         }
+    }
+
+    /**
+     * Whether one more unit of {@code a} is known to add capacity or not: what the actuator says, or, for a
+     * unit under its process's GVL (a thread), whether the workers measure GVL wait. The policy judges the
+     * measurement ({@link Observation#gvlWaitRatio()}); the actuator cannot, as the host measures it.
+     */
+    static boolean gainKnown(Actuator a, LoadSignals.Sample s) {
+        return a.gainKnown() || (a.sharesGvl() && !Double.isNaN(s.gvlWaitRatio()));
     }
 
     /** Bytes in MiB; NaN for the SPI's -1 (unknown). */

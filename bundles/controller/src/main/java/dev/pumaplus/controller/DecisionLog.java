@@ -24,7 +24,8 @@ import java.util.Map;
  * Observation and state fields carry their record component names; the observation's {@code bridge*} fields
  * and the decision's {@code bridgeDelta} are written only when a bridge actuator runs, and a line without
  * them reads as "no bridge" (so logs from before bridging replay unchanged); a line without {@code tickMs}
- * was written at {@link Observation#DEFAULT_TICK_MS}. An unknown number (NaN) is written as
+ * was written at {@link Observation#DEFAULT_TICK_MS}, and one without {@code gvlWaitRatio} (or
+ * {@code bridgeSharesGvl}) before GVL wait was measured: unknown (false). An unknown number (NaN) is written as
  * {@code null}, an infinite one as the string {@code "Infinity"}; {@code at} is informational (replay
  * ignores it). Not thread-safe: one writer per log.
  */
@@ -102,6 +103,8 @@ public final class DecisionLog {
             JsonNode v = obs.get(components[i].getName());
             if (v == null && isBridgeField(components[i].getName())) {
                 v = JSON.nullNode(); // a line without a bridge: 0 slots per unit, i.e. no bridge
+            } else if (v == null && components[i].getName().equals("gvlWaitRatio")) {
+                v = JSON.nullNode(); // a line from before GVL wait was measured: unknown
             } else if (v == null && components[i].getName().equals("tickMs")) {
                 v = JSON.getNodeFactory().numberNode(Observation.DEFAULT_TICK_MS);
             } else if (v == null) {

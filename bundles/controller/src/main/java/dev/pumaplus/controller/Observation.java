@@ -34,11 +34,16 @@ import java.util.StringJoiner;
  * @param cpuBusy         share of the machine's CPU time busy over the last tick, 0..1; NaN when unknown
  * @param gainKnown       false when it is unknown whether one more unit adds capacity at all (a thread
  *                        under the GVL without a GVL-wait measurement); the policy never adds then
+ * @param gvlWaitRatio    the share of service time the workers' threads waited for their process's GVL
+ *                        (GVL wait / service time of the last 10 s' requests that measured it), 0..1; NaN
+ *                        when unknown (Ruby 3.1 has no GVL instrumentation API; no request measured it)
  * @param bridgeUnits        bridge slots asked for (the fast actuator: Ractors or threads), 0 with no bridge
  * @param bridgeReadyUnits   bridge slots dialled in
  * @param bridgeSlotsPerUnit slots one bridge unit brings (1); 0 means there is no bridge actuator
  * @param bridgeDeadTimeMs   the bridge's expected dead time, ms; NaN with no bridge
  * @param bridgeGainKnown    as {@code gainKnown}, for a bridge slot (false for threads on Ruby 3.1)
+ * @param bridgeSharesGvl    a bridge slot runs under its process's GVL (a thread, not a Ractor): its gain is
+ *                           positive only while {@code gvlWaitRatio} says the GVL is free
  */
 public record Observation(
         long tick,
@@ -59,11 +64,13 @@ public record Observation(
         double memAvailableMb,
         double cpuBusy,
         boolean gainKnown,
+        double gvlWaitRatio,
         int bridgeUnits,
         int bridgeReadyUnits,
         int bridgeSlotsPerUnit,
         double bridgeDeadTimeMs,
-        boolean bridgeGainKnown) {
+        boolean bridgeGainKnown,
+        boolean bridgeSharesGvl) {
 
     /**
      * The controller's tick, ms: the live driver runs at it (ControllerActivator injects it), the simulator
@@ -88,8 +95,9 @@ public record Observation(
 
     /**
      * Builds an Observation field by field, each step named as the component it sets. Every field up to
-     * {@code gainKnown} must be set; the five {@code bridge*} fields are set together or not at all (then
-     * the observation has no bridge). Not thread-safe; {@link #build()} may be called again after more steps.
+     * {@code gainKnown} must be set; {@code gvlWaitRatio} is NaN (unknown) unless set; the five
+     * {@code bridge*} fields up to {@code bridgeGainKnown} are set together or not at all (then the
+     * observation has no bridge), and {@code bridgeSharesGvl} is false unless set. Not thread-safe; {@link #build()} may be called again after more steps.
      */
     public static final class Builder {
         private Long tick;
@@ -115,6 +123,8 @@ public record Observation(
         private Integer bridgeSlotsPerUnit;
         private Double bridgeDeadTimeMs;
         private Boolean bridgeGainKnown;
+        private double gvlWaitRatio = Double.NaN;
+        private boolean bridgeSharesGvl;
 
         private Builder() {
         }
@@ -209,6 +219,16 @@ public record Observation(
             return this;
         }
 
+        public Builder gvlWaitRatio(double gvlWaitRatio) {
+            this.gvlWaitRatio = gvlWaitRatio;
+            return this;
+        }
+
+        public Builder bridgeSharesGvl(boolean bridgeSharesGvl) {
+            this.bridgeSharesGvl = bridgeSharesGvl;
+            return this;
+        }
+
         public Builder bridgeUnits(int bridgeUnits) {
             this.bridgeUnits = bridgeUnits;
             return this;
@@ -280,9 +300,9 @@ public record Observation(
             }
             return new Observation(tick, tickMs, arrivalsPerSec, queueP95Ms, queueP99Ms, slotMs, depth, busySlots,
                     liveSlots, predictedWaitMs, units, readyUnits, slotsPerUnit, deadTimeMs, memPerUnitMb,
-                    memAvailableMb, cpuBusy, gainKnown, bridge ? bridgeUnits : 0, bridge ? bridgeReadyUnits : 0,
-                    bridge ? bridgeSlotsPerUnit : 0, bridge ? bridgeDeadTimeMs : Double.NaN,
-                    bridge && bridgeGainKnown);
+                    memAvailableMb, cpuBusy, gainKnown, gvlWaitRatio, bridge ? bridgeUnits : 0,
+                    bridge ? bridgeReadyUnits : 0, bridge ? bridgeSlotsPerUnit : 0,
+                    bridge ? bridgeDeadTimeMs : Double.NaN, bridge && bridgeGainKnown, bridge && bridgeSharesGvl);
         }
 
         private static void need(StringJoiner missing, String name, Object value) {

@@ -201,8 +201,14 @@ public final class TieredPolicy implements Policy {
      * way (booting plus just added), up to {@code maxBridgeSlots}; once no primary unit is booting, every
      * bridge slot is removed. The primary decision's guards (CPU, memory, min/max) have already passed when
      * it adds; a bridge slot of unknown gain is never added, and none while MemAvailable is under the reserve.
+     * A bridge slot under the GVL (a thread) has no positive gain while the GVL is the bottleneck (GVL wait
+     * at least {@code gvlBoundRatio} of service time): none is added then, and those running are removed.
      */
     private Decision bridge(Observation o, Decision d) {
+        if (gvlBound(o) && o.bridgeUnits() > 0) {
+            return new Decision(d.delta(), -o.bridgeUnits(), d.tier(), d.reason() + "; bridge: remove "
+                    + o.bridgeUnits() + " slots, " + gvlBoundReason(o), d.next());
+        }
         if (d.delta() > 0) {
             double lead = o.deadTimeMs() - o.bridgeDeadTimeMs();
             String why;
@@ -214,6 +220,8 @@ public final class TieredPolicy implements Policy {
                         + fmt(o.deadTimeMs()) + " ms by less than " + fmt(p.bridgeMinLeadMs) + " ms";
             } else if (!o.bridgeGainKnown()) {
                 why = "bridge: none, the gain of a bridge slot is unknown";
+            } else if (gvlBound(o)) {
+                why = "bridge: none, " + gvlBoundReason(o);
             } else if (!Double.isNaN(o.memAvailableMb()) && o.memAvailableMb() <= p.memReserveMb) {
                 why = "bridge: none, the memory guard allows none (" + fmt(o.memAvailableMb()) + " MiB available)";
             } else if (want <= o.bridgeUnits()) {
@@ -222,7 +230,8 @@ public final class TieredPolicy implements Policy {
                 add = want - o.bridgeUnits();
                 why = "bridge: add " + add + " slots for the " + onTheWay + " on their way"
                         + (want < onTheWay ? " (max " + p.maxBridgeSlots + ")" : "") + ", ready "
-                        + fmt(lead) + " ms sooner";
+                        + fmt(lead) + " ms sooner" + (o.bridgeSharesGvl() ? ", the GVL is free (requests wait "
+                        + "for it " + fmt(o.gvlWaitRatio() * 100) + "% of their service time)" : "");
             }
             return new Decision(d.delta(), add, d.tier(), d.reason() + "; " + why, d.next());
         }
@@ -231,6 +240,21 @@ public final class TieredPolicy implements Policy {
                     + o.bridgeUnits() + " slots, no unit is booting", d.next());
         }
         return d;
+    }
+
+    /**
+     * Whether a bridge slot would only wait for its process's GVL: it shares the GVL, the wait is measured,
+     * and requests spend at least {@code gvlBoundRatio} of their service time waiting for it (the lock is
+     * busy with the running threads' Ruby code; one more thread adds a waiter, not capacity).
+     */
+    private boolean gvlBound(Observation o) {
+        return o.bridgeSharesGvl() && o.bridgeGainKnown() && !Double.isNaN(o.gvlWaitRatio())
+                && o.gvlWaitRatio() >= p.gvlBoundRatio;
+    }
+
+    private String gvlBoundReason(Observation o) {
+        return "the GVL is the bottleneck: requests wait for it " + fmt(o.gvlWaitRatio() * 100)
+                + "% of their service time (at least " + fmt(p.gvlBoundRatio * 100) + "%)";
     }
 
     /** μ = c / S: the rate the dialled-in slots serve at, per second (S known and positive). */
@@ -361,16 +385,18 @@ public final class TieredPolicy implements Policy {
             double cpuSaturation,
             double memReserveMb,
             double bridgeMinLeadMs,
-            int maxBridgeSlots) {
+            int maxBridgeSlots,
+            double gvlBoundRatio) {
 
         public static final Params DEFAULTS = new Params(50, 1, 8, 0.7, 2000, 4, 0.8, 2, 2, 0, 0.3, 0.5, 10,
-                5, 0.5, 0.95, 256, 500, 16);
+                5, 0.5, 0.95, 256, 500, 16, 0.2);
 
         /** The same parameters with the operator's three (autoscale min:, max:, target_queue_p95:). */
         public Params withBounds(int min, int max, double targetMs) {
             return new Params(targetMs, min, max, targetUtilization, drainHorizonMs, hotRatio, exitRatio,
                     warmTicks, warmCooldownTicks, hotCooldownTicks, idleUtilization, idleP95Ratio, idleTicks,
-                    downCooldownTicks, downUtilization, cpuSaturation, memReserveMb, bridgeMinLeadMs, maxBridgeSlots);
+                    downCooldownTicks, downUtilization, cpuSaturation, memReserveMb, bridgeMinLeadMs, maxBridgeSlots,
+                    gvlBoundRatio);
         }
 
         Params validated() {
@@ -385,6 +411,7 @@ public final class TieredPolicy implements Policy {
             require(idleTicks >= 1 && downCooldownTicks >= 0, "idleTicks >= 1");
             require(cpuSaturation > 0 && memReserveMb >= 0, "cpuSaturation > 0, memReserveMb >= 0");
             require(bridgeMinLeadMs >= 0 && maxBridgeSlots >= 0, "bridgeMinLeadMs >= 0, maxBridgeSlots >= 0");
+            require(gvlBoundRatio > 0 && gvlBoundRatio <= 1, "gvlBoundRatio in (0, 1]");
             return this;
         }
 

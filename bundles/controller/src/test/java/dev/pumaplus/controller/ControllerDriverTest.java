@@ -146,6 +146,55 @@ class ControllerDriverTest {
         assertTrue(line.contains("\"bridgeDelta\":7"), line);
     }
 
+    /** {@link #STEP} with the workers' GVL wait at {@code ratio} of service time (NaN: not measured). */
+    private static LoadSignals stepWithGvlWait(double ratio) {
+        return () -> new LoadSignals.Sample(360, 400_000_000, 450_000_000, 25e6, 300, 1, 1, 7.5e9, 0.5, 8L << 30, 0,
+                ratio);
+    }
+
+    /** The first decision log line of one tick with a thread bridge under {@code signals}. */
+    private static String threadBridgeTick(Path dir, LoadSignals signals, RecordingPool threadPool) throws Exception {
+        Map<String, Actuator> registered = Map.of("fork", new RecordingFork(), "thread",
+                ExtraSlotActuator.threads(threadPool));
+        Path log = dir.resolve("decisions.jsonl");
+        ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), signals, registered::get, "fork",
+                "thread", log, HOUR_MS);
+        driver.start();
+        try {
+            driver.tick();
+        } finally {
+            driver.stop();
+        }
+        return Files.readAllLines(log).get(0);
+    }
+
+    @Test
+    void aThreadBridgesGainIsKnownOnceTheWorkersMeasureGvlWaitAndItsSlotsAreAddedWhileTheGvlIsFree(
+            @TempDir Path dir) throws Exception {
+        RecordingPool threadPool = new RecordingPool();
+        String line = threadBridgeTick(dir, stepWithGvlWait(0.01), threadPool);
+        assertEquals(List.of(7), threadPool.extra, line);
+        assertTrue(line.contains("\"gvlWaitRatio\":0.01"), line);
+        assertTrue(line.contains("\"bridgeGainKnown\":true") && line.contains("\"bridgeSharesGvl\":true"), line);
+    }
+
+    @Test
+    void aThreadBridgeAddsNothingWhenTheGvlIsTheBottleneck(@TempDir Path dir) throws Exception {
+        RecordingPool threadPool = new RecordingPool();
+        String line = threadBridgeTick(dir, stepWithGvlWait(0.5), threadPool);
+        assertEquals(List.of(), threadPool.extra, line);
+        assertTrue(line.contains("bridge: none, the GVL is the bottleneck"), line);
+    }
+
+    @Test
+    void withoutAGvlWaitMeasurementAThreadBridgesGainStaysUnknown(@TempDir Path dir) throws Exception {
+        RecordingPool threadPool = new RecordingPool();
+        String line = threadBridgeTick(dir, stepWithGvlWait(Double.NaN), threadPool);
+        assertEquals(List.of(), threadPool.extra, line);
+        assertTrue(line.contains("\"gvlWaitRatio\":null") && line.contains("\"bridgeGainKnown\":false"), line);
+        assertTrue(line.contains("bridge: none, the gain of a bridge slot is unknown"), line);
+    }
+
     @Test
     void theInjectedTickPacesTheTicksAndEveryObservationCarriesIt(@TempDir Path dir) throws Exception {
         CountDownLatch sampled = new CountDownLatch(3); // the baseline at start, then two ticks

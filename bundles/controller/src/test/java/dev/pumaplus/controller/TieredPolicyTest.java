@@ -43,22 +43,33 @@ class TieredPolicyTest {
         int bridgeReady;
         double bridgeDeadMs = 5;
         boolean bridgeGain = true;
+        /** A thread bridge: its slots share their process's GVL. */
+        boolean bridgeSharesGvl;
+        double gvlWaitRatio = Double.NaN;
 
         Observation build() {
             Observation.Builder b = Observation.builder().tick(tick).tickMs(tickMs)
                     .arrivalsPerSec(lambda).queueP95Ms(p95).queueP99Ms(p95).slotMs(slotMs).depth(depth)
                     .busySlots(busy).liveSlots(live).predictedWaitMs(wpred).units(units).readyUnits(ready)
                     .slotsPerUnit(spu).deadTimeMs(deadMs).memPerUnitMb(memPerUnit).memAvailableMb(memAvail)
-                    .cpuBusy(cpu).gainKnown(gain);
+                    .cpuBusy(cpu).gainKnown(gain).gvlWaitRatio(gvlWaitRatio);
             if (bridge) {
                 b.bridgeUnits(bridgeUnits).bridgeReadyUnits(bridgeReady).bridgeSlotsPerUnit(1)
-                        .bridgeDeadTimeMs(bridgeDeadMs).bridgeGainKnown(bridgeGain);
+                        .bridgeDeadTimeMs(bridgeDeadMs).bridgeGainKnown(bridgeGain).bridgeSharesGvl(bridgeSharesGvl);
             }
             return b.build();
         }
 
         Obs bridged() {
             bridge = true;
+            return this;
+        }
+
+        /** A thread bridge whose workers measured GVL wait at {@code ratio} of service time. */
+        Obs threadBridge(double ratio) {
+            bridge = true;
+            bridgeSharesGvl = true;
+            gvlWaitRatio = ratio;
             return this;
         }
 
@@ -404,7 +415,7 @@ class TieredPolicyTest {
     void parametersThatBreakHysteresisAreRefused() {
         TieredPolicy.Params p = TieredPolicy.Params.DEFAULTS;
         assertThrows(IllegalArgumentException.class, () -> new TieredPolicy(new TieredPolicy.Params(50, 1, 8, 0.7,
-                2000, 4, 0.8, 2, 2, 0, 0.6, 0.5, 10, 5, 0.5, 0.95, 256, 500, 16)));
+                2000, 4, 0.8, 2, 2, 0, 0.6, 0.5, 10, 5, 0.5, 0.95, 256, 500, 16, 0.2)));
         assertEquals(p, TieredPolicy.Params.fromMap(p.toMap()));
     }
 
@@ -454,6 +465,66 @@ class TieredPolicyTest {
         assertTrue(d.delta() > 0, d.reason());
         assertEquals(0, d.bridgeDelta());
         assertTrue(d.reason().contains("gain of a bridge slot is unknown"), d.reason());
+    }
+
+    @Test
+    void threadBridgeSlotsAreAddedWhenRequestsHardlyWaitForTheGvl() {
+        Obs o = new Obs().threadBridge(0.004);
+        o.spu = 2;
+        o.live = 2;
+        o.overloaded(360, 500, 300);
+        Decision d = policy.decide(State.initial(), o.build());
+        assertTrue(d.delta() > 0, d.reason());
+        assertEquals(Math.min(16, d.delta() * 2), d.bridgeDelta(), d.reason());
+        assertTrue(d.reason().contains("the GVL is free (requests wait for it 0.4% of their service time)"),
+                d.reason());
+    }
+
+    @Test
+    void threadBridgeSlotsAreNotAddedWhenTheGvlIsTheBottleneck() {
+        Obs o = new Obs().threadBridge(0.48);
+        o.spu = 2;
+        o.live = 2;
+        o.overloaded(360, 500, 300);
+        Decision d = policy.decide(State.initial(), o.build());
+        assertTrue(d.delta() > 0, "the units (processes, each with its own GVL) are still added: " + d.reason());
+        assertEquals(0, d.bridgeDelta(), d.reason());
+        assertTrue(d.reason().endsWith("bridge: none, the GVL is the bottleneck: requests wait for it 48% of"
+                + " their service time (at least 20%)"), d.reason());
+    }
+
+    @Test
+    void runningThreadBridgeSlotsAreRemovedOnceTheGvlBecomesTheBottleneck() {
+        Obs o = new Obs().threadBridge(0.35);
+        o.units = 4;
+        o.ready = 1;
+        o.bridgeUnits = 6;
+        o.bridgeReady = 6;
+        o.live = 7;
+        o.overloaded(120, 300, 40);
+        State hot = new State(State.Tier.HOT, 1, 0, 9, State.NEVER);
+        Decision d = policy.decide(hot, o.build());
+        assertEquals(-6, d.bridgeDelta(), d.reason());
+        assertTrue(d.reason().contains("bridge: remove 6 slots, the GVL is the bottleneck"), d.reason());
+    }
+
+    @Test
+    void theGvlBoundaryIsGvlBoundRatio() {
+        for (double[] c : new double[][] {{0.19, 1}, {0.2, 0}, {0.21, 0}}) {
+            Obs o = new Obs().threadBridge(c[0]);
+            o.overloaded(360, 500, 300);
+            Decision d = policy.decide(State.initial(), o.build());
+            assertEquals(c[1] > 0, d.bridgeDelta() > 0, c[0] + ": " + d.reason());
+        }
+    }
+
+    @Test
+    void aRactorBridgeIgnoresTheGvlWait() {
+        Obs o = new Obs().bridged();
+        o.gvlWaitRatio = 0.9;
+        o.overloaded(360, 500, 300);
+        Decision d = policy.decide(State.initial(), o.build());
+        assertTrue(d.bridgeDelta() > 0, d.reason());
     }
 
     @Test
