@@ -2,12 +2,13 @@
 # Sinatra example (examples/sinatra) and the Rails 6.1 example (examples/rails) writing to a fresh sqlite
 # database, driven the way a browser drives them (form page, CSRF token, session cookie, redirect).
 require "server_helper"
-require "cgi"
+require "rails_page"
 require "json"
 require "sqlite3"
 require "uri"
 
 class RealAppsTest < IntegrationTest
+  include RailsPage
   TEST_TIMEOUT = 120
   EXAMPLES = File.join(PumaPlusServer::ROOT, "examples")
   FORM = { "Content-Type" => "application/x-www-form-urlencoded" }.freeze
@@ -63,28 +64,5 @@ class RealAppsTest < IntegrationTest
 
     forged = server.request("POST", "/rows", FORM, body: URI.encode_www_form("row[name]" => "forged"))
     assert_equal 422, forged.status, "a POST without the CSRF token must be refused"
-  end
-
-  private
-
-  # One request with the cookie jar, updated from the response's Set-Cookie headers.
-  def browse(server, cookies, method, target, headers = {}, body: nil)
-    headers = headers.merge("Cookie" => cookies.map { |k, v| "#{k}=#{v}" }.join("; ")) unless cookies.empty?
-    response = server.request(method, target, headers, body: body)
-    response.all("Set-Cookie").each do |cookie|
-      name, value = cookie.split(";").first.split("=", 2)
-      cookies[name] = value
-    end
-    response
-  end
-
-  def authenticity_token(html)
-    token = html[/<input type="hidden" name="authenticity_token" value="([^"]+)"/, 1]
-    assert token, "the form carries an authenticity token"
-    CGI.unescapeHTML(token)
-  end
-
-  def rows_listed(html)
-    html.scan(%r{<li class="row">(.*?)</li>}m).flatten.map { |text| CGI.unescapeHTML(text.strip) }
   end
 end
