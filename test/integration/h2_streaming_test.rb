@@ -23,8 +23,9 @@ class H2StreamingTest < IntegrationTest
     end
   end
 
-  # Every attempt must bring 10 separate arrivals (batching is never excused); the 100 ± 30 ms spacing
-  # must hold in one of ATTEMPTS, since a busy 2-core machine can stall any process for tens of ms.
+  # 10 separate arrivals 100 ± 30 ms apart must come in one of ATTEMPTS: a busy 2-core machine can stall
+  # any process for tens of ms, and once (a fresh-clone run with Ruby 3.3 building beside it) for over
+  # 100 ms, so that two events shared a read. A server that batches does so in every attempt.
   ATTEMPTS = 3
   def assert_streams_on_time(name, args)
     seen = []
@@ -32,14 +33,17 @@ class H2StreamingTest < IntegrationTest
       arrivals, data = curl_arrivals(*args)
       assert_equal (0...10).map { |i| "event #{i}\n" }.join, data, name
       times = event_times(arrivals)
-      assert_equal 10, times.size, "#{name}: events were batched into fewer arrivals: #{arrivals.map { |_, c| c }.inspect}"
-      gaps = times.each_cons(2).map { |a, b| ((b - a) * 1000).round(1) }
-      diag("#{name}: gaps ms #{gaps.inspect}")
-      return if gaps.all? { |gap| (gap - GAP * 1000).abs <= SLACK * 1000 }
+      if times.size == 10
+        gaps = times.each_cons(2).map { |a, b| ((b - a) * 1000).round(1) }
+        diag("#{name}: gaps ms #{gaps.inspect}")
+        return if gaps.all? { |gap| (gap - GAP * 1000).abs <= SLACK * 1000 }
 
-      seen << gaps
+        seen << gaps
+      else
+        seen << "batched into #{times.size} arrivals: #{arrivals.map { |_, c| c }.inspect}"
+      end
     end
-    flunk("#{name}: no attempt kept every gap within #{(GAP * 1000).round} ± #{(SLACK * 1000).round} ms: #{seen.inspect}")
+    flunk("#{name}: no attempt brought 10 arrivals #{(GAP * 1000).round} ± #{(SLACK * 1000).round} ms apart: #{seen.inspect}")
   end
 
   # The arrival time of each event: the time of the read that completed its line. Two events in one read

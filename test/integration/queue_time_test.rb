@@ -67,11 +67,11 @@ class QueueTimeTest < TimingTest
     # whichever request it hits. A wrong timing point is wrong in every round and fails all three.
     rounds = [disagreements(exchanges, records)]
     while !rounds.last.empty? && rounds.size < 3
-      diag "round #{rounds.size} beyond 2 ms, running round #{rounds.size + 1}:\n#{rounds.last.join("\n")}"
+      diag "round #{rounds.size} beyond the allowances, running round #{rounds.size + 1}:\n#{rounds.last.join("\n")}"
       rounds << disagreements(*wave_round(server, client, "again#{rounds.size}x"))
     end
     assert_empty rounds.last,
-                 with_log(server, "host total vs client time beyond 2 ms (+ read lag) in #{rounds.size} rounds:\n" +
+                 with_log(server, "host total vs client time beyond the allowances (completion lag, 2 ms + read lag) in #{rounds.size} rounds:\n" +
                                   rounds.each_with_index.map { |r, i| "round #{i + 1}:\n#{r.join("\n")}" }.join("\n"))
   end
 
@@ -92,7 +92,10 @@ class QueueTimeTest < TimingTest
       assert_equal 200, upload[:response].status, with_log(server, "#{tag}: #{upload[:response].status} #{upload[:response].body}")
       seen = JSON.parse(upload[:response].body)
       assert_equal upload[:bytes], seen["body_bytes"], "#{tag}: the app read #{seen['body_bytes']} of #{upload[:bytes]} bytes"
-      assert_operator r.queue, :<, 1 * MS, with_log(server, "#{tag}: queue #{Timing.ms(r.queue)} ms for an upload to a free slot (#{r.line})")
+      # Not the 2 s of body wait. Both uploads end together and become runnable within microseconds; the
+      # second's dispatch can then wait behind the first's on a loaded machine (1.3 ms once on Ruby 3.3 in a
+      # fresh-clone run, with both slots free), so the bound is 5 ms, not 1.
+      assert_operator r.queue, :<, 5 * MS, with_log(server, "#{tag}: queue #{Timing.ms(r.queue)} ms for an upload to a free slot (#{r.line})")
       r.parts.each { |part, ns| assert_operator ns, :>=, 0, with_log(server, "#{tag}: #{part} = #{ns} ns < 0 in #{r.line}") }
       assert_equal [r.queue, r.body_wait, r.t2b], seen.values_at("queue_time_ns", "body_wait_ns", "runnable_at_ns"),
                    "#{tag}: the app's env disagrees with #{r.line}"
@@ -167,10 +170,14 @@ class QueueTimeTest < TimingTest
   # Bytes may wait in the kernel before the host's event loop reads them, and no server can see that wait
   # (it is before T1). On this 2-vCPU VM, with 4 Ruby worker threads and the client sharing the CPUs, it
   # reached 5–15 ms in whole rounds where T6 and the client's last byte agreed within 0.2 ms (2026-11-30).
-  # So the client's time may exceed the host total by that much more; never the other way round. A T1
+  # So the client's time may exceed the host total by that much more. A T1
   # taken at any later point of a request's path (parsed, queued, dispatched) would still be off by far
   # more, for every queued request.
   READ_LAG_ALLOWANCE = 15 * MS
+  # The other way round, the host learns that a response's last write finished (T6) when its event loop
+  # reaps the write's completion, which on a loaded machine can come after the client already has the
+  # bytes: a fresh-clone run saw the host total exceed the client's time by 2.3-5.5 ms in all 3 rounds.
+  COMPLETION_LAG_ALLOWANCE = 6 * MS
 
   # The requests whose host total (T6 − T1) differs from the client's time by more than 2 ms (plus
   # READ_LAG_ALLOWANCE when the client's is the longer), saying where: before T1 (first write → T1: the
@@ -180,7 +187,7 @@ class QueueTimeTest < TimingTest
     exchanges.filter_map do |e|
       r = records.fetch(e.tag)
       difference = e.elapsed - r.total
-      next if difference >= -2 * MS && difference <= 2 * MS + READ_LAG_ALLOWANCE
+      next if difference >= -COMPLETION_LAG_ALLOWANCE && difference <= 2 * MS + READ_LAG_ALLOWANCE
 
       "#{e.tag}: client #{Timing.ms(e.elapsed)} ms, host #{Timing.ms(r.total)} ms " \
         "(first write → T1 #{Timing.ms(r.t1 - e.sent_at)} ms, T6 → last byte received #{Timing.ms(e.done_at - r.t6)} ms)"

@@ -152,7 +152,7 @@ module Timing
       open = {}
       until pending.empty? && open.empty?
         now = Timing.now_ns
-        raise RawHttp::Timeout, "#{open.size + pending.size} exchanges unanswered: #{(open.keys + pending).first(5).map(&:tag)}" if now > deadline
+        raise RawHttp::Timeout, "#{open.size + pending.size} exchanges unanswered: #{(open.values + pending).first(5).map(&:tag)}" if now > deadline
 
         while (e = pending.first) && (e.send_at.nil? || e.send_at <= now)
           pending.shift

@@ -48,7 +48,12 @@ class WebsocketHeldTest < IntegrationTest
     # Both processes' slots live before the sticky connections are placed: placed while only one process
     # had dialed in, all eight stay on it (seen once in a full suite, with a host ready in 0.7 s).
     eventually { server.stats.dig("queue", "live_slots") == 4 }
-    sticky = Array.new(8) { WebSocketClient.connect("127.0.0.1", server.port, "/ws?routing=sticky") }
+    # The eight upgrades overlap, each holding its slot 300 ms, so the dispatcher places them by busy links
+    # (fewest first: both processes). Made one after another, each finds both processes idle and the tie
+    # goes to one process every time (docs/ARCHITECTURE.md, "Choice of idle link"); a suite once did that.
+    sticky = Array.new(8) do
+      Thread.new { WebSocketClient.connect("127.0.0.1", server.port, "/ws?routing=sticky&hold_ms=300") }
+    end.map(&:value)
     flexible = Array.new(8) { WebSocketClient.connect("127.0.0.1", server.port, "/ws?routing=flexible") }
     messages = 12
     pids = { sticky => [], flexible => [] }

@@ -48,7 +48,9 @@ import tech.kwik.flupke.impl.Http3Frame;
  * when the response's HEADERS arrive and {@code end <nanoTime> body <text>} at the response's end, then
  * {@code output reset} if the server stopped the upload (a further body byte is refused) or
  * {@code output open}, then GETs OTHER_URL again on the same QUIC connection; each GET prints
- * {@code get N}. Exits 1 with the exception on failure. The server's certificate is not checked.
+ * {@code get N}. If the server resets the upload while its SIZE bytes are still being written, it prints
+ * {@code upload reset after <ms> ms: <reason>} instead and stops there. Exits 1 with the exception on
+ * any other failure. The server's certificate is not checked.
  */
 public final class H3Probe {
 
@@ -121,7 +123,15 @@ public final class H3Probe {
         HttpRequest get = HttpRequest.newBuilder(other).timeout(Duration.ofSeconds(10)).build();
         out.println("get " + connection.send(get, HttpResponse.BodyHandlers.discarding()).statusCode());
         String path = upload.getRawPath() + (upload.getRawQuery() == null ? "" : "?" + upload.getRawQuery());
-        QuicStream stream = connection.openPost(upload.getHost() + ":" + upload.getPort(), path, new byte[size]);
+        long posting = System.nanoTime();
+        QuicStream stream;
+        try {
+            stream = connection.openPost(upload.getHost() + ":" + upload.getPort(), path, new byte[size]);
+        } catch (IOException e) {
+            // The server reset the stream before the whole first SIZE bytes went out: the stall never began.
+            out.println("upload reset after " + (System.nanoTime() - posting) / 1_000_000 + " ms: " + e.getMessage());
+            return;
+        }
         out.println("stalled " + System.nanoTime());
         StringBuilder body = new StringBuilder();
         Http3Frame frame;
