@@ -11,16 +11,6 @@ require "devtools_client"
 class DashboardChromiumTest < TimingTest
   TEST_TIMEOUT = 90
 
-  def offer(server, rps:, seconds:, ms:)
-    start = Timing.now_ns + 50 * Timing::MS
-    load = (rps * seconds).round.times.map do |i|
-      Timing::Exchange.new(tag: "step#{i}", send_at: start + (i * 1e9 / rps).round,
-                           bytes: RawHttp.request("GET", "/sleep?ms=#{ms}", {}, host: "127.0.0.1"))
-    end
-    client = Timing::ConcurrentClient.new(server.port)
-    Timing.in_child { client.run(load, timeout: seconds + 30) }
-  end
-
   def test_the_dashboard_plots_a_point_a_second_and_lists_the_autoscalers_decisions_under_a_load_step
     chromium = IntegrationTest.find_executable("chromium") || skip_or_fail("chromium is not installed (script/setup installs it)")
     log = File.join(temp_dir, "decisions.jsonl")
@@ -34,7 +24,7 @@ class DashboardChromiumTest < TimingTest
       assert connected, "the page plotted no snapshot: #{browser.evaluate('JSON.stringify(window.dashboardState)')}\n#{browser.stderr_tail}"
 
       # 2 slots × 20/s = 40 rps of capacity against 100 rps: the controller must add workers.
-      done = offer(server, rps: 100, seconds: 8, ms: 50)
+      done = offer(server, rps: 100, seconds: 8, target: "/sleep?ms=50")
       assert done.count { |e| e.status == 200 } >= done.size * 0.9, with_log(server, "the step was not served")
       scaled = eventually(timeout: 20, interval: 0.5) do
         browser.evaluate("window.dashboardState.decisions.some(d => d.action === 'add')") &&

@@ -26,17 +26,6 @@ class GvlThreadBridgeTest < TimingTest
     [server, log]
   end
 
-  # Open-loop arrivals at +rps+ for LOAD_SECONDS, each GET +target+; returns [start ns, answered exchanges].
-  def offer(server, rps:, target:)
-    start = Timing.now_ns + 50 * Timing::MS
-    load = (rps * LOAD_SECONDS).round.times.map do |i|
-      Timing::Exchange.new(tag: "step#{i}", send_at: start + (i * 1e9 / rps).round,
-                           bytes: RawHttp.request("GET", target, {}, host: "127.0.0.1"))
-    end
-    client = Timing::ConcurrentClient.new(server.port)
-    [start, Timing.in_child { client.run(load, timeout: LOAD_SECONDS + 40) }]
-  end
-
   # Responses completed per second between +from+ and +to+ seconds after +start+.
   def served_per_second(done, start, from, to)
     done.count { |e| e.status == 200 && e.done_at.between?(start + from * 1e9, start + to * 1e9) } / (to - from).to_f
@@ -49,7 +38,8 @@ class GvlThreadBridgeTest < TimingTest
   def test_threads_are_added_for_an_io_bound_app_and_raise_throughput_before_any_fork_dials_in
     server, log = start_bridged
     # 2 slots of 50 ms requests serve 40 rps; 100 arrive each second.
-    start, done = offer(server, rps: 100, target: "/mix/0/50")
+    done = offer(server, rps: 100, seconds: LOAD_SECONDS, target: "/mix/0/50", timeout: LOAD_SECONDS + 40)
+    start = done.first.send_at
     failed = done.reject { |e| e.status == 200 }
     assert_empty failed, with_log(server, "failed: #{failed.first(3).map { |e| [e.tag, e.status, e.error] }}")
 
@@ -69,7 +59,8 @@ class GvlThreadBridgeTest < TimingTest
   def test_threads_are_not_added_for_a_cpu_bound_app_whose_gvl_is_the_bottleneck
     server, log = start_bridged
     # 20 ms of Ruby per request: one process's GVL serves at most 50 rps however many threads it runs.
-    start, done = offer(server, rps: 80, target: "/mix/20/0")
+    done = offer(server, rps: 80, seconds: LOAD_SECONDS, target: "/mix/20/0", timeout: LOAD_SECONDS + 40)
+    start = done.first.send_at
     assert done.all? { |e| e.status == 200 }, with_log(server, "not every request was answered")
 
     all = decisions(log)

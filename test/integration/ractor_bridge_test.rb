@@ -9,17 +9,6 @@ class RactorBridgeTest < TimingTest
   TEST_TIMEOUT = 120
   APP = File.join(PumaPlusServer::ROOT, "examples/ractor/config.ru")
 
-  # Open-loop arrivals at +rps+ for +seconds+, each GET +target+; returns the answered exchanges.
-  def offer(server, rps:, seconds:, target:)
-    start = Timing.now_ns + 50 * Timing::MS
-    load = (rps * seconds).round.times.map do |i|
-      Timing::Exchange.new(tag: "step#{i}", send_at: start + (i * 1e9 / rps).round,
-                           bytes: RawHttp.request("GET", target, {}, host: "127.0.0.1"))
-    end
-    client = Timing::ConcurrentClient.new(server.port)
-    Timing.in_child { client.run(load, timeout: seconds + 30) }
-  end
-
   def test_a_load_step_bridges_the_slow_forks_with_ractor_slots_that_serve_and_then_retire
     log = File.join(temp_dir, "decisions.jsonl")
     server = start_server(APP, workers: 1, threads: 2,

@@ -8,7 +8,6 @@ require "server_helper"
 require "rails_page"
 require "cgi"
 require "sqlite3"
-require "uri"
 
 class Rails72Test < IntegrationTest
   include RailsPage
@@ -16,7 +15,6 @@ class Rails72Test < IntegrationTest
   APP = File.join(PumaPlusServer::ROOT, "examples/rails72")
   RUBY33_READY = File.join(PumaPlusServer::ROOT, "build/ruby-3.3/READY")
   RAILS72_READY = File.join(PumaPlusServer::ROOT, "build/rails-7.2/READY")
-  FORM = { "Content-Type" => "application/x-www-form-urlencoded" }.freeze
 
   def setup
     super
@@ -49,16 +47,8 @@ class Rails72Test < IntegrationTest
     assert_empty rows_listed(page.body)
 
     names = ["alpha", "beta & <b>", "gamma"]
-    names.each do |name|
-      token = authenticity_token(page.body)
-      created = browse(server, cookies, "POST", "/rows", FORM,
-                       body: URI.encode_www_form("authenticity_token" => token, "row[name]" => name))
-      assert_equal 302, created.status, with_log(server, "POST /rows #{name.inspect}: #{created.body[0, 2000]}")
-      location = URI(created["Location"])
-      assert_equal ["127.0.0.1", server.port, "/rows"], [location.host, location.port, location.path]
-      page = browse(server, cookies, "GET", location.request_uri) # follow the redirect, as a browser does
-      assert_equal 200, page.status
-      assert_includes page.body, %(<p class="notice">Added #{CGI.escapeHTML(name)}.</p>)
+    page = post_rows(server, cookies, page, names) do |name, landed|
+      assert_includes landed.body, %(<p class="notice">Added #{CGI.escapeHTML(name)}.</p>)
     end
     assert_equal names, rows_listed(page.body)
     db = SQLite3::Database.new(database)

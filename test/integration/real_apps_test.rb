@@ -11,7 +11,6 @@ class RealAppsTest < IntegrationTest
   include RailsPage
   TEST_TIMEOUT = 120
   EXAMPLES = File.join(PumaPlusServer::ROOT, "examples")
-  FORM = { "Content-Type" => "application/x-www-form-urlencoded" }.freeze
 
   def test_sinatra_app_serves_its_page_form_post_and_params
     server = start_server("config.ru", chdir: File.join(EXAMPLES, "sinatra"), workers: 2, threads: 2)
@@ -46,17 +45,7 @@ class RealAppsTest < IntegrationTest
     assert_empty rows_listed(page.body)
 
     names = ["alpha", "beta & <b>", "gamma"]
-    names.each do |name|
-      token = authenticity_token(page.body)
-      created = browse(server, cookies, "POST", "/rows", FORM,
-                       body: URI.encode_www_form("authenticity_token" => token, "row[name]" => name))
-      assert_equal 302, created.status, with_log(server, "POST /rows #{name.inspect}: #{created.body[0, 2000]}")
-      location = URI(created["Location"])
-      assert_equal ["127.0.0.1", server.port, "/rows"], [location.host, location.port, location.path]
-      page = browse(server, cookies, "GET", location.request_uri) # follow the redirect, as a browser does
-      assert_equal 200, page.status
-    end
-
+    page = post_rows(server, cookies, page, names)
     assert_equal names, rows_listed(page.body)
     assert_equal names, rows_listed(browse(server, cookies, "GET", "/").body)
     stored = SQLite3::Database.new(database).execute("SELECT name FROM rows ORDER BY id").flatten

@@ -91,8 +91,9 @@ module Timing
   # One exchange of the concurrent client: the bytes to send, and what came back, with client times in ns
   # (`sent_at` just before the first byte was written, `done_at` when the client's kernel received the
   # last byte, see ConcurrentClient#receive).
-  Exchange = Struct.new(:tag, :bytes, :send_at, :socket, :sent_at, :done_at, :buffer, :status, :headers, :body,
-                        :error, keyword_init: true) do
+  # `port`, when set, is where the exchange connects instead of the client's port.
+  Exchange = Struct.new(:tag, :bytes, :send_at, :port, :socket, :sent_at, :done_at, :buffer, :status, :headers,
+                        :body, :error, keyword_init: true) do
     def elapsed = done_at - sent_at
     def header(name) = headers&.find { |k, _| k.casecmp?(name) }&.last
   end
@@ -144,7 +145,7 @@ module Timing
     def run(exchanges, timeout:, connect_first: false)
       deadline = Timing.now_ns + timeout * 1_000_000_000
       if connect_first
-        exchanges.each { |e| e.socket = connect }
+        exchanges.each { |e| e.socket = connect(e.port) }
         sleep 0.1 # let the host accept and set up every connection: accepting is not part of a request's time
         deadline += 100_000_000
       end
@@ -156,7 +157,7 @@ module Timing
 
         while (e = pending.first) && (e.send_at.nil? || e.send_at <= now)
           pending.shift
-          e.socket ||= connect
+          e.socket ||= connect(e.port)
           e.buffer = String.new(encoding: Encoding::BINARY)
           e.sent_at = Timing.now_ns
           e.socket.write(e.bytes)
@@ -187,8 +188,8 @@ module Timing
 
     private
 
-    def connect
-      socket = Socket.tcp(@host, @port, connect_timeout: 5)
+    def connect(port)
+      socket = Socket.tcp(@host, port || @port, connect_timeout: 5)
       socket.setsockopt(Socket::IPPROTO_TCP, Socket::TCP_NODELAY, 1)
       socket.setsockopt(Socket::SOL_SOCKET, Socket::SO_TIMESTAMPNS, 1) if defined?(Socket::SO_TIMESTAMPNS)
       socket
@@ -254,6 +255,24 @@ class TimingTest < IntegrationTest
     missing = wanted - found.keys
     assert_empty missing, with_log(server, "no 'puma-plus: request' line for #{missing.first(10).inspect}")
     found
+  end
+
+  # Open-loop arrivals for +server+: GET +target+ +rps+ times a second, evenly spaced from +start+ (ns) for
+  # +seconds+, tagged TAG0, TAG1, ... (several servers' arrivals can share one ConcurrentClient run).
+  def steady_arrivals(server, rps:, seconds:, target:, start:, tag: "step")
+    (rps * seconds).round.times.map do |i|
+      Timing::Exchange.new(tag: "#{tag}#{i}", port: server.port, send_at: start + (i * 1e9 / rps).round,
+                           bytes: RawHttp.request("GET", target, {}, host: "127.0.0.1"))
+    end
+  end
+
+  # Open-loop load on +server+ (steady_arrivals from 50 ms after the call), each request on its own
+  # connection (ConcurrentClient, in a child process). Returns the exchanges once all are answered (the
+  # first one's send_at is the load's start); raises after +timeout+ seconds.
+  def offer(server, rps:, seconds:, target:, timeout: seconds + 30)
+    load = steady_arrivals(server, rps: rps, seconds: seconds, target: target, start: Timing.now_ns + 50 * Timing::MS)
+    client = Timing::ConcurrentClient.new(server.port)
+    Timing.in_child { client.run(load, timeout: timeout) }
   end
 
   # `count` sequential GET /timing/warmN requests, so the JIT and both sides' caches are warm.
