@@ -21,7 +21,7 @@ Gem::Specification.new do |spec|
   spec.bindir = "exe"
   spec.executables = ["puma-plus"]
   spec.require_paths = ["lib"]
-  spec.extensions = ["ext/puma_plus/wire/native_codec/extconf.rb"]
+  spec.extensions = ["ext/puma_plus/wire/native_codec/extconf.rb", "ext/puma_plus/worker/gvl_clock/extconf.rb"]
 
   spec.add_dependency "rack", ">= 2.2", "< 4"
   # Every library lib/ requires that is not a default gem of every Ruby from 3.1 on: logger and fiddle (the

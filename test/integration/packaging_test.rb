@@ -1,6 +1,7 @@
 # Packaging: `gem build` makes puma-plus-<version>.gem with the Ruby code, the host jars and the bundle
-# jars; `gem install --local` puts it into a fresh GEM_HOME without the network; `puma-plus` from PATH then
-# serves the hello example, and `rackup -s puma_plus` (Debian's rack 2.2) finds the installed handler.
+# jars; `gem install --local` puts it into a fresh GEM_HOME without the network, its C extensions built for
+# this Ruby; `puma-plus` from PATH then serves the hello example, and `rackup -s puma_plus` (Debian's rack
+# 2.2) finds the installed handler.
 require "server_helper"
 require "rubygems/package"
 
@@ -36,6 +37,13 @@ class PackagingTest < IntegrationTest
     run!(offline, "gem", "install", "--local", "--no-document", gem_file, chdir: dir)
     exe = File.join(home, "bin", "puma-plus")
     assert File.executable?(exe), "gem install put no puma-plus into #{home}/bin"
+    # Both C extensions, built by `gem install` for this Ruby where the gem loads them (the GVL clock from
+    # Ruby 3.2 on: 3.1 has no GVL instrumentation API).
+    installed = File.join(home, "gems", "puma-plus-#{version}", "lib", "puma_plus")
+    abi = RbConfig::CONFIG["ruby_version"]
+    assert File.file?(File.join(installed, "wire", abi, "native_codec.so")), "gem install built the wire codec"
+    assert_equal GVL_WAIT_MEASURED, File.file?(File.join(installed, "worker", abi, "gvl_clock.so")),
+                 "gem install builds the GVL clock exactly on a Ruby with the GVL instrumentation API"
 
     env = { "GEM_HOME" => home, "PATH" => "#{home}/bin:#{ENV.fetch('PATH')}" }
     server = start_server(command: ["puma-plus", "-b", "tcp://127.0.0.1:0", "--control-url", "tcp://127.0.0.1:0", HELLO],

@@ -3,13 +3,7 @@
 # Makefile for PumaPlus::Wire::NativeCodec, the C half of the worker's wire codec (native_codec.c). Built by
 # script/native with the headers of each Ruby it is given (Debian's ruby-dev for 3.1), and by `gem install`;
 # the gem runs on the pure-Ruby codec when it is absent.
-begin
-  require "mkmf"
-rescue SystemExit
-  # mkmf aborts when Ruby's headers are missing (no ruby-dev): install without the extension rather than fail.
-  File.write("Makefile", "all install clean:\n\t@:\n")
-  exit 0
-end
+require_relative "../../extconf_support"
 
 $CFLAGS << " -O2 -Wall -Wextra -Wno-unused-parameter -std=c99"
 # One directory per Ruby ABI (3.1.0, 3.3.0): a checkout holds a build for each Ruby it runs on, and a Ruby
