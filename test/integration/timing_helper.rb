@@ -165,7 +165,8 @@ module Timing
           now = Timing.now_ns
         end
         wait = pending.empty? ? 0.05 : [(pending.first.send_at - now) / 1e9, 0.05].min
-        readable, = IO.select(open.keys, nil, nil, [wait, 0].max) if open.any?
+        # (Assigned in every pass: a stale list from the last pass would name sockets closed since.)
+        readable = open.any? ? IO.select(open.keys, nil, nil, [wait, 0].max)&.first : nil
         sleep([wait, 0].max) if open.empty? && wait.positive?
         (readable || []).each do |socket|
           e = open[socket]
