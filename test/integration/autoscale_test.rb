@@ -1,6 +1,6 @@
 # Autoscaling end to end (docs/CONTROL.md): the controller bundle ticks the tiered policy on the host's
-# queue signals, the fork actuator asks the shepherd for workers (WORKER_COUNT), they dial in, the
-# queue drains, and after sustained idle the workers are retired; every tick is a replayable log line. And
+# queue signals (and decides between ticks when the host's watch sees the queue hot), the fork actuator
+# asks the shepherd for workers (WORKER_COUNT), they dial in, the queue drains, and after sustained idle the workers are retired; every tick is a replayable log line. And
 # the controller bundle can be swapped live under load without a failed request.
 require "timing_helper"
 require "open3"
@@ -36,13 +36,23 @@ class AutoscaleTest < TimingTest
   def test_a_load_step_adds_workers_in_one_decision_serves_everything_and_scales_back_down_after_idle
     log = File.join(temp_dir, "decisions.jsonl")
     server = autoscaling_server(log)
+    # Calm first (as a server has a history): the service time is known when the step comes.
+    offer(server, rps: 10, seconds: 2, ms: 50, prefix: "calm")
     # 2 slots × 20/s = 40 rps of capacity against 100 rps: the shortfall is about 3 workers' worth.
     done = offer(server, rps: 100, seconds: 6, ms: 50, prefix: "step")
     failed = done.reject { |e| e.status == 200 }
     assert_empty failed, with_log(server, "failed: #{failed.first(3).map { |e| [e.tag, e.status, e.error] }}")
     grew = decisions(log).select { |d| d.dig("decision", "action") == "add" }
     refute_empty grew, "no add decision: #{decisions(log).last(5).map { |d| d.dig('decision', 'reason') }}"
-    assert_operator grew.first.dig("decision", "delta"), :>=, 2, "the first step adds the Little's-law shortfall"
+    assert_operator grew.first.dig("decision", "delta"), :>=, 2,
+                    "the first step adds the Little's-law shortfall: #{grew.first.dig('decision', 'reason')}"
+    # Reaction inside a tick: the queue is hot ~50 ms into the step, long before a tick's second of
+    # percentiles shows it; the host's watch calls the controller, whose alarm adds at once.
+    alarm = grew.first
+    diag "first addition: #{alarm.dig('decision', 'reason')}"
+    assert alarm.dig("obs", "alarm"), "the first addition came at a tick: #{alarm.dig('decision', 'reason')}"
+    assert_operator alarm.dig("obs", "oldestWaitMs"), :<, 150,
+                    "the alarm came more than 100 ms after the oldest request reached the 50 ms target"
     assert_equal ["tiered/1"], decisions(log).map { |d| d["policy"] }.uniq
     assert_operator server.stats["booted_workers"], :>=, 3, "workers dialled in"
 

@@ -16,6 +16,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
@@ -55,6 +58,13 @@ import java.util.function.IntConsumer;
  * includes the time lost on a dead link. Slot time (T3 → the link idle again) is recorded when the link
  * finishes. The hop from here to the link's event loop is dispatch-to-call (T3 → T4), not queue time: the
  * request already has its slot.
+ *
+ * <p>Hot-queue watch ({@link #watchHot}, the controller's reaction inside a tick): while a watch is set
+ * and requests wait in the FIFO, one check is scheduled on the watcher's timer for the moment the oldest of
+ * them will have waited the threshold; it calls the watcher when that request has waited at least that long
+ * with every live link busy, and schedules itself again (a threshold later after a call, else for the
+ * oldest one's moment) until it finds the FIFO empty. So nothing is scheduled while no request waits, and
+ * the watcher is called at most once per threshold.
  *
  * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
  * and closing a link happen after the lock is released.
@@ -112,6 +122,10 @@ final class Dispatcher implements WorkerLink.Listener {
     private final NanoClock clock;
     private final QueueMetrics metrics = new QueueMetrics();
     private volatile IntConsumer liveLinksChanged = n -> { };
+    /** The hot-queue watch, or null for none. */
+    private volatile HotWatch hotWatch;
+    /** A check of the hot-queue watch is scheduled or running; under the lock. */
+    private boolean hotCheckPending;
 
     /** Set by {@link #drain} (under the lock): later requests are refused (answered 503 on this executor). */
     private volatile Executor closedLoop;
@@ -205,6 +219,7 @@ final class Dispatcher implements WorkerLink.Listener {
                 }
                 lines.put(connection, NOTHING_HELD);
                 setDepth(depth + 1);
+                armHotCheck();
             }
         } finally {
             lock.unlock();
@@ -565,6 +580,7 @@ final class Dispatcher implements WorkerLink.Listener {
         t.link = null;
         runnable.addFirst(t);
         setDepth(depth + 1);
+        armHotCheck();
     }
 
     /**
@@ -580,6 +596,89 @@ final class Dispatcher implements WorkerLink.Listener {
         next.state = State.WAITING;
         runnable.add(next);
         lines.put(connection, line);
+        armHotCheck();
+    }
+
+    // --- the hot-queue watch ------------------------------------------------------------------------------
+
+    /** Who is told of a hot queue, when and on which timer ({@link dev.pumaplus.spi.LoadSignals#watchHotQueue}). */
+    private record HotWatch(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
+    }
+
+    /**
+     * Sets the hot-queue watch (see the class comment), replacing any earlier one; {@code onHot} null stops
+     * it. {@code onHot} runs on {@code timer}. Any thread.
+     */
+    void watchHot(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
+        if (onHot != null && thresholdNanos <= 0) {
+            throw new IllegalArgumentException("hot-queue threshold must be > 0 ns: " + thresholdNanos);
+        }
+        hotWatch = onHot == null ? null : new HotWatch(thresholdNanos, timer, onHot);
+        lock.lock();
+        try {
+            armHotCheck(); // requests already waiting are watched from now
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How long the oldest request in the FIFO has waited now, ns (from its T2b); 0 when none waits. */
+    long oldestWaitNanos() {
+        lock.lock();
+        try {
+            Ticket oldest = runnable.peekFirst();
+            return oldest == null ? 0 : Math.max(0, clock.nanoTime() - oldest.exchange.runnableNanos);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock, after a request entered the FIFO: schedules the watch's check unless one is pending. */
+    private void armHotCheck() {
+        HotWatch w = hotWatch;
+        Ticket oldest = runnable.peekFirst();
+        if (hotCheckPending || w == null || oldest == null) {
+            return;
+        }
+        long waited = clock.nanoTime() - oldest.exchange.runnableNanos;
+        hotCheckPending = scheduleHotCheck(w, Math.max(0, w.thresholdNanos - waited));
+    }
+
+    private boolean scheduleHotCheck(HotWatch w, long delayNanos) {
+        try {
+            w.timer.schedule(this::checkHot, delayNanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false; // the watcher's timer is shut down: it is going away
+        }
+    }
+
+    /** The scheduled check, on the watch's timer. */
+    private void checkHot() {
+        HotWatch w = hotWatch;
+        boolean hot;
+        long delay;
+        lock.lock();
+        try {
+            Ticket oldest = runnable.peekFirst();
+            if (w == null || oldest == null) {
+                hotCheckPending = false;
+                return;
+            }
+            long waited = clock.nanoTime() - oldest.exchange.runnableNanos;
+            hot = waited >= w.thresholdNanos && busy >= live;
+            delay = waited >= w.thresholdNanos ? w.thresholdNanos : w.thresholdNanos - waited;
+            hotCheckPending = scheduleHotCheck(w, delay);
+        } finally {
+            lock.unlock();
+        }
+        if (hot) {
+            try {
+                w.onHot.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "hot-queue watcher failed", e);
+            }
+        }
     }
 
     /** Removes and returns the oldest waiting request {@code slot} may run, or null. */

@@ -9,6 +9,7 @@ import dev.pumaplus.spi.LoadSignals;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * CPU busy is the CPU time puma-plus's own processes (this JVM, the shepherd, every worker: the host's
@@ -18,7 +19,9 @@ import java.nio.file.Path;
  * between samples drop out; new ones count from their second sample. Memory is /proc/meminfo's
  * MemAvailable. Either is unknown (NaN, -1) where /proc cannot be read.
  *
- * <p>Threading: {@link #sample()} is synchronized (it keeps the previous CPU readings).
+ * <p>The hot-queue watch and the oldest request's wait are the dispatcher's ({@link Dispatcher#watchHot}).
+ *
+ * <p>Threading: {@link #sample()} and {@link #peek()} are synchronized (they keep the previous CPU readings).
  */
 final class HostLoadSignals implements LoadSignals {
 
@@ -29,6 +32,8 @@ final class HostLoadSignals implements LoadSignals {
     private final int cores = Runtime.getRuntime().availableProcessors();
     private java.util.Map<Long, Long> lastCpuTicks = new java.util.HashMap<>();
     private long lastSampleNanos;
+    /** The CPU share the last {@link #sample()} measured, for {@link #peek()}. */
+    private double lastCpuBusy = Double.NaN;
 
     HostLoadSignals(Dispatcher dispatcher) {
         this.dispatcher = dispatcher;
@@ -36,13 +41,33 @@ final class HostLoadSignals implements LoadSignals {
 
     @Override
     public synchronized Sample sample() {
+        lastCpuBusy = cpuBusy();
+        return sampleWith(lastCpuBusy);
+    }
+
+    @Override
+    public synchronized Sample peek() {
+        return sampleWith(lastCpuBusy);
+    }
+
+    private Sample sampleWith(double cpuBusy) {
         Dispatcher.Snapshot s = dispatcher.snapshot();
         QueueMetrics metrics = dispatcher.metrics();
         QueueMetrics.Window last = metrics.window(1);
         double slot = metrics.meanSlotNanos();
         return new Sample(last.arrivalsPerSecond(), last.queue().p95(), last.queue().p99(), slot, s.depth(),
-                s.busy(), s.live(), QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), slot), cpuBusy(),
+                s.busy(), s.live(), QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), slot), cpuBusy,
                 memAvailable(), metrics.shed(), metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS).gvlWaitRatio());
+    }
+
+    @Override
+    public void watchHotQueue(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
+        dispatcher.watchHot(thresholdNanos, timer, onHot);
+    }
+
+    @Override
+    public long oldestWaitNanos() {
+        return dispatcher.oldestWaitNanos();
     }
 
     private double cpuBusy() {

@@ -5,6 +5,8 @@
  */
 package dev.pumaplus.spi;
 
+import java.util.concurrent.ScheduledExecutorService;
+
 /** The host's measurements for the controller. Thread-safe. */
 public interface LoadSignals {
 
@@ -13,6 +15,30 @@ public interface LoadSignals {
      * caller should sample at a steady rate (the controller's tick).
      */
     Sample sample();
+
+    /**
+     * A sample now that leaves the CPU baseline alone: its CPU share is the one the last {@link #sample()}
+     * measured (NaN before one). For a reading between two samples, such as an alarm's. The default samples.
+     */
+    default Sample peek() {
+        return sample();
+    }
+
+    /**
+     * Asks to be told, between samples, when the queue is clearly hot: {@code onHot} runs on {@code timer}
+     * once the oldest waiting request has waited at least {@code thresholdNanos} while every live slot is
+     * busy, and again at most once per {@code thresholdNanos} while that lasts. The host checks on
+     * {@code timer} only while requests wait, so an idle or lightly loaded host schedules nothing. A new
+     * call replaces the previous watch; {@code onHot} null stops it. A host without the watch never calls
+     * (the default).
+     */
+    default void watchHotQueue(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
+    }
+
+    /** How long the oldest waiting request has waited now, ns; 0 when none waits. */
+    default long oldestWaitNanos() {
+        return 0;
+    }
 
     /**
      * @param arrivalsPerSecond  λ over the last completed second

@@ -4,7 +4,7 @@
  * Bundles look these up in the OSGi service registry; they never see the host's implementation classes.
  */
 @Export
-@Version("2.1.0")
+@Version("2.2.0")
 package dev.pumaplus.spi;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,7 +1,7 @@
 /*
  * Claims about the queue step of the request path: order, fairness across connections, cancellation,
- * slot accounting, request body streaming and link failure, checked on real WorkerLinks over embedded
- * channels.
+ * slot accounting, request body streaming, link failure and the hot-queue watch, checked on real
+ * WorkerLinks over embedded channels.
  */
 package dev.pumaplus.host;
 
@@ -34,6 +34,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.AfterEach;
@@ -710,5 +712,117 @@ class DispatcherTest {
 
     private static List<Integer> types(List<Frame> frames) {
         return frames.stream().map(Frame::type).toList();
+    }
+
+    // --- the hot-queue watch ------------------------------------------------------------------------------
+
+    /** A timer that records what it is asked to schedule and runs it only when the test says so. */
+    private static final class StepTimer extends ScheduledThreadPoolExecutor {
+        final List<Long> delays = new ArrayList<>();
+        private Runnable pending;
+
+        StepTimer() {
+            super(1);
+        }
+
+        @Override
+        public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+            assertNull(pending, "one check pending at a time");
+            delays.add(unit.toNanos(delay));
+            pending = command;
+            return null;
+        }
+
+        boolean hasPending() {
+            return pending != null;
+        }
+
+        void runPending() {
+            Runnable r = pending;
+            pending = null;
+            r.run();
+        }
+    }
+
+    private static final long THRESHOLD = 50_000_000L;
+
+    @Test
+    void theHotQueueWatchSchedulesNothingWhileNoRequestWaits() {
+        StepTimer timer = new StepTimer();
+        int[] calls = {0};
+        dispatcher.watchHot(THRESHOLD, timer, () -> calls[0]++);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        for (int i = 0; i < 3; i++) {
+            submit(new Object(), "/at-once", new RecordingSink());
+            worker.takeRequestPath();
+            worker.respond("ok");
+        }
+        assertEquals(List.of(), timer.delays, "requests that find an idle link arm nothing");
+        assertEquals(0, dispatcher.oldestWaitNanos());
+        timer.shutdown();
+    }
+
+    @Test
+    void theWatchCallsOnceTheOldestRequestHasWaitedTheThresholdWithEverySlotBusyAndStopsWhenTheQueueEmpties() {
+        StepTimer timer = new StepTimer();
+        int[] calls = {0};
+        dispatcher.watchHot(THRESHOLD, timer, () -> calls[0]++);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        submit(new Object(), "/busy", new RecordingSink());
+        worker.takeRequestPath();
+        submit(new Object(), "/waits-1", new RecordingSink());
+        queue.advance(20_000_000L);
+        submit(new Object(), "/waits-2", new RecordingSink());
+        assertEquals(List.of(THRESHOLD), timer.delays, "one check, for when the first to wait reaches 50 ms");
+        assertEquals(20_000_000L, dispatcher.oldestWaitNanos());
+
+        queue.advance(30_000_000L);
+        timer.runPending();
+        assertEquals(1, calls[0], "50 ms waited, the one slot busy");
+        assertEquals(THRESHOLD, timer.delays.get(1), "at most once per threshold while it lasts");
+
+        worker.respond("ok"); // /waits-1 runs; /waits-2 has waited 30 ms
+        worker.takeRequestPath();
+        timer.runPending();
+        assertEquals(1, calls[0], "the oldest now waiting is younger than the threshold");
+        assertEquals(20_000_000L, timer.delays.get(2), "checked again when it reaches it");
+
+        queue.advance(20_000_000L);
+        timer.runPending();
+        assertEquals(2, calls[0]);
+        worker.respond("ok");
+        worker.takeRequestPath();
+        timer.runPending();
+        assertFalse(timer.hasPending(), "nothing waits: no check scheduled");
+        assertEquals(2, calls[0]);
+        worker.respond("ok");
+
+        submit(new Object(), "/idle-again", new RecordingSink());
+        worker.takeRequestPath();
+        worker.respond("ok");
+        assertFalse(timer.hasPending());
+        dispatcher.watchHot(0, null, null);
+        timer.shutdown();
+    }
+
+    @Test
+    void aWatchSetWhileRequestsWaitChecksThemAndAStoppedWatchCallsNoMore() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        submit(new Object(), "/busy", new RecordingSink());
+        worker.takeRequestPath();
+        submit(new Object(), "/waits", new RecordingSink());
+        queue.advance(80_000_000L);
+        StepTimer timer = new StepTimer();
+        int[] calls = {0};
+        dispatcher.watchHot(THRESHOLD, timer, () -> calls[0]++);
+        assertEquals(List.of(0L), timer.delays, "the waiting request is past the threshold already");
+        dispatcher.watchHot(0, null, null);
+        timer.runPending();
+        assertEquals(0, calls[0]);
+        assertFalse(timer.hasPending());
+        worker.respond("ok");
+        worker.takeRequestPath();
+        worker.respond("ok");
+        timer.shutdown();
     }
 }

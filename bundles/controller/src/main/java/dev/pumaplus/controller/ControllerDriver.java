@@ -1,7 +1,8 @@
 /*
  * The live side of the controller bundle: once a tick (its length injected; 1 s in the bundle) it samples
  * the host's LoadSignals and the actuators (the primary one and the optional bridge), builds an
- * Observation, asks the Policy, applies the decision to the actuators and appends the decision log line.
+ * Observation, asks the Policy, applies the decision to the actuators and appends the decision log line;
+ * between ticks it does the same for an alarm, when the host's watch sees the queue hot.
  * The policy stays pure; the clock, the I/O and the state live here.
  */
 package dev.pumaplus.controller;
@@ -59,6 +60,9 @@ final class ControllerDriver implements Autoscaler {
     private Writer log;
     private State state = State.initial();
     private volatile long ticks;
+    private volatile long alarms;
+    /** Alarms' decisions not yet kept: they join {@link #recent} with the tick they are numbered with. */
+    private final List<TickDecision> pendingAlarms = new ArrayList<>();
     private volatile String lastDecision;
     /** The most recent decisions, oldest first; guarded by itself. */
     private final ArrayDeque<TickDecision> recent = new ArrayDeque<>(KEPT_DECISIONS);
@@ -95,10 +99,15 @@ final class ControllerDriver implements Autoscaler {
                     StandardOpenOption.APPEND);
         }
         signals.sample(); // the first CPU reading is a baseline
-        ticker.scheduleAtFixedRate(this::tickSafely, tickMs, tickMs, TimeUnit.MILLISECONDS);
+        ticker.scheduleAtFixedRate(() -> safely("tick", this::tick), tickMs, tickMs, TimeUnit.MILLISECONDS);
+        double alarmMs = policy.alarmThresholdMs();
+        if (alarmMs > 0) {
+            signals.watchHotQueue(Math.round(alarmMs * 1e6), ticker, () -> safely("alarm", this::alarm));
+        }
     }
 
     void stop() {
+        signals.watchHotQueue(0, null, null);
         ticker.shutdown();
         try {
             ticker.awaitTermination(5, TimeUnit.SECONDS);
@@ -114,22 +123,68 @@ final class ControllerDriver implements Autoscaler {
         }
     }
 
-    private void tickSafely() {
+    /** A tick or an alarm: what may fail in it fails with an IOException or a RuntimeException. */
+    private interface Step {
+        void run() throws IOException;
+    }
+
+    /** Runs {@code step} on the ticker thread; a failure is a warning on the host's log, and the next one runs. */
+    private static void safely(String what, Step step) {
         try {
-            tick();
+            step.run();
         } catch (RuntimeException | IOException e) {
-            LOG.log(Level.WARNING, "controller tick failed", e);
+            LOG.log(Level.WARNING, "controller " + what + " failed", e);
         }
+    }
+
+    /** The primary actuator and the bridge (null when none is configured) found now. */
+    private record Found(Actuator primary, Actuator bridge) {
+    }
+
+    /** The configured actuators, or null while one is missing (its bundle not started, or being swapped). */
+    private Found actuatorsNow() {
+        Actuator a = actuators.apply(primaryKind);
+        Actuator bridge = bridgeKind == null ? null : actuators.apply(bridgeKind);
+        return a == null || (bridgeKind != null && bridge == null) ? null : new Found(a, bridge);
     }
 
     /** One tick: sample, decide, apply, log. Runs on the ticker thread (tests call it directly). */
     void tick() throws IOException {
-        Actuator a = actuators.apply(primaryKind);
-        Actuator bridge = bridgeKind == null ? null : actuators.apply(bridgeKind);
-        if (a == null || (bridgeKind != null && bridge == null)) {
+        Found found = actuatorsNow();
+        if (found == null) {
             return;
         }
-        LoadSignals.Sample s = signals.sample();
+        Observation o = observe(found, signals.sample()).build();
+        apply(o, policy.decide(state, o), found);
+        ticks++;
+    }
+
+    /**
+     * The host's hot-queue watch fired between ticks: sample now, let the policy decide on an alarm's
+     * observation (numbered as the tick to come), and apply and log the decision if it changes anything; an
+     * alarm that changes nothing leaves no trace (the policy returns the state unchanged). Runs on the ticker
+     * thread, so never beside a tick (tests call it directly).
+     */
+    void alarm() throws IOException {
+        Found found = actuatorsNow();
+        if (found == null) {
+            return;
+        }
+        // The oldest wait first: the sample's counters are then at least as recent as the wait they explain.
+        double oldestWaitMs = signals.oldestWaitNanos() / 1e6;
+        // peek: the CPU share stays the last tick's, and the next tick's is measured over a whole tick.
+        Observation o = observe(found, signals.peek()).alarm(true).oldestWaitMs(oldestWaitMs).build();
+        Decision d = policy.decide(state, o);
+        if (d.delta() != 0 || d.bridgeDelta() != 0) {
+            apply(o, d, found);
+            alarms++;
+        }
+    }
+
+    /** The observation of sample {@code s} and the actuators' counts, as a builder (tick or alarm). */
+    private Observation.Builder observe(Found found, LoadSignals.Sample s) {
+        Actuator a = found.primary();
+        Actuator bridge = found.bridge();
         Observation.Builder b = Observation.builder()
                 .tick(ticks)
                 .tickMs(tickMs)
@@ -158,14 +213,19 @@ final class ControllerDriver implements Autoscaler {
                     .bridgeGainKnown(gainKnown(bridge, s))
                     .bridgeSharesGvl(bridge.sharesGvl());
         }
-        Observation o = b.build();
-        Decision d = policy.decide(state, o);
+        return b;
+    }
+
+    /** Logs and keeps decision {@code d} on {@code o}, carries its state and applies it to the actuators. */
+    private void apply(Observation o, Decision d, Found found) throws IOException {
+        Actuator a = found.primary();
+        Actuator bridge = found.bridge();
         Instant now = Instant.now();
         if (log != null) {
             DecisionLog.append(log, now.toString(), policy, state, o, d);
         }
-        keep(new TickDecision(ticks, now.toEpochMilli(), policy.id(), d.action(), d.delta(), d.bridgeDelta(),
-                o.units(), d.tier(), d.reason()));
+        keep(new TickDecision(o.tick(), now.toEpochMilli(), policy.id(), d.action(), d.delta(), d.bridgeDelta(),
+                o.units(), d.tier(), d.reason()), o.alarm());
         state = d.next();
         if (d.delta() > 0) {
             a.add(d.delta());
@@ -177,17 +237,32 @@ final class ControllerDriver implements Autoscaler {
         } else if (d.bridgeDelta() < 0) {
             bridge.remove(-d.bridgeDelta());
         }
-        ticks++;
         lastDecision = Replay.summary(d);
     }
 
-    private void keep(TickDecision decision) {
-        synchronized (recent) {
-            if (recent.size() == KEPT_DECISIONS) {
-                recent.removeFirst();
-            }
-            recent.addLast(decision);
+    /**
+     * Keeps a decision for {@link #decisionsAfter}. An alarm's waits for the tick it is numbered with and is
+     * kept just before it, in the same step: a reader that has seen tick N then has seen its alarms too.
+     */
+    private void keep(TickDecision decision, boolean alarm) {
+        if (alarm) {
+            pendingAlarms.add(decision);
+            return;
         }
+        synchronized (recent) {
+            for (TickDecision d : pendingAlarms) {
+                keepLocked(d);
+            }
+            keepLocked(decision);
+        }
+        pendingAlarms.clear();
+    }
+
+    private void keepLocked(TickDecision decision) {
+        if (recent.size() == KEPT_DECISIONS) {
+            recent.removeFirst();
+        }
+        recent.addLast(decision);
     }
 
     /**
@@ -212,6 +287,11 @@ final class ControllerDriver implements Autoscaler {
     @Override
     public long ticks() {
         return ticks;
+    }
+
+    /** Alarms that changed something since this driver started. */
+    long alarms() {
+        return alarms;
     }
 
     @Override

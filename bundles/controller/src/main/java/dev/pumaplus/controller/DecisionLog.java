@@ -25,7 +25,9 @@ import java.util.Map;
  * and the decision's {@code bridgeDelta} are written only when a bridge actuator runs, and a line without
  * them reads as "no bridge" (so logs from before bridging replay unchanged); a line without {@code tickMs}
  * was written at {@link Observation#DEFAULT_TICK_MS}, and one without {@code gvlWaitRatio} (or
- * {@code bridgeSharesGvl}) before GVL wait was measured: unknown (false). An unknown number (NaN) is written as
+ * {@code bridgeSharesGvl}) before GVL wait was measured: unknown (false); one without {@code alarm} and
+ * {@code oldestWaitMs} is a tick's from before alarms (false; unknown). An alarm's line
+ * ({@code "alarm":true}) is written only when the alarm acted. An unknown number (NaN) is written as
  * {@code null}, an infinite one as the string {@code "Infinity"}; {@code at} is informational (replay
  * ignores it). Not thread-safe: one writer per log.
  */
@@ -103,8 +105,11 @@ public final class DecisionLog {
             JsonNode v = obs.get(components[i].getName());
             if (v == null && isBridgeField(components[i].getName())) {
                 v = JSON.nullNode(); // a line without a bridge: 0 slots per unit, i.e. no bridge
-            } else if (v == null && components[i].getName().equals("gvlWaitRatio")) {
-                v = JSON.nullNode(); // a line from before GVL wait was measured: unknown
+            } else if (v == null && (components[i].getName().equals("gvlWaitRatio")
+                    || components[i].getName().equals("oldestWaitMs"))) {
+                v = JSON.nullNode(); // a line from before it was measured: unknown
+            } else if (v == null && components[i].getName().equals("alarm")) {
+                v = JSON.getNodeFactory().booleanNode(false); // a line from before alarms: a tick's
             } else if (v == null && components[i].getName().equals("tickMs")) {
                 v = JSON.getNodeFactory().numberNode(Observation.DEFAULT_TICK_MS);
             } else if (v == null) {

@@ -44,6 +44,11 @@ import java.util.StringJoiner;
  * @param bridgeGainKnown    as {@code gainKnown}, for a bridge slot (false for threads on Ruby 3.1)
  * @param bridgeSharesGvl    a bridge slot runs under its process's GVL (a thread, not a Ractor): its gain is
  *                           positive only while {@code gvlWaitRatio} says the GVL is free
+ * @param alarm           an alarm's observation, not a tick's: taken between two ticks because the host's
+ *                        watch saw the queue hot (docs/CONTROL.md, "Reaction inside a tick"); {@code tick} is
+ *                        then the number of the tick to come
+ * @param oldestWaitMs    how long the oldest waiting request has waited now, ms (0 when none waits); NaN when
+ *                        unknown (a tick's observation need not carry it)
  */
 public record Observation(
         long tick,
@@ -70,7 +75,9 @@ public record Observation(
         int bridgeSlotsPerUnit,
         double bridgeDeadTimeMs,
         boolean bridgeGainKnown,
-        boolean bridgeSharesGvl) {
+        boolean bridgeSharesGvl,
+        boolean alarm,
+        double oldestWaitMs) {
 
     /**
      * The controller's tick, ms: the live driver runs at it (ControllerActivator injects it), the simulator
@@ -95,7 +102,8 @@ public record Observation(
 
     /**
      * Builds an Observation field by field, each step named as the component it sets. Every field up to
-     * {@code gainKnown} must be set; {@code gvlWaitRatio} is NaN (unknown) unless set; the five
+     * {@code gainKnown} must be set; {@code gvlWaitRatio} and {@code oldestWaitMs} are NaN (unknown) and
+     * {@code alarm} false unless set; the five
      * {@code bridge*} fields up to {@code bridgeGainKnown} are set together or not at all (then the
      * observation has no bridge), and {@code bridgeSharesGvl} is false unless set. Not thread-safe; {@link #build()} may be called again after more steps.
      */
@@ -125,6 +133,8 @@ public record Observation(
         private Boolean bridgeGainKnown;
         private double gvlWaitRatio = Double.NaN;
         private boolean bridgeSharesGvl;
+        private boolean alarm;
+        private double oldestWaitMs = Double.NaN;
 
         private Builder() {
         }
@@ -224,6 +234,17 @@ public record Observation(
             return this;
         }
 
+        /** Makes it an alarm's observation (false unless set). */
+        public Builder alarm(boolean alarm) {
+            this.alarm = alarm;
+            return this;
+        }
+
+        public Builder oldestWaitMs(double oldestWaitMs) {
+            this.oldestWaitMs = oldestWaitMs;
+            return this;
+        }
+
         public Builder bridgeSharesGvl(boolean bridgeSharesGvl) {
             this.bridgeSharesGvl = bridgeSharesGvl;
             return this;
@@ -302,7 +323,8 @@ public record Observation(
                     liveSlots, predictedWaitMs, units, readyUnits, slotsPerUnit, deadTimeMs, memPerUnitMb,
                     memAvailableMb, cpuBusy, gainKnown, gvlWaitRatio, bridge ? bridgeUnits : 0,
                     bridge ? bridgeReadyUnits : 0, bridge ? bridgeSlotsPerUnit : 0,
-                    bridge ? bridgeDeadTimeMs : Double.NaN, bridge && bridgeGainKnown, bridge && bridgeSharesGvl);
+                    bridge ? bridgeDeadTimeMs : Double.NaN, bridge && bridgeGainKnown, bridge && bridgeSharesGvl, alarm,
+                    oldestWaitMs);
         }
 
         private static void need(StringJoiner missing, String name, Object value) {

@@ -65,6 +65,9 @@ public final class OneUnitPolicy implements Policy {
 
     @Override
     public Decision decide(State s, Observation o) {
+        if (o.alarm()) {
+            return new Decision(0, s.tier(), "alarm: this policy decides at ticks only", s);
+        }
         String p95 = String.format(Locale.ROOT, "queue p95 %s ms, target %s ms", TieredPolicy.fmt(o.queueP95Ms()),
                 TieredPolicy.fmt(targetP95Ms));
         if (o.queueP95Ms() > targetP95Ms) {

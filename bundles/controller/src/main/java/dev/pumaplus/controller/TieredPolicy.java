@@ -41,6 +41,9 @@ import java.util.Map;
  * adds primary units whose dead time leads the bridge's by at least {@code bridgeMinLeadMs} also adds bridge
  * slots for the slots still on their way, at most {@code maxBridgeSlots}; once no primary unit is booting
  * every bridge slot is removed. The primary decision is the same with or without a bridge.
+ *
+ * <p>Alarm ({@link Observation#alarm()}, between ticks): acts only on a queue hot now, as a hot tick would
+ * ({@link #decideAlarm}).
  */
 public final class TieredPolicy implements Policy {
 
@@ -68,6 +71,15 @@ public final class TieredPolicy implements Policy {
         return p.toMap();
     }
 
+    /**
+     * Alarms when the oldest waiting request has waited {@code alarmRatio} × the target
+     * ({@link #decideAlarm}); none with {@code alarmRatio} 0.
+     */
+    @Override
+    public double alarmThresholdMs() {
+        return p.alarmRatio > 0 ? p.alarmRatio * p.targetP95Ms : Double.NaN;
+    }
+
     /** This policy's parameters. */
     public Params parameters() {
         return p;
@@ -75,8 +87,51 @@ public final class TieredPolicy implements Policy {
 
     @Override
     public Decision decide(State s, Observation o) {
+        if (o.alarm()) {
+            return decideAlarm(s, o);
+        }
         Decision primary = decidePrimary(s, o);
         return o.hasBridge() ? bridge(o, primary) : primary;
+    }
+
+    /**
+     * An alarm between two ticks: the host saw the oldest waiting request reach the alarm threshold
+     * ({@link #alarmThresholdMs()}) with every slot busy. It acts only if the queue is hot now: every live
+     * slot busy, the oldest wait at least the threshold (never with {@code alarmRatio} 0), and r =
+     * max(W_pred, oldest wait) / target at least {@code hotRatio}, the hot tier's condition on what is
+     * waiting now rather than on the last second's p95; and only once the service time is known;
+     * and then as a hot tick would: the Little's-law step, the settled gate, the hot cooldown, max and the
+     * guards, and the bridge rule when it adds. An alarm that adds nothing returns the state unchanged, so the
+     * next tick decides as if it had not been (and the driver need not log it).
+     */
+    private Decision decideAlarm(State s, Observation o) {
+        String signals = String.format(Locale.ROOT, "alarm: oldest wait %s ms, W_pred %s ms, target %s ms",
+                fmt(o.oldestWaitMs()), fmt(o.predictedWaitMs()), fmt(p.targetP95Ms));
+        double r = Math.max(o.predictedWaitMs(), o.oldestWaitMs()) / p.targetP95Ms;
+        if (o.busySlots() < o.liveSlots() || !(o.oldestWaitMs() >= alarmThresholdMs()) || !(r >= p.hotRatio)) {
+            // A burst that a warm tier would have to see persist (a short queue behind busy slots) is not it.
+            return new Decision(0, s.tier(), signals + ": not hot now", s);
+        }
+        if (Double.isNaN(o.slotMs()) || o.slotMs() <= 0) {
+            // Nothing has finished yet: Little's law cannot size the step, and one unit started now would
+            // hold back the tick's sizing behind the settled gate. The tick decides.
+            return new Decision(0, s.tier(), signals + ": service time unknown, the tick decides", s);
+        }
+        State held = new State(State.Tier.HOT, s.breachTicks(), s.idleTicks(), s.lastUpTick(), s.lastDownTick());
+        Decision d = scaleUp(o, held, State.Tier.HOT, signals, priorRatio(s));
+        if (d.delta() <= 0) {
+            return new Decision(0, s.tier(), d.reason(), s);
+        }
+        return o.hasBridge() ? bridge(o, d) : d;
+    }
+
+    /**
+     * How long the queue of the previous decision could have been, in targets: below the target after a calm
+     * tick, below the hot threshold after a warm one, unbounded after a hot one ({@link #arrivalRate}).
+     */
+    private double priorRatio(State s) {
+        return State.Tier.HOT.equals(s.tier()) ? Double.POSITIVE_INFINITY
+                : State.Tier.WARM.equals(s.tier()) ? p.hotRatio : 1;
     }
 
     private Decision decidePrimary(State s, Observation o) {
@@ -100,11 +155,7 @@ public final class TieredPolicy implements Policy {
         String signals = String.format(Locale.ROOT, "queue p95 %s ms, W_pred %s ms, target %s ms",
                 fmt(o.queueP95Ms()), fmt(o.predictedWaitMs()), fmt(p.targetP95Ms));
         if (breach) {
-            // How long the queue of the previous tick could have been, in targets: below the target after a
-            // calm tick, below the hot threshold after a warm one, unbounded after a hot one.
-            double priorRatio = State.Tier.HOT.equals(s.tier()) ? Double.POSITIVE_INFINITY
-                    : State.Tier.WARM.equals(s.tier()) ? p.hotRatio : 1;
-            return scaleUp(o, held, tier, signals, priorRatio);
+            return scaleUp(o, held, tier, signals, priorRatio(s));
         }
         if (tier.equals(State.Tier.IDLE)) {
             return scaleDown(o, held, signals);
@@ -272,10 +323,17 @@ public final class TieredPolicy implements Policy {
      * the previous decision's tier bounds its signal, W_pred = (L' + 1)·S/c under {@code priorRatio} ×
      * target, so L' &lt; priorRatio · target · μ (priorRatio 1 after a steady or idle tick, the hot ratio
      * after a warm one, infinite after a hot one: then λ alone is used). The larger of that bound and λ is
-     * used. The tick is the observation's {@code tickMs}.
+     * used. The tick is the observation's {@code tickMs}. An alarm's observation knows more: the L requests
+     * queued arrived within the oldest one's wait W, so λ is at least L / W.
      */
     double arrivalRate(Observation o, double priorRatio) {
         double lambda = o.arrivalsPerSec();
+        if (o.alarm()) {
+            // Every request queued now arrived after the oldest one (FIFO: none behind it has left), which has
+            // waited W: they came at L / W at least, the rate since the step whatever the last second says.
+            return o.depth() > 0 && o.oldestWaitMs() > 0
+                    ? Math.max(lambda, o.depth() / (o.oldestWaitMs() / 1000.0)) : lambda;
+        }
         if (Double.isInfinite(priorRatio) || o.depth() <= 0 || Double.isNaN(o.slotMs()) || o.slotMs() <= 0) {
             return lambda;
         }
@@ -386,17 +444,18 @@ public final class TieredPolicy implements Policy {
             double memReserveMb,
             double bridgeMinLeadMs,
             int maxBridgeSlots,
-            double gvlBoundRatio) {
+            double gvlBoundRatio,
+            double alarmRatio) {
 
         public static final Params DEFAULTS = new Params(50, 1, 8, 0.7, 2000, 4, 0.8, 2, 2, 0, 0.3, 0.5, 10,
-                5, 0.5, 0.95, 256, 500, 16, 0.2);
+                5, 0.5, 0.95, 256, 500, 16, 0.2, 1);
 
         /** The same parameters with the operator's three (autoscale min:, max:, target_queue_p95:). */
         public Params withBounds(int min, int max, double targetMs) {
             return new Params(targetMs, min, max, targetUtilization, drainHorizonMs, hotRatio, exitRatio,
                     warmTicks, warmCooldownTicks, hotCooldownTicks, idleUtilization, idleP95Ratio, idleTicks,
                     downCooldownTicks, downUtilization, cpuSaturation, memReserveMb, bridgeMinLeadMs, maxBridgeSlots,
-                    gvlBoundRatio);
+                    gvlBoundRatio, alarmRatio);
         }
 
         Params validated() {
@@ -412,6 +471,7 @@ public final class TieredPolicy implements Policy {
             require(cpuSaturation > 0 && memReserveMb >= 0, "cpuSaturation > 0, memReserveMb >= 0");
             require(bridgeMinLeadMs >= 0 && maxBridgeSlots >= 0, "bridgeMinLeadMs >= 0, maxBridgeSlots >= 0");
             require(gvlBoundRatio > 0 && gvlBoundRatio <= 1, "gvlBoundRatio in (0, 1]");
+            require(alarmRatio >= 0, "alarmRatio >= 0 (0: no alarms)");
             return this;
         }
 

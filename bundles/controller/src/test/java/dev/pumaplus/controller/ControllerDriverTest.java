@@ -1,7 +1,8 @@
 /*
  * Claims about the live driver's wiring: it finds the primary actuator and the bridge by kind among the
  * registered actuators, applies a decision's units to the one and its bridge slots to the other,
- * skips a tick while a configured actuator is missing, and keeps the recent decisions the dashboard lists.
+ * skips a tick while a configured actuator is missing, keeps the recent decisions the dashboard lists, and
+ * sets the host's hot-queue watch, whose alarms it decides between ticks.
  */
 package dev.pumaplus.controller;
 
@@ -20,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -257,5 +259,98 @@ class ControllerDriverTest {
         assertEquals(java.time.Instant.parse(logged.at()).toEpochMilli(), first.epochMillis());
         assertEquals(List.of(kept.get(kept.size() - 1)), driver.decisionsAfter(kept.get(kept.size() - 2).tick()),
                 "only the ticks after the one asked for");
+    }
+
+    /**
+     * The host early in a step, between ticks: the last second was calm (20 rps, p95 5 ms), but 25 requests
+     * wait behind the one busy slot, the oldest for 70 ms; records the watch it is asked for.
+     */
+    static final class HotQueue implements LoadSignals {
+        long thresholdNanos = -1;
+        ScheduledExecutorService timer;
+        Runnable onHot;
+        boolean everWatched;
+
+        @Override
+        public Sample sample() {
+            return new Sample(20, 5_000_000, 5_000_000, 25e6, 25, 1, 1, 650e6, 0.5, 8L << 30, 0);
+        }
+
+        @Override
+        public void watchHotQueue(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
+            this.thresholdNanos = thresholdNanos;
+            this.timer = timer;
+            this.onHot = onHot;
+            everWatched |= onHot != null;
+        }
+
+        @Override
+        public long oldestWaitNanos() {
+            return 70_000_000;
+        }
+    }
+
+    @Test
+    void theDriverWatchesTheQueueAtThePolicysThresholdAndItsAlarmsRunOnTheTickersThread() throws Exception {
+        HotQueue host = new HotQueue();
+        RecordingFork fork = new RecordingFork();
+        ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), host, Map.<String, Actuator>of(
+                "fork", fork)::get, "fork", null, null, HOUR_MS);
+        driver.start();
+        try {
+            assertEquals(50_000_000, host.thresholdNanos, "the target queue p95, 50 ms");
+            host.timer.submit(host.onHot).get(5, TimeUnit.SECONDS); // as the host's check calls it
+            assertEquals(List.of(7), fork.added, driver.lastDecision()); // the step's 18, bounded by max 8
+            assertEquals(1, driver.alarms());
+            assertEquals(0, driver.ticks(), "an alarm is not a tick");
+        } finally {
+            driver.stop();
+        }
+        assertEquals(null, host.onHot, "stop clears the watch");
+    }
+
+    @Test
+    void aPolicyThatDecidesAtTicksOnlyGetsNoWatch() throws Exception {
+        HotQueue host = new HotQueue();
+        ControllerDriver driver = new ControllerDriver(new OneUnitPolicy(50, 1, 8, 3, 10), host,
+                Map.<String, Actuator>of("fork", new RecordingFork())::get, "fork", null, null, HOUR_MS);
+        driver.start();
+        driver.stop();
+        assertTrue(!host.everWatched, "the watch is only cleared, never set");
+    }
+
+    @Test
+    void anAlarmThatAddsIsLoggedAsAnAlarmAndKeptBeforeTheTickItIsNumberedWithOneThatDoesNotLeavesNoTrace(
+            @TempDir Path dir) throws Exception {
+        RecordingFork fork = new RecordingFork();
+        Path log = dir.resolve("decisions.jsonl");
+        ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), new HotQueue(),
+                Map.<String, Actuator>of("fork", fork)::get, "fork", null, log, HOUR_MS);
+        driver.start();
+        try {
+            driver.alarm();
+            driver.alarm(); // at max: changes nothing
+            assertEquals(List.of(), driver.decisionsAfter(-1), "kept with the tick it is numbered with");
+            driver.tick();
+        } finally {
+            driver.stop();
+        }
+        assertEquals(List.of(7), fork.added);
+        assertEquals(1, driver.alarms());
+        List<String> lines = Files.readAllLines(log);
+        assertEquals(2, lines.size(), lines.toString());
+        DecisionLog.Entry alarm = DecisionLog.parse(lines.get(0));
+        assertTrue(alarm.observation().alarm(), lines.get(0));
+        assertEquals(70, alarm.observation().oldestWaitMs());
+        assertEquals(0, alarm.observation().tick(), "numbered as the tick to come");
+        assertEquals(7, alarm.decision().delta());
+        DecisionLog.Entry tick = DecisionLog.parse(lines.get(1));
+        assertTrue(!tick.observation().alarm() && tick.decision().reason().contains("settled gate, 7 units booting"),
+                lines.get(1));
+        assertEquals(alarm.decision().next(), tick.state(), "the tick starts from the alarm's state");
+        List<TickDecision> kept = driver.decisionsAfter(-1);
+        assertEquals(List.of("add", "none"), kept.stream().map(TickDecision::action).toList());
+        assertTrue(kept.get(0).reason().startsWith("alarm: "), kept.get(0).reason());
+        assertEquals(List.of(0L, 0L), kept.stream().map(TickDecision::tick).toList());
     }
 }

@@ -28,11 +28,12 @@ class DecisionLogTest {
 
     /**
      * Golden logs: produced by the simulator's 12× step (tiered and one-unit; tiered with a Ractor bridge,
-     * whose lines carry the bridge fields) and checked in.
+     * whose lines carry the bridge fields) and checked in; the first four before alarms, the fifth since
+     * (tiered, with two alarms' lines).
      */
     static final List<String> GOLDEN = List.of("12x-step-fork-1-s-tiered-1.jsonl",
             "12x-step-fork-1-s-one-unit-1.jsonl", "12x-step-fork-1-s-5-threads-tiered-1.jsonl",
-            "12x-step-fork-1-s-ractor-5-ms-tiered-1.jsonl");
+            "12x-step-fork-1-s-ractor-5-ms-tiered-1.jsonl", "12x-step-fork-1-s-tiered-1-alarms.jsonl");
 
     @Test
     void aLineRoundTripsUnknownAndInfiniteNumbers() {
@@ -82,6 +83,26 @@ class DecisionLogTest {
         String first = golden.lines().findFirst().orElseThrow();
         assertFalse(first.contains("\"tickMs\""), "the golden logs predate tickMs");
         assertEquals(Observation.DEFAULT_TICK_MS, DecisionLog.parse(first).observation().tickMs());
+    }
+
+    @Test
+    void aLineFromBeforeAlarmsIsATicksAndAnAlarmsLineSaysSoWithTheOldestWait() throws Exception {
+        String before = new String(getClass().getResourceAsStream("/golden/" + GOLDEN.get(0)).readAllBytes(),
+                StandardCharsets.UTF_8);
+        String first = before.lines().findFirst().orElseThrow();
+        assertFalse(first.contains("\"alarm\""), "the first golden logs predate alarms");
+        Observation tick = DecisionLog.parse(first).observation();
+        assertFalse(tick.alarm());
+        assertTrue(Double.isNaN(tick.oldestWaitMs()));
+        String since = new String(getClass().getResourceAsStream("/golden/" + GOLDEN.get(4)).readAllBytes(),
+                StandardCharsets.UTF_8);
+        List<DecisionLog.Entry> alarms = since.lines().map(DecisionLog::parse).filter(e -> e.observation().alarm())
+                .toList();
+        assertEquals(2, alarms.size());
+        for (DecisionLog.Entry e : alarms) {
+            assertTrue(e.observation().oldestWaitMs() >= 50, e.decision().reason());
+            assertTrue(e.decision().reason().startsWith("alarm: "), e.decision().reason());
+        }
     }
 
     @Test

@@ -46,18 +46,29 @@ class TieredPolicyTest {
         /** A thread bridge: its slots share their process's GVL. */
         boolean bridgeSharesGvl;
         double gvlWaitRatio = Double.NaN;
+        /** An alarm's observation (between ticks) with the oldest request's wait, ms; a tick's unless set. */
+        boolean alarm;
+        double oldestWaitMs = Double.NaN;
 
         Observation build() {
             Observation.Builder b = Observation.builder().tick(tick).tickMs(tickMs)
                     .arrivalsPerSec(lambda).queueP95Ms(p95).queueP99Ms(p95).slotMs(slotMs).depth(depth)
                     .busySlots(busy).liveSlots(live).predictedWaitMs(wpred).units(units).readyUnits(ready)
                     .slotsPerUnit(spu).deadTimeMs(deadMs).memPerUnitMb(memPerUnit).memAvailableMb(memAvail)
-                    .cpuBusy(cpu).gainKnown(gain).gvlWaitRatio(gvlWaitRatio);
+                    .cpuBusy(cpu).gainKnown(gain).gvlWaitRatio(gvlWaitRatio).alarm(alarm)
+                    .oldestWaitMs(oldestWaitMs);
             if (bridge) {
                 b.bridgeUnits(bridgeUnits).bridgeReadyUnits(bridgeReady).bridgeSlotsPerUnit(1)
                         .bridgeDeadTimeMs(bridgeDeadMs).bridgeGainKnown(bridgeGain).bridgeSharesGvl(bridgeSharesGvl);
             }
             return b.build();
+        }
+
+        /** Makes it an alarm's observation: the oldest request has waited {@code ms}. */
+        Obs alarmAt(double ms) {
+            alarm = true;
+            oldestWaitMs = ms;
+            return this;
         }
 
         Obs bridged() {
@@ -415,7 +426,7 @@ class TieredPolicyTest {
     void parametersThatBreakHysteresisAreRefused() {
         TieredPolicy.Params p = TieredPolicy.Params.DEFAULTS;
         assertThrows(IllegalArgumentException.class, () -> new TieredPolicy(new TieredPolicy.Params(50, 1, 8, 0.7,
-                2000, 4, 0.8, 2, 2, 0, 0.6, 0.5, 10, 5, 0.5, 0.95, 256, 500, 16, 0.2)));
+                2000, 4, 0.8, 2, 2, 0, 0.6, 0.5, 10, 5, 0.5, 0.95, 256, 500, 16, 0.2, 1)));
         assertEquals(p, TieredPolicy.Params.fromMap(p.toMap()));
     }
 
@@ -575,5 +586,96 @@ class TieredPolicyTest {
             assertTrue(b.reason().startsWith(a.reason()), b.reason());
             assertEquals(0, a.bridgeDelta());
         }
+    }
+
+    // --- alarms between ticks ------------------------------------------------------------------------------
+
+    /**
+     * 70 ms after a 12× step that began just after a calm tick: the last second's λ and p95 are the calm
+     * ones, but every slot is busy and the oldest of 25 queued requests has waited past the 50 ms target.
+     */
+    private static Obs alarmEarlyInAStep() {
+        Obs o = new Obs();
+        o.depth = 25;
+        o.busy = 1;
+        o.wpred = 650;
+        return o.alarmAt(70);
+    }
+
+    @Test
+    void anAlarmOnAHotQueueAddsAtOnceAsAHotTickWould() {
+        Decision d = policy.decide(State.initial(), alarmEarlyInAStep().build());
+        // the 25 queued arrived within the oldest one's 70 ms: λ ≥ 357.1 rps against μ = 40;
+        // B = 25 + 317.1·1 s = 342.1; (357.1 + 171.1)·0.025/0.7 = 18.9 → 19 units: add 18
+        assertEquals(18, d.delta(), d.reason());
+        assertTrue(d.reason().contains("λ 357.143 rps from the queue's growth"), d.reason());
+        assertEquals(State.Tier.HOT, d.tier());
+        assertTrue(d.reason().startsWith("alarm: oldest wait 70 ms, W_pred 650 ms, target 50 ms"), d.reason());
+        assertEquals(new State(State.Tier.HOT, 0, 0, 10, State.NEVER), d.next());
+    }
+
+    @Test
+    void anAlarmOnAQueueNotHotNowChangesNothingNotEvenTheState() {
+        State warm = new State(State.Tier.WARM, 1, 0, State.NEVER, State.NEVER);
+        Obs idleSlot = alarmEarlyInAStep();
+        idleSlot.live = 2;
+        Decision d = policy.decide(warm, idleSlot.build());
+        assertEquals(0, d.delta(), d.reason());
+        assertTrue(d.reason().endsWith("not hot now"), d.reason());
+        assertEquals(warm, d.next());
+        Obs young = alarmEarlyInAStep().alarmAt(30);
+        assertEquals(warm, policy.decide(warm, young.build()).next());
+        Obs unknown = alarmEarlyInAStep().alarmAt(Double.NaN);
+        assertEquals(0, policy.decide(warm, unknown.build()).delta());
+        // A burst at 30 rps on one slot: 4 queued, the oldest 50 ms; W_pred (4 + 1)·25 ms = 125 ms is 2.5×
+        // the target, a warm breach the ticks must see persist, not a hot one.
+        Obs burst = new Obs();
+        burst.depth = 4;
+        burst.busy = 1;
+        burst.wpred = 125;
+        burst.alarmAt(50);
+        Decision d2 = policy.decide(State.initial(), burst.build());
+        assertEquals(0, d2.delta(), d2.reason());
+        assertEquals(State.initial(), d2.next());
+        burst.alarmAt(200); // the oldest has waited 4× the target: hot whatever W_pred says, and sized
+        Decision hot = policy.decide(State.initial(), burst.build());
+        assertTrue(hot.reason().contains("the queue drains in 200 ms"), hot.reason()); // 4 at μ − λ = 20 rps
+    }
+
+    @Test
+    void anAlarmBeforeAnyRequestHasFinishedLeavesTheStepToTheTick() {
+        Obs o = alarmEarlyInAStep();
+        o.slotMs = Double.NaN;
+        Decision d = policy.decide(State.initial(), o.build());
+        assertEquals(0, d.delta(), d.reason());
+        assertTrue(d.reason().endsWith("service time unknown, the tick decides"), d.reason());
+        assertEquals(State.initial(), d.next());
+    }
+
+    @Test
+    void anAlarmIsBoundedByTheSettledGateAndMaxAndLeavesTheStateWhenItDeclines() {
+        State afterAdd = new State(State.Tier.HOT, 0, 0, 10, State.NEVER);
+        Obs booting = alarmEarlyInAStep();
+        booting.units = 19;
+        Decision gated = policy.decide(afterAdd, booting.build());
+        assertEquals(0, gated.delta(), gated.reason());
+        assertTrue(gated.reason().contains("settled gate, 18 units booting"), gated.reason());
+        assertEquals(afterAdd, gated.next());
+        TieredPolicy two = new TieredPolicy(TieredPolicy.Params.DEFAULTS.withBounds(1, 2, 50));
+        assertEquals(1, two.decide(State.initial(), alarmEarlyInAStep().build()).delta());
+    }
+
+    @Test
+    void theAlarmThresholdIsTheTargetTimesAlarmRatioAndZeroTurnsAlarmsOff() {
+        assertEquals(50, policy.alarmThresholdMs());
+        var params = TieredPolicy.Params.DEFAULTS.toMap();
+        params.put("alarmRatio", 2.0);
+        TieredPolicy doubled = new TieredPolicy(TieredPolicy.Params.fromMap(params));
+        assertEquals(100, doubled.alarmThresholdMs());
+        assertEquals(0, doubled.decide(State.initial(), alarmEarlyInAStep().build()).delta());
+        params.put("alarmRatio", 0.0);
+        TieredPolicy off = new TieredPolicy(TieredPolicy.Params.fromMap(params));
+        assertTrue(Double.isNaN(off.alarmThresholdMs()));
+        assertEquals(0, off.decide(State.initial(), alarmEarlyInAStep().build()).delta());
     }
 }

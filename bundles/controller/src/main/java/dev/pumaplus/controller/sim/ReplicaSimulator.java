@@ -171,7 +171,7 @@ public final class ReplicaSimulator {
         double[] waited = rows.stream().mapToDouble(row -> row[1]).toArray();
         int max = syncs.stream().mapToInt(ReplicaResult.Sync::replicas).max().orElse(0);
         double mean = syncs.stream().mapToInt(ReplicaResult.Sync::replicas).average().orElse(0);
-        return new SimResult(load, metric.family(), at, waited, shed, 0, max, mean, List.of());
+        return new SimResult(load, metric.family(), at, waited, shed, 0, 0, max, mean, List.of());
     }
 
     /** One replica: its index (for its seed), when it is (or will be) ready, and its simulator once it is. */

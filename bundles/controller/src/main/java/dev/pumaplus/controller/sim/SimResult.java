@@ -10,11 +10,13 @@ import java.util.List;
 
 /**
  * @param waited        queue time of each request, s; -1 when it was shed, NaN when it never ran
+ * @param adds          decisions that added units (alarms' included)
+ * @param alarms        alarms' decisions that changed something (between ticks)
  * @param meanUnits     unit-seconds over the scenario's length / length
  * @param unitsBySecond units (expected) after each tick's decision
  */
 public record SimResult(Scenario scenario, String policyId, double[] arrivalAt, double[] waited, int shed,
-                        int adds, int maxUnits, double meanUnits, List<Integer> unitsBySecond) {
+                        int adds, int alarms, int maxUnits, double meanUnits, List<Integer> unitsBySecond) {
 
     /** Queue time p-quantile over requests that arrived in [from, to) and were served, ms. */
     public double queueQuantileMs(double p, double from, double to) {

@@ -3,8 +3,9 @@
  * sampled slot times, units that become live a dead time after the policy adds them, optional shedding.
  * Runs any Policy exactly as the live driver does (one decide() per simulated tick), on a virtual clock
  * with one seeded RNG, so every run is reproducible. With a bridge, its one-slot units go live the bridge's
- * own dead time after they are asked for. A fed run takes its arrivals from a caller instead: one replica
- * behind ReplicaSimulator's load balancer.
+ * own dead time after they are asked for. A policy that reacts to alarms ({@link Policy#alarmThresholdMs()})
+ * is also asked between ticks, as the host's hot-queue watch asks the live driver. A fed run takes its
+ * arrivals from a caller instead: one replica behind ReplicaSimulator's load balancer.
  */
 package dev.pumaplus.controller.sim;
 
@@ -28,6 +29,10 @@ import java.util.SplittableRandom;
  * like the host's: λ, queue p95/p99 over the last second, S as the mean slot time over the last 10 s,
  * W_pred = (L + 1)·S/c. CPU is not modelled (NaN, so the CPU guard never fires here). Bridge slots are
  * slots like the units' (c counts them; a removed one leaves like a unit's slot) and do not count as units.
+ * The hot-queue watch is the host's (Dispatcher): while requests wait, one check is pending for the moment
+ * the oldest will have waited the threshold; a check that finds it waited that long with every slot busy
+ * asks the policy for an alarm's decision (λ and the percentiles of the last tick, as the host's last
+ * completed second, and the oldest wait now), applied and logged only when it changes something.
  *
  * <p>Not thread-safe; one run per instance ({@link #run()}).
  */
@@ -39,6 +44,7 @@ public final class Simulator {
     private static final int UNIT_READY = 3;
     private static final int TICK = 4;
     private static final int BRIDGE_READY = 5;
+    private static final int HOT_CHECK = 6;
     /**
      * The simulated tick, s: the live driver's. λ and the queue percentiles are counted over one tick, which
      * is the host's one-second window at the default tick.
@@ -71,6 +77,14 @@ public final class Simulator {
     private final List<Double> waitsThisTick = new ArrayList<>();
     private final ArrayDeque<double[]> completions = new ArrayDeque<>(); // {time, slot seconds}
     private State state = State.initial();
+    /** The hot-queue watch's threshold, s; NaN when the policy decides at ticks only. */
+    private final double alarmThresholdS;
+    private boolean hotCheckPending;
+    /** λ and queue p95/p99 (ms) of the last tick: what an alarm between ticks sees of the last second. */
+    private double lastArrivalsPerSec;
+    private double lastP95Ms;
+    private double lastP99Ms;
+    private int alarms;
 
     // results
     private double[] arrivalAt = new double[1 << 14];
@@ -91,6 +105,7 @@ public final class Simulator {
         this.policy = policy;
         this.rng = new SplittableRandom(seed);
         this.log = log;
+        this.alarmThresholdS = policy.alarmThresholdMs() / 1000;
     }
 
     /** Runs the scenario to its end, then lets the queue drain (no more arrivals, no more decisions). */
@@ -159,7 +174,7 @@ public final class Simulator {
     /** What the run measured so far (a fed run: call after the last {@link #advanceTo}). */
     public SimResult result() {
         return new SimResult(scenario, policy.id(), Arrays.copyOf(arrivalAt, requests),
-                Arrays.copyOf(waited, requests), shed, adds, maxUnits, unitSeconds / scenario.seconds(),
+                Arrays.copyOf(waited, requests), shed, adds, alarms, maxUnits, unitSeconds / scenario.seconds(),
                 List.copyOf(unitsBySecond));
     }
 
@@ -178,6 +193,7 @@ public final class Simulator {
             case COMPLETE -> complete(e.data);
             case UNIT_READY -> unitReady();
             case BRIDGE_READY -> bridgeReady();
+            case HOT_CHECK -> hotCheck();
             case TICK -> {
                 if (now <= scenario.seconds() + 1e-9) {
                     tick((long) Math.round(now / TICK_S));
@@ -226,7 +242,48 @@ public final class Simulator {
             dispatch(now, index);
         } else {
             queue.add(new double[] {now, index});
+            armHotCheck();
         }
+    }
+
+    /** As the host's watch: one check pending while requests wait, for when the oldest reaches the threshold. */
+    private void armHotCheck() {
+        if (hotCheckPending || Double.isNaN(alarmThresholdS) || queue.isEmpty()) {
+            return;
+        }
+        hotCheckPending = true;
+        schedule(Math.max(now, queue.peekFirst()[0] + alarmThresholdS), HOT_CHECK, 0);
+    }
+
+    private void hotCheck() {
+        if (queue.isEmpty() || now > scenario.seconds() + 1e-9) {
+            hotCheckPending = false;
+            return;
+        }
+        double waited = now - queue.peekFirst()[0];
+        boolean hot = waited >= alarmThresholdS - 1e-12;
+        schedule(hot ? now + alarmThresholdS : queue.peekFirst()[0] + alarmThresholdS, HOT_CHECK, 0);
+        if (hot && busy >= live) {
+            alarm(waited);
+        }
+    }
+
+    /** An alarm's decision, numbered as the tick to come; applied and logged when it changes something. */
+    private void alarm(double oldestWaitS) {
+        long next = (long) Math.floor(now / TICK_S + 1e-9) + 1;
+        Observation o = observation(next, lastArrivalsPerSec, lastP95Ms, lastP99Ms).alarm(true)
+                .oldestWaitMs(oldestWaitS * 1000).build();
+        Decision d = policy.decide(state, o);
+        if (d.delta() == 0 && d.bridgeDelta() == 0) {
+            return;
+        }
+        alarms++;
+        if (log != null) {
+            log.add(DecisionLog.line(null, policy, state, o, d));
+        }
+        state = d.next();
+        apply(d.delta());
+        applyBridge(d.bridgeDelta());
     }
 
     private int record(double t) {
@@ -313,12 +370,36 @@ public final class Simulator {
 
     private void tick(long tick) {
         double[] w = waitsThisTick.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        lastArrivalsPerSec = arrivalsThisTick / TICK_S;
+        lastP95Ms = percentileMs(w, 0.95);
+        lastP99Ms = percentileMs(w, 0.99);
+        Observation o = observation(tick, lastArrivalsPerSec, lastP95Ms, lastP99Ms).build();
+        Decision d = policy.decide(state, o);
+        if (log != null) {
+            log.add(DecisionLog.line(null, policy, state, o, d));
+        }
+        state = d.next();
+        apply(d.delta());
+        applyBridge(d.bridgeDelta());
+        unitSeconds += units * TICK_S;
+        unitsBySecond.add(units);
+        recentArrivals.addLast(arrivalsThisTick);
+        if (recentArrivals.size() > UTILIZATION_WINDOW_TICKS) {
+            recentArrivals.removeFirst();
+        }
+        arrivalsThisTick = 0;
+        waitsThisTick.clear();
+        schedule(now + TICK_S, TICK, 0);
+    }
+
+    /** The observation now, as the host's sample has it, with the last second's λ and percentiles given. */
+    private Observation.Builder observation(long tick, double arrivalsPerSec, double p95Ms, double p99Ms) {
         Observation.Builder b = Observation.builder()
                 .tick(tick)
                 .tickMs(Observation.DEFAULT_TICK_MS)
-                .arrivalsPerSec(arrivalsThisTick / TICK_S)
-                .queueP95Ms(percentileMs(w, 0.95))
-                .queueP99Ms(percentileMs(w, 0.99))
+                .arrivalsPerSec(arrivalsPerSec)
+                .queueP95Ms(p95Ms)
+                .queueP99Ms(p99Ms)
                 .slotMs(meanSlotMs())
                 .depth(queue.size())
                 .busySlots(busy)
@@ -339,23 +420,7 @@ public final class Simulator {
                     .bridgeDeadTimeMs(scenario.bridgeDeadTimeS() * 1000)
                     .bridgeGainKnown(true);
         }
-        Observation o = b.build();
-        Decision d = policy.decide(state, o);
-        if (log != null) {
-            log.add(DecisionLog.line(null, policy, state, o, d));
-        }
-        state = d.next();
-        apply(d.delta());
-        applyBridge(d.bridgeDelta());
-        unitSeconds += units * TICK_S;
-        unitsBySecond.add(units);
-        recentArrivals.addLast(arrivalsThisTick);
-        if (recentArrivals.size() > UTILIZATION_WINDOW_TICKS) {
-            recentArrivals.removeFirst();
-        }
-        arrivalsThisTick = 0;
-        waitsThisTick.clear();
-        schedule(now + TICK_S, TICK, 0);
+        return b;
     }
 
     private void apply(int delta) {
