@@ -180,11 +180,16 @@ public final class H3Probe {
                 .logger(blocked)
                 .disableCertificateCheck()
                 .connectTimeout(Duration.ofSeconds(20)) // a cold JVM on a loaded machine is slow to its first handshake
+                // Windows the server can fill in large steps: with Kwik's small default a multi-MiB response waits
+                // for hundreds of window updates, and one missed on a loaded machine stalls it to the idle timeout.
+                .receiveBufferSize(1 << 20)
                 .build();
         URI uri = URI.create(args[1]);
         switch (args[0]) {
             case "get" -> {
-                HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
+                // 30 s: a cold client JVM decrypting megabytes beside a busy server is slow, not wrong (the caller's
+                // own timeout is 60 s); the claims are about what arrives.
+                HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30));
                 for (String header : Arrays.copyOfRange(args, 2, args.length)) {
                     int colon = header.indexOf(':');
                     request.header(header.substring(0, colon).trim(), header.substring(colon + 1).trim());
