@@ -84,7 +84,9 @@ final class RoundReport {
       String command = server.command().replace("{puma8}", h.puma8() == null ? "{puma8}" : h.puma8().toString());
       md.append("  - `").append(server.name()).append('`').append(boot(server, h)).append(": `").append(command).append('`')
           .append(server.kind().equals("null") ? ": the harness's null server, which answers at once and does nothing: its rows are "
-              + "the client's own ceiling" : "").append('\n');
+              + "the client's own ceiling" : server.kind().equals("relay") ? ": the C relay (bench/floor/relay.c), a front that "
+              + "passes each request to a worker process answering /hello: its rows are this machine's floor for a two-process "
+              + "server (host = the relay, Ruby = its worker)" : "").append('\n');
     }
     for (String note : notRun(h.skipped())) md.append("  - **").append(note).append("**\n");
     md.append("- ").append(baselineNote(s.baselines(), ran, h.skipped())).append(base.isPresent() ? " (median over median)\n" : "\n");
@@ -108,14 +110,14 @@ final class RoundReport {
       md.append('\n');
     }
     md.append("- CPU per request: what the server used over the cell's window divided by the requests answered in it. Tree: ")
-        .append(h.cpuSource()).append("; host: the Java host's threads' own time (`/proc/HOSTPID/task/*/schedstat`, ns); "
-            + "Ruby = tree − host (puma: the whole tree)\n");
+        .append(h.cpuSource()).append("; host: the Java host's threads' own time (`/proc/HOSTPID/task/*/schedstat`, ns; the relay: its "
+            + "one thread); Ruby = tree − host (puma: the whole tree)\n");
     md.append("- memory as the cell ended: host RSS (`VmRSS`), tree PSS (`smaps_rollup`, summed over the server's processes)\n");
     List<String> noH2 = h.servers().stream().filter(x -> !RoundScenario.speaks(x, RoundScenario.Connection.H2))
         .map(Scenario.ServerSpec::name).toList();
     boolean h2Cells = s.cells().stream().anyMatch(c -> c.connection() == RoundScenario.Connection.H2);
     if (h2Cells && !noH2.isEmpty()) {
-      md.append("- ").append(String.join(", ", noH2)).append(": no HTTP/2 (KIND puma): skip the h2 warm-ups and cells, \"—\" in their rows\n");
+      md.append("- ").append(String.join(", ", noH2)).append(": no HTTP/2 (KIND puma or relay): skip the h2 warm-ups and cells, \"—\" in their rows\n");
     }
     md.append("- every figure: the median over the rounds [lowest–highest]\n\n");
 

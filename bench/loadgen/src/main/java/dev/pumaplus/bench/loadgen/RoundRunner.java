@@ -137,7 +137,7 @@ final class RoundRunner {
   private void runServer(ClientLoop loop, ClosedLoop closedLoop, RoundScenario.App app, Scenario.ServerSpec spec, int round,
       Map<String, String> versions, List<RoundReport.Boot> boots, List<CellRun> runs) throws Exception {
     int port = ScenarioRunner.freePort();
-    String template = spec.command().replace("{app}", fill(app.rackup())).replace("{puma8}", puma8 == null ? "" : puma8.toString());
+    String template = fill(spec.command()).replace("{app}", fill(app.rackup())).replace("{puma8}", puma8 == null ? "" : puma8.toString());
     String command = ScenarioRunner.command(new Scenario.ServerSpec(spec.name(), spec.kind(), template), port, ScenarioRunner.freePort(), root);
     String base = spec.name() + "-" + app.name() + "-r" + round;
     Path log = out.resolve(base + ".server.log");
@@ -284,7 +284,7 @@ final class RoundRunner {
     return URI.create("http://127.0.0.1:" + port + path);
   }
 
-  /** {root} and {out} in a rackup, setup command or environment value. */
+  /** {root} and {out} in a rackup, setup command, server command or environment value. */
   private String fill(String text) {
     return text.replace("{root}", root.toString()).replace("{out}", out.toString());
   }

@@ -42,7 +42,8 @@ import java.util.function.Predicate;
  *                                          # 60 s-measure), the last one "warm"
  * closed-loop  APP PATH CONNECTION                # one cell: the closed-loop client at full speed
  * baseline     NAME...                     # ratios are to the first of these servers that ran
- * server       NAME KIND COMMAND...        # KIND puma-plus or null: the root is a JVM (the host); puma: all Ruby
+ * server       NAME KIND COMMAND...        # KIND puma-plus or null: the root is a JVM (the host); puma: all Ruby;
+ *                                          # relay: bench/floor/relay.c, its root read as the host, its worker as Ruby
  * </pre>
  * CONNECTION is {@code keep-alive} (open loop: the pool; closed loop: wrk), {@code new} (a new connection
  * per request; wrk with {@code Connection: close}) or {@code h2} (HTTP/2 cleartext with prior knowledge;
@@ -292,17 +293,20 @@ record RoundScenario(String name, String description, int rounds, int serverCpu,
     return apps.stream().filter(a -> cells.stream().anyMatch(c -> c.app().equals(a.name()))).toList();
   }
 
-  /** True when the server's root is a JVM (puma-plus's host, the null server), whose threads are read as the host. */
+  /**
+   * True when the server's root process is read as the host: a JVM (puma-plus's host, the null server), or the C relay
+   * whose one thread is the front of a two-process request path.
+   */
   static boolean hasHost(Scenario.ServerSpec server) {
-    return server.kind().equals("puma-plus") || server.kind().equals("null");
+    return server.kind().equals("puma-plus") || server.kind().equals("null") || server.kind().equals("relay");
   }
 
   /**
    * True when {@code server} can carry {@code connection}: everything but h2 on a server of KIND puma (puma 5.6
-   * and 8 speak HTTP/1.1 only). A server that cannot skips those warm-ups and cells.
+   * and 8 speak HTTP/1.1 only) or relay. A server that cannot skips those warm-ups and cells.
    */
   static boolean speaks(Scenario.ServerSpec server, Connection connection) {
-    return connection != Connection.H2 || !server.kind().equals("puma");
+    return connection != Connection.H2 || !(server.kind().equals("puma") || server.kind().equals("relay"));
   }
 
   /** True when the server's command names {puma8}: it runs only when --puma8 DIR is given. */

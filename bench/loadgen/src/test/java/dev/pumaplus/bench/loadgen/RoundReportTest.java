@@ -145,7 +145,7 @@ class RoundReportTest {
     assertTrue(h2.contains("| max (closed loop) | puma | —¹ |" + " — |".repeat(10) + "\n"), h2);
     assertTrue(h2.contains("| max (closed loop) | puma8 | —¹ |"), h2);
     assertTrue(h2.contains("¹ no HTTP/2: the server does not speak h2 and was not run on these cells."), h2);
-    assertTrue(md.contains("- puma, puma8: no HTTP/2 (KIND puma): skip the h2 warm-ups and cells"), md);
+    assertTrue(md.contains("- puma, puma8: no HTTP/2 (KIND puma or relay): skip the h2 warm-ups and cells"), md);
     assertTrue(md.contains("| max (closed loop) | puma8 | 6,000.0 | n/a | 100.0 µs | 100.0 µs | 2.00 ms | 3.00 ms | 4.00 ms | 5.00 ms | 0 | n/a "
         + "| 120 MB | — | — | — | — |"), "the keep-alive table keeps its ratios\n" + md);
     assertTrue(md.contains("warmed up closed-loop at full speed (`wrk -t 1 -c 16`, h2 lines `h2load -t 1 -c 16 -m 1`: bench: 5 s `/hello` h2)"), md);
