@@ -57,10 +57,11 @@ class LifecycleHooksTest < IntegrationTest
   def test_a_puma_directive_without_equivalent_is_reported_at_boot_and_an_unknown_one_stops_the_boot
     dir = temp_dir
     config = File.join(dir, "puma-plus.rb")
-    File.write(config, "workers 1\nfork_worker 1000\n")
+    File.write(config, "workers 1\nnakayoshi_fork\n")
     server = start_server(app("probe.ru"), config: config)
-    assert_includes server.output, "puma-plus: #{config}:2: fork_worker is a puma directive with no equivalent in puma-plus " \
-                                   "(workers fork from the shepherd, never from worker 0); ignored"
+    assert_includes server.output, "puma-plus: #{config}:2: nakayoshi_fork is a puma directive with no equivalent in puma-plus " \
+                                   "(no GC compaction runs before a fork (with fork_worker, a before_refork hook can run one " \
+                                   "in the mold)); ignored"
     server.stop
 
     File.write(config, "workers 1\nwokers 2\n")

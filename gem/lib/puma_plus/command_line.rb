@@ -30,6 +30,8 @@ module PumaPlus
           -e, --environment ENV        RACK_ENV (default development)
               --preload                load the app in the shepherd before forking
               --ractors                every slot is a Ractor, not a thread (experimental; docs/RACK.md)
+          -f, --fork-worker[=N]        workers fork from a mold, worker 0 promoted after N requests
+                                       (default 1000; 0: only on refork; docs/CONFIG.md)
               --control-url URI        control app listener, tcp://HOST:PORT (port 0 allowed)
               --control-token TOKEN    token the control app requires (?token=; default: generated at
                                        boot and printed; `none`: no token, loopback URL only)
@@ -50,12 +52,12 @@ module PumaPlus
           -h, --help                   show this help
           -V, --version                show the version
 
-      Puma's other flags (-f/--fork-worker, --idle-timeout, --debug,
+      Puma's other flags (--idle-timeout, --debug,
       --prune-bundler, --extra-runtime-dependencies, -R/--restart-cmd, -s/--silent, --early-hints) are
       accepted, reported at boot with the reason, and ignored (docs/CONFIG.md, "Puma names").
 
       puma-plus ctl [-C PATH | -S PATH | --control-url URI [--control-token TOKEN]] COMMAND
-          COMMAND: stats, status, restart, phased-restart, reload-config, stop, halt, controller [JAR]
+          COMMAND: stats, status, restart, phased-restart, refork, reload-config, stop, halt, controller [JAR]
 
       Environment: PORT, WEB_CONCURRENCY, PUMA_MAX_THREADS / RAILS_MAX_THREADS, RACK_ENV / RAILS_ENV,
       JAVA_HOME (the JDK to run, 21 or newer).
@@ -81,7 +83,6 @@ module PumaPlus
 
     # Puma's flags with no equivalent in puma-plus, each with whether it takes a value and the reason.
     UNSUPPORTED = {
-      ["-f", "--fork-worker=[REQUESTS]", OptionParser::DecimalInteger] => "workers fork from the shepherd, never from worker 0",
       ["--idle-timeout SECONDS"] => "the host has no idle shutdown (only it sees requests, and it offers no such stop yet)",
       ["--debug"] => "no low-level debugging output",
       ["--prune-bundler"] => "the shepherd is not re-exec'd",
@@ -174,6 +175,10 @@ module PumaPlus
         o.on("-e", "--environment ENV") { |v| @settings[:environment] = Setting.string("--environment", v) }
         o.on("--preload") { @settings[:preload_app] = true }
         o.on("--ractors") { @settings[:ractors] = true }
+        # puma's spec: an optional number (a rackup path after -f is not taken for it).
+        o.on("-f", "--fork-worker=[REQUESTS]", OptionParser::DecimalInteger) do |v|
+          @settings[:fork_worker] = v.nil? ? 1000 : Setting.non_negative_integer("--fork-worker", v)
+        end
         o.on("--control-url URI") { |v| @settings[:control_url] = Setting.bind("--control-url", v) }
         # puma's spelling of no_token: `--control-token none` (loopback only, as no_token).
         o.on("--control-token TOKEN") do |v|

@@ -63,6 +63,7 @@ module PumaPlus
       autoscale_actuator: "fork",
       autoscale_bridge: nil,
       ractors: false,
+      fork_worker: false,
       decision_log: nil,
       client_timeout: 10,
       shed_wait_limit: nil,

@@ -16,7 +16,8 @@ module PumaPlus
     # verb => control app path
     COMMANDS = {
       "stats" => "/stats", "status" => "/stats", "restart" => "/restart", "reload-config" => "/reload-config",
-      "phased-restart" => "/phased-restart", "stop" => "/stop", "halt" => "/halt", "controller" => "/controller"
+      "phased-restart" => "/phased-restart", "refork" => "/refork", "stop" => "/stop", "halt" => "/halt",
+      "controller" => "/controller"
     }.freeze
 
     class Error < StandardError; end

@@ -117,10 +117,7 @@ module PumaPlus
     # unchanged). Any other unknown name is an error. docs/CONFIG.md, "Puma names", says the same in a table.
     UNSUPPORTED = {
       max_fast_inline: "the host parses every request; no Ruby thread reads a socket",
-      nakayoshi_fork: "workers fork from the shepherd; it runs no GC compaction before forking",
-      fork_worker: "workers fork from the shepherd, never from worker 0",
-      on_refork: "there is no fork_worker, so no refork", before_refork: "there is no fork_worker, so no refork",
-      after_refork: "there is no fork_worker, so no refork",
+      nakayoshi_fork: "no GC compaction runs before a fork (with fork_worker, a before_refork hook can run one in the mold)",
       wait_for_less_busy_worker: "there is no accept race: the host hands each request to an idle slot",
       extra_runtime_dependencies: "there is no prune_bundler", prune_bundler: "the shepherd is not re-exec'd",
       queue_requests: "the host always queues requests (one queue, docs/ARCHITECTURE.md)",
@@ -158,7 +155,7 @@ module PumaPlus
       before_worker_boot: :on_worker_boot, before_worker_shutdown: :on_worker_shutdown,
       before_worker_fork: :on_worker_fork, after_worker_boot: :after_worker_fork, on_booted: :after_booted,
       on_stopped: :after_stopped, on_restart: :before_restart, on_thread_start: :before_thread_start,
-      on_thread_exit: :before_thread_exit
+      on_thread_exit: :before_thread_exit, on_refork: :before_refork
     }.freeze
 
     # One reported puma directive: { directive:, file:, line:, reason: }; +missing+ when the directive
@@ -235,7 +232,7 @@ module PumaPlus
     # Hook directives: each takes a block, kept in the order given (docs/CONFIG.md, "Hooks").
     HOOK_DIRECTIVES = %i[before_fork on_worker_boot on_worker_shutdown on_worker_fork after_worker_fork after_booted
                          after_stopped before_restart after_worker_shutdown before_thread_start
-                         before_thread_exit].freeze
+                         before_thread_exit before_refork after_refork].freeze
 
     # Defined from source, not define_method, so a call with the wrong arguments names the directive.
     ONE_VALUE.each do |name, check|
@@ -261,6 +258,12 @@ module PumaPlus
     end
 
     ALIASES.each { |puma_name, ours| alias_method puma_name, ours }
+
+    # puma's fork_worker: workers fork from a mold, a worker 0 promoted once it has served +after_requests+
+    # requests (0: only on `refork`), so they start warm (docs/CONFIG.md, "fork_worker and the mold").
+    def fork_worker(after_requests = 1000)
+      directive(:fork_worker) { @settings[:fork_worker] = Setting.non_negative_integer("fork_worker", after_requests) }
+    end
 
     # puma's `workers :auto` (7.2): as many workers as processors.
     def workers(count)

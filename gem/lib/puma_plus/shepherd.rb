@@ -17,6 +17,14 @@
 # (or SIGTERM) stops the workers: TERM, then KILL after worker_shutdown_timeout seconds; then the shepherd exits.
 # SIGINT is ignored: a terminal's Ctrl-C reaches the whole process group, and the host decides.
 #
+# fork_worker (docs/CONFIG.md, "fork_worker and the mold"): the shepherd is a child subreaper (Subreaper),
+# and every worker gets a mold socket. A refork promotes a worker: the first to serve fork_worker's count
+# of requests (once), or worker 0 on SIGURG (the host's, for `ctl refork` too). It drains its links and
+# becomes the mold (Worker::Mold), and from then on every worker the shepherd starts (a new one of its
+# index, each other index in turn as in a phased restart, scale-ups, replacements) is forked by the mold
+# instead, warm. If the mold dies, the shepherd
+# forks them itself again.
+#
 # Puma's plugins run here, where puma runs them in its master (PluginLauncher), and so do the lifecycle hooks
 # (docs/CONFIG.md, "Hooks"): after_booted once every worker has booted for the first time, before_restart
 # when the host retires this generation for a hot restart, after_stopped once its workers have exited on any
@@ -32,6 +40,7 @@ require_relative "rackup"
 require_relative "worker"
 require_relative "shareable_app"
 require_relative "plugin_launcher"
+require_relative "subreaper"
 
 module PumaPlus
   class Shepherd
@@ -42,14 +51,84 @@ module PumaPlus
     BACKOFF_MAX = 30.0
     # A worker that exits sooner than this after it was forked counts as a boot failure.
     MIN_HEALTHY_LIFETIME = 1.0
+    # Seconds the shepherd waits for the mold to answer a fork command before it forks the worker itself.
+    MOLD_ANSWER_TIMEOUT = 10.0
 
     # The shepherd's record of one worker index: its current process and its restart state (puma's
     # cluster/worker_handle.rb). Not a slot: a slot is one thread's link to the host, and a process runs several.
     # +boot_pipe+ stays open after the boot byte: the worker writes a check-in byte on it every few seconds
     # (worker_timeout), and +checked_in_at+ is when the last one arrived. +retire_by+: KILL deadline once retired.
     # +extra_pipe+: the write end of the process's extra-slots pipe; +extra+: the share last written on it.
+    # +mold_link+: the shepherd's end of the process's mold socket (fork_worker), else nil.
     WorkerHandle = Struct.new(:index, :pid, :started_at, :booted, :boot_pipe, :failures, :restart_at,
-                              :checked_in_at, :retire_by, :extra_pipe, :extra, keyword_init: true)
+                              :checked_in_at, :retire_by, :extra_pipe, :extra, :mold_link, keyword_init: true)
+    # The mold: its pid and the shepherd's end of its mold socket.
+    MoldHandle = Struct.new(:pid, :socket)
+
+    # How a worker process is made, by the shepherd and by the mold (which has a copy of it from when it was
+    # forked): the Worker's arguments, and the fork hooks around the fork.
+    class Spawner
+      def initialize(config:, link_path:, lifeline:, generation:, log:)
+        @config = config
+        @link_path = link_path
+        @lifeline = lifeline
+        @generation = generation
+        @log = log
+      end
+
+      # The Worker of index +index+: +app+ loaded (or nil: it loads the rackup), its ends of the boot and
+      # extra-slots pipes and of its mold socket (nil without fork_worker), +refork_after+ or nil.
+      def build(index, app:, booted:, extra_slots:, mold:, refork_after:)
+        Worker.new(link_path: @link_path, index: index, threads: @config.threads, workers: @config.worker_processes,
+                   app: app, rackup: app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
+                   booted: booted, lifeline: @lifeline, generation: @generation, log: @log,
+                   on_worker_shutdown: @config.on_worker_shutdown_hooks,
+                   lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
+                   checkin_interval: [@config.worker_timeout / 4.0, 5.0].min,
+                   extra_slots: extra_slots, ractors: @config.ractors?,
+                   multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?,
+                   on_thread_start: @config.hooks_for(:before_thread_start),
+                   on_thread_exit: @config.hooks_for(:before_thread_exit),
+                   scheduling: @config.worker_scheduling, mold: mold, refork_after: refork_after, spawner: self,
+                   before_refork: @config.hooks_for(:before_refork), after_refork: @config.hooks_for(:after_refork))
+      end
+
+      # on_worker_fork, before the fork of worker +index+ (a hook that raises is logged).
+      def before_fork(index)
+        run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", index)
+      end
+
+      # after_worker_fork, after it.
+      def after_fork(index)
+        run_hooks(@config.after_worker_fork_hooks, "after_worker_fork", index)
+      end
+
+      # In a forked child, the shepherd's or the mold's: closes +inherited+ (descriptors that are not the new
+      # worker's), runs the Worker the block gives, and exits with its status without running the parent's
+      # at_exit handlers. Never returns.
+      def run_child(index, inherited)
+        status = 1
+        begin
+          trap("TERM", "DEFAULT")
+          inherited.each { |io| io.close if io && !io.closed? }
+          status = yield.run
+        rescue Exception => e # rubocop:disable Lint/RescueException -- the child must never return into its parent
+          Log.exception("worker #{index} crashed", e, @log)
+        ensure
+          $stdout.flush
+          $stderr.flush
+          exit!(status)
+        end
+      end
+
+      private
+
+      def run_hooks(hooks, name, index)
+        hooks.each { |hook| hook.call(index) }
+      rescue StandardError, ScriptError => e
+        Log.exception("#{name} hook raised", e, @log)
+      end
+    end
 
     # +argv+: the user's flags and rackup path; +link_path+: link.sock (PUMA_PLUS_LINK).
     # +generation+: which shepherd generation this is (PUMA_PLUS_GENERATION, set by the host: 1 at boot,
@@ -75,6 +154,14 @@ module PumaPlus
       # Whether after_booted has run, and whether the host retired this generation for a hot restart.
       @booted_once = false
       @restarting = false
+      # fork_worker: the mold (MoldHandle) once there is one, molds told to go that have not exited (pids),
+      # the worker being promoted, whether the automatic refork has been asked for, and what the phased
+      # replacement under way is called.
+      @mold = nil
+      @old_molds = []
+      @promoting = nil
+      @auto_refork_asked = false
+      @phase_label = "phased restart"
     end
 
     # The resolved configuration (after #run has resolved it).
@@ -106,6 +193,9 @@ module PumaPlus
       run_hooks(@config.before_fork_hooks, "before_fork") or return 1
       # Workers hold the read end; only this process holds the write end, so its death is their EOF.
       @lifeline_reader, @lifeline_writer = IO.pipe
+      @spawner = Spawner.new(config: @config, link_path: @link_path, lifeline: @lifeline_reader,
+                             generation: @generation, log: @log)
+      @fork_worker = fork_worker_setting
       @config.worker_processes.times { |index| start_worker(new_worker_handle(index)) }
       supervise
       run_hooks(@config.hooks_for(:after_stopped), "after_stopped") unless @restarting
@@ -226,6 +316,8 @@ module PumaPlus
       trap("CHLD") { @signal_writer.write_nonblock("C", exception: false) }
       # The host's SIGHUP (log rotation, as puma's): reopen the stdout_redirect files.
       trap("HUP") { @signal_writer.write_nonblock("H", exception: false) }
+      # puma's refork signal (fork_worker): worker 0 becomes the mold.
+      trap("URG") { @signal_writer.write_nonblock("U", exception: false) }
     end
 
     # After a log rotation moved the stdout_redirect files away: this process opens them again at their
@@ -250,26 +342,22 @@ module PumaPlus
     def start_worker(worker)
       boot_reader, boot_writer = IO.pipe
       extra_reader, extra_writer = IO.pipe
-      child = Worker.new(link_path: @link_path, index: worker.index, threads: @config.threads,
-                         workers: @config.worker_processes, app: @app,
-                         rackup: @app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
-                         booted: boot_writer, lifeline: @lifeline_reader, generation: @generation,
-                         log: @log, on_worker_shutdown: @config.on_worker_shutdown_hooks,
-                         lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
-                         checkin_interval: [@config.worker_timeout / 4.0, 5.0].min,
-                         extra_slots: extra_reader, ractors: @config.ractors?,
-                         multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?,
-                         on_thread_start: @config.hooks_for(:before_thread_start),
-                         on_thread_exit: @config.hooks_for(:before_thread_exit),
-                         scheduling: @config.worker_scheduling)
-      run_hooks(@config.on_worker_fork_hooks, "on_worker_fork", worker.index)
-      pid = fork { run_worker(child, boot_reader, extra_writer) }
-      boot_writer.close
-      extra_reader.close
+      mold_link, mold_end = UNIXSocket.pair if @fork_worker
+      refork_after = (@fork_worker if !@auto_refork_asked && @fork_worker&.positive?)
+      pid = fork_from_mold(worker.index, refork_after, boot_writer, extra_reader, mold_end) if @mold
+      unless pid
+        child = @spawner.build(worker.index, app: @app, booted: boot_writer, extra_slots: extra_reader, mold: mold_end,
+                                             refork_after: refork_after)
+        @spawner.before_fork(worker.index)
+        pid = fork { run_worker(worker.index, child, boot_reader, extra_writer, mold_link) }
+        @spawner.after_fork(worker.index)
+      end
+      [boot_writer, extra_reader, mold_end].compact.each(&:close)
       worker.extra_pipe&.close
       worker.extra_pipe = extra_writer
       worker.extra = 0
-      run_hooks(@config.after_worker_fork_hooks, "after_worker_fork", worker.index)
+      worker.mold_link&.close
+      worker.mold_link = mold_link
       worker.pid = pid
       worker.started_at = now
       worker.booted = false
@@ -278,31 +366,66 @@ module PumaPlus
       spread_extra_slots
     end
 
+    # fork_worker when this process can be a child subreaper (Subreaper) and slots are threads: its count
+    # of requests (0: refork only when asked), else nil. Logs why not when it cannot be.
+    def fork_worker_setting
+      count = @config.fork_worker
+      return nil if count == false
+
+      why = if @config.ractors? then "Ractor slots cannot be forked from a running worker"
+            else Subreaper.become
+            end
+      return count unless why
+
+      Log.line("fork_worker is off: #{why}; workers fork from the shepherd", @log)
+      nil
+    end
+
+    # Asks the mold to fork worker +index+ with the child's ends of its pipes and mold socket; returns its
+    # pid, or nil when the mold did not fork it (the mold is then given up: the shepherd forks again).
+    def fork_from_mold(index, refork_after, boot_writer, extra_reader, mold_end)
+      socket = @mold.socket
+      socket.write("F#{[index, refork_after || 0].pack(Worker::Mold::FORK_FORMAT)}")
+      [boot_writer, extra_reader, mold_end].each { |io| socket.send_io(io) }
+      answer = (socket.sysread(5) if IO.select([socket], nil, nil, MOLD_ANSWER_TIMEOUT))
+      pid = answer&.bytesize == 5 && answer.start_with?("P") ? answer.byteslice(1, 4).unpack1(Worker::Mold::PID_FORMAT) : 0
+      return pid if pid.positive?
+
+      give_up_mold("it did not fork worker #{index}")
+      nil
+    rescue IOError, SystemCallError => e
+      give_up_mold("#{e.class}: #{e.message}")
+      nil
+    end
+
+    # The mold cannot be used: it is sent TERM (awaited with the old molds) and the shepherd forks again.
+    def give_up_mold(why)
+      Log.line("mold (pid #{@mold.pid}): #{why}; workers fork from the shepherd again", @log)
+      retire_mold(@mold)
+      @mold = nil
+    end
+
+    def retire_mold(mold)
+      mold.socket.close unless mold.socket.closed?
+      signal(mold.pid, "TERM")
+      @old_molds << mold.pid
+    end
+
     # In the forked child: drop the shepherd's descriptors and handlers, run the worker, exit without
     # running the shepherd's at_exit handlers.
-    def run_worker(child, boot_reader, extra_writer)
-      status = 1
-      begin
-        trap("CHLD", "DEFAULT")
-        trap("TERM", "DEFAULT")
-        # The shepherd's SIGHUP after a log rotation: this worker's descriptors follow the files' paths too.
-        trap("HUP") { redirect_output("a") }
-        inherited = [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader, extra_writer,
-                     *@workers.values.flat_map { |worker| [worker.boot_pipe, worker.extra_pipe] },
-                     *@retiring.values.map(&:extra_pipe)]
-        inherited.each { |io| io.close if io && !io.closed? }
-        status = child.run
-      rescue Exception => e # rubocop:disable Lint/RescueException -- the child must never return into the shepherd
-        Log.exception("worker crashed", e, @log)
-      ensure
-        $stdout.flush
-        $stderr.flush
-        exit!(status)
-      end
+    def run_worker(index, child, boot_reader, extra_writer, mold_link)
+      trap("CHLD", "DEFAULT")
+      trap("URG", "DEFAULT")
+      # The shepherd's SIGHUP after a log rotation: this worker's descriptors follow the files' paths too.
+      trap("HUP") { redirect_output("a") }
+      inherited = [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader, extra_writer, mold_link,
+                   @mold&.socket, *@workers.values.flat_map { |worker| [worker.boot_pipe, worker.extra_pipe, worker.mold_link] },
+                   *@retiring.values.flat_map { |worker| [worker.extra_pipe, worker.mold_link] }]
+      @spawner.run_child(index, inherited) { child }
     end
 
     def supervise
-      until @stopping && @workers.values.none?(&:pid) && @retiring.empty?
+      until @stopping && @workers.values.none?(&:pid) && @retiring.empty? && @mold.nil? && @old_molds.empty?
         readers = [@signal_reader]
         readers << @link if @link && !@link.closed?
         @workers.each_value { |worker| readers << worker.boot_pipe if worker.boot_pipe }
@@ -337,6 +460,7 @@ module PumaPlus
       return unless signals.is_a?(String)
 
       reopen_output if signals.include?("H")
+      begin_refork("SIGURG") if signals.include?("U")
       begin_stop("SIGTERM") if signals.include?("T")
     end
 
@@ -381,7 +505,13 @@ module PumaPlus
       data = io.read_nonblock(256, exception: false)
       return if data == :wait_readable
 
-      if data.is_a?(String) # the boot byte, then check-ins
+      if data.is_a?(String) # the boot byte, then check-ins ("R": it served fork_worker's count; "M": the mold is ready)
+        if data.include?("R") && !@auto_refork_asked
+          @auto_refork_asked = true
+          begin_refork("worker #{worker.index} served #{@fork_worker} requests", worker)
+        end
+        return mold_ready(worker) if data.include?("M") && worker.equal?(@promoting)
+
         booting = !worker.booted
         worker.booted = true
         worker.checked_in_at = now
@@ -399,8 +529,18 @@ module PumaPlus
       worker.boot_pipe = nil
     end
 
-    # Waits for the shepherd's own worker processes only (by pid), never for any child: a plugin's.
+    # Waits for the shepherd's own worker processes and molds only (by pid), never for any child: a plugin's.
     def reap
+      if @mold && (status = wait_for(@mold.pid)&.last)
+        Log.line("mold (pid #{@mold.pid}) exited #{describe(status)}; workers fork from the shepherd again", @log) unless @stopping
+        @mold.socket.close
+        @mold = nil
+      end
+      @old_molds.reject! do |pid|
+        status = wait_for(pid)&.last
+        Log.line("mold (pid #{pid}) retired, #{describe(status)}", @log) if status
+        status
+      end
       @workers.values.select(&:pid).each do |worker|
         pid, status = wait_for(worker.pid)
         next unless pid
@@ -430,6 +570,7 @@ module PumaPlus
       lifetime = now - worker.started_at
       old_pid = worker.pid
       worker.pid = nil
+      @promoting = nil if worker.equal?(@promoting) # it died before it was the mold: no refork
       return if @stopping
 
       if !worker.booted && status.exitstatus == Worker::NOT_SHAREABLE
@@ -488,6 +629,8 @@ module PumaPlus
         signal(worker.pid, "TERM") if worker.pid
       end
       @retiring.each_key { |pid| signal(pid, "TERM") }
+      retire_mold(@mold) if @mold
+      @mold = nil
       @phased = nil
       @phase_step = nil
     end
@@ -504,9 +647,53 @@ module PumaPlus
         return
       end
 
-      note = @app ? " (preload_app: new workers fork from the app loaded at boot; USR2 loads new code)" : ""
+      note = if @mold then " (fork_worker: new workers fork from the mold)"
+             elsif @app then " (preload_app: new workers fork from the app loaded at boot; USR2 loads new code)"
+             else ""
+             end
       Log.line("phased restart: replacing #{@workers.size} worker processes one at a time#{note}", @log)
+      @phase_label = "phased restart"
       @phased = @workers.keys.sort
+      step_phased_restart
+    end
+
+    # -- refork (fork_worker) --------------------------------------------------------------------------
+
+    # Promotes +candidate+ (worker 0 when asked by signal or ctl, as puma; the worker that first served
+    # fork_worker's count of requests, the warm one, for the automatic refork) to the mold: "M" on its mold
+    # socket; it drains its links and answers "M" on its boot pipe once it is the mold (#mold_ready).
+    # Ignored while another refork or a phased restart is under way.
+    def begin_refork(cause, candidate = @workers[0])
+      return Log.line("refork (#{cause}) ignored: fork_worker is not on", @log) unless @fork_worker
+      return if @stopping
+      return Log.line("refork (#{cause}) ignored: a refork or phased restart is under way", @log) if @promoting || @phased
+
+      unless candidate&.pid && candidate.booted && candidate.mold_link
+        return Log.line("refork (#{cause}) ignored: the worker to promote has not booted", @log)
+      end
+
+      Log.line("refork (#{cause}): worker #{candidate.index} (pid #{candidate.pid}) becomes the mold; every " \
+               "worker is then forked from it, one at a time", @log)
+      candidate.mold_link.write("M")
+      @promoting = candidate
+    rescue IOError, SystemCallError => e
+      Log.line("refork (#{cause}) failed: worker 0's mold socket: #{e.message}", @log)
+      @promoting = nil
+    end
+
+    # +worker+ is the mold now: the old mold goes, a new worker of its index is forked from it at once, then
+    # every other index in turn, as a phased restart replaces them; after_refork runs in the mold at the end.
+    def mold_ready(worker)
+      @promoting = nil
+      worker.boot_pipe.close
+      worker.boot_pipe = nil
+      worker.extra_pipe&.close
+      old = @mold
+      @mold = MoldHandle.new(worker.pid, worker.mold_link)
+      retire_mold(old) if old
+      start_worker(new_worker_handle(worker.index))
+      @phase_label = "refork"
+      @phased = @workers.keys.sort - [worker.index]
       step_phased_restart
     end
 
@@ -534,7 +721,15 @@ module PumaPlus
         return
       end
       @phased = nil
-      Log.line("phased restart done", @log)
+      Log.line("#{@phase_label} done", @log)
+      tell_mold_refork_done if @phase_label == "refork"
+    end
+
+    # after_refork runs in the mold ("A"); a mold that cannot be told is given up.
+    def tell_mold_refork_done
+      @mold&.socket&.write("A")
+    rescue IOError, SystemCallError => e
+      give_up_mold(e.message)
     end
 
     # Moves +worker+ out of supervision: its exit is awaited in @retiring, KILLed worker_shutdown_timeout
@@ -544,6 +739,8 @@ module PumaPlus
       worker.boot_pipe = nil
       worker.extra_pipe&.close # a retiring process keeps the extra slots it runs until TERM
       worker.extra_pipe = nil
+      worker.mold_link&.close
+      worker.mold_link = nil
       worker.retire_by = termed ? now + stop_timeout : nil
       @retiring[worker.pid] = worker
     end
@@ -562,6 +759,8 @@ module PumaPlus
           worker.boot_pipe = nil
           worker.extra_pipe&.close
           worker.extra_pipe = nil
+          worker.mold_link&.close
+          worker.mold_link = nil
           next unless worker.pid
 
           retire(worker)
@@ -600,6 +799,7 @@ module PumaPlus
         signal(worker.pid, "KILL")
       end
       @retiring.each_key { |pid| signal(pid, "KILL") }
+      @old_molds.each { |pid| signal(pid, "KILL") }
       @kill_at = now + stop_timeout # reap what KILL left; ask again only if something is still there
     end
 

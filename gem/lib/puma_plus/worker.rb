@@ -13,6 +13,12 @@
 # Signals: INT is ignored (the host decides when to stop). TERM stops taking requests: every link sends
 # GOAWAY(0), finishes the request it may be serving, and ends when the host closes it; links still idle
 # after DRAIN_GRACE seconds are closed. When every link has ended, #run returns and the process exits.
+#
+# fork_worker (docs/CONFIG.md, "fork_worker and the mold"): a worker given a +mold+ socket may be promoted.
+# The shepherd writes "M" on it: the worker drains its links as on TERM, then, instead of exiting, becomes
+# the mold (Worker::Mold) and forks the workers the shepherd asks for from its own warm memory. A worker
+# given +refork_after+ counts the requests its links served and writes "R" on the boot pipe at that count:
+# the first to do so is promoted (the automatic refork).
 
 require_relative "wire"
 require_relative "log"
@@ -45,11 +51,21 @@ module PumaPlus
     # nil. +ractors+: every slot is a Ractor. +multithread+: rack.multithread (default threads > 1; the
     # shepherd says true when extra slots may run). +scheduling+: "batch" or "normal", the CPU scheduling
     # policy the process takes before it boots (Worker::Scheduling), or nil to keep the one it has.
+    # +mold+: this worker's end of the shepherd's mold socket (fork_worker), or nil; +refork_after+: the
+    # request count at which to ask for the automatic refork, or nil; +spawner+: what the mold builds its
+    # workers with (Shepherd::Spawner); +before_refork+, +after_refork+: callables the mold runs.
     def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
                    booted: nil, lifeline: nil, generation: 1, log: $stderr, on_worker_shutdown: [],
                    lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0, extra_slots: nil,
                    ractors: false, multithread: threads > 1, on_thread_start: [], on_thread_exit: [],
-                   scheduling: nil)
+                   scheduling: nil, mold: nil, refork_after: nil, spawner: nil, before_refork: [], after_refork: [])
+      @mold = mold
+      @refork_after = refork_after
+      @spawner = spawner
+      @before_refork = before_refork
+      @after_refork = after_refork
+      @served = 0
+      @promoted = false
       @scheduling = scheduling
       @on_thread_start = on_thread_start
       @on_thread_exit = on_thread_exit
@@ -104,15 +120,18 @@ module PumaPlus
       end
       @lock.synchronize { @base = Array.new(@threads) { |thread_index| start_slot(thread_index) } }
       watch_extra_slots if @extra_slots_io
+      watch_mold if @mold
       Thread.new { drain_on_term(stop_reader) }
       @base.each(&:join)
-      # Every base link has ended (TERM, or the host is gone): the extra slots go too.
+      # Every base link has ended (TERM, promotion, or the host is gone): the extra slots go too.
       extra = @lock.synchronize do
         @stopping = true
         @extra + @retired
       end
       extra.each(&:stop)
       extra.each(&:join)
+      return become_mold(stop_reader) if @lock.synchronize { @promoted }
+
       run_shutdown_hooks
     end
 
@@ -199,6 +218,7 @@ module PumaPlus
     def start_slot(thread_index)
       options = { app: @app, thread_index: thread_index, worker_index: @index, path: @link_path,
                   generation: @generation, lowlevel_error_handler: @lowlevel_error_handler }
+      options[:on_served] = method(:served) if @refork_after
       slot = if @ractors
                RactorSlot.new(multithread: @multithread, multiprocess: @workers > 1, exits: @ractor_exits, **options)
              else
@@ -241,13 +261,52 @@ module PumaPlus
 
     def drain_on_term(stop_reader)
       stop_reader.read(1)
+      drain
+    end
+
+    # Stops taking requests: every link leaves after the request it may be serving; links still idle after
+    # DRAIN_GRACE are closed. Returns at once if a drain is under way (TERM during a promotion, or after it).
+    def drain
       slots = @lock.synchronize do
+        return if @draining
+
+        @draining = true
         @stopping = true
         @base + @extra + @retired
       end
       slots.each(&:stop)
       sleep DRAIN_GRACE
       slots.each(&:close_if_idle)
+    end
+
+    # fork_worker: one more request served (a link's thread); at +refork_after+ the shepherd hears "R".
+    def served
+      count = @lock.synchronize { @served += 1 }
+      return unless count == @refork_after
+
+      @booted&.write("R")
+    rescue IOError, SystemCallError
+      nil # the shepherd closed the pipe (this worker is retiring)
+    end
+
+    # fork_worker: waits for the shepherd's "M" on the mold socket, then drains like TERM; #run then
+    # becomes the mold once every link has ended.
+    def watch_mold
+      Thread.new do
+        if @mold.sysread(1) == "M" # unbuffered: the mold reads descriptors from this socket later
+          @lock.synchronize { @promoted = true }
+          drain
+        end
+      rescue IOError, SystemCallError
+        nil
+      end
+    end
+
+    # The rest of this process's life, as the mold: returns its exit status.
+    def become_mold(stop_reader)
+      Mold.new(index: @index, socket: @mold, booted: @booted, spawner: @spawner, app: @app, log: @log,
+               before_refork: @before_refork, after_refork: @after_refork,
+               inherited: [@extra_slots_io, @booted, @mold, stop_reader].compact).run
     end
   end
 end
@@ -258,3 +317,4 @@ require_relative "worker/slot"
 require_relative "worker/ractor_exits"
 require_relative "worker/ractor_slot"
 require_relative "worker/scheduling"
+require_relative "worker/mold"

@@ -253,7 +253,8 @@ server_timing false
   def test_unsupported_puma_directives_reach_the_configuration
     config = resolve(file: "nakayoshi_fork\n")
     assert_equal ["#{@dir}/config/puma-plus.rb:1: nakayoshi_fork is a puma directive with no equivalent in puma-plus " \
-                  "(workers fork from the shepherd; it runs no GC compaction before forking); ignored"],
+                  "(no GC compaction runs before a fork (with fork_worker, a before_refork hook can run one in the mold)); " \
+                  "ignored"],
                  config.unsupported.map(&:to_s)
   end
 

@@ -30,14 +30,15 @@ class PumaPlus::DryRunTest < PumaPlus::TestCase
   end
 
   def test_prints_every_value_with_default_env_file_line_or_flag_and_exits_0
-    File.write(File.join(@dir, "config/puma-plus.rb"), "threads 1, 2\nfork_worker\n")
+    File.write(File.join(@dir, "config/puma-plus.rb"), "threads 1, 2\nnakayoshi_fork\nfork_worker 500\n")
     status, out, err = dry_run(%w[-e production], env: { "WEB_CONCURRENCY" => "3" })
     assert_equal 0, status, err
     assert_match(/^  workers +3 +env WEB_CONCURRENCY$/, out)
     assert_match(%r{^  threads +2 +#{@dir}/config/puma-plus\.rb:1$}, out)
     assert_match(/^  environment +"production" +flag --environment$/, out)
     assert_match(/^  persistent_timeout +20 +default$/, out)
-    assert_includes out, "unsupported: #{@dir}/config/puma-plus.rb:2: fork_worker is a puma directive"
+    assert_includes out, "unsupported: #{@dir}/config/puma-plus.rb:2: nakayoshi_fork is a puma directive"
+    assert_match(%r{^  fork_worker +500 +#{@dir}/config/puma-plus\.rb:3$}, out)
     PumaPlus::Configuration::DEFAULTS.each_key { |key| assert_match(/^  #{key} /, out) }
   end
 

@@ -76,12 +76,23 @@ class PumaPlus::DSLTest < PumaPlus::TestCase
   end
 
   def test_puma_directive_without_equivalent_is_reported_with_file_and_line_not_an_error
-    dsl = evaluate("workers 2\nfork_worker 1000\n\nmax_fast_inline 10\n")
+    dsl = evaluate("workers 2\nnakayoshi_fork\n\nmax_fast_inline 10\n")
     assert_equal 2, dsl.settings[:workers]
-    assert_equal [["fork_worker", @path, 2], ["max_fast_inline", @path, 4]],
+    assert_equal [["nakayoshi_fork", @path, 2], ["max_fast_inline", @path, 4]],
                  dsl.unsupported.map { |u| [u.directive, u.file, u.line] }
-    assert_equal "#{@path}:2: fork_worker is a puma directive with no equivalent in puma-plus " \
-                 "(workers fork from the shepherd, never from worker 0); ignored", dsl.unsupported.first.to_s
+    assert_equal "#{@path}:2: nakayoshi_fork is a puma directive with no equivalent in puma-plus " \
+                 "(no GC compaction runs before a fork (with fork_worker, a before_refork hook can run one in the mold)); ignored",
+                 dsl.unsupported.first.to_s
+  end
+
+  def test_fork_worker_takes_pumas_forms_and_its_refork_hooks_are_kept
+    assert_equal 1000, evaluate("fork_worker\n").settings[:fork_worker]
+    assert_equal 0, evaluate("fork_worker 0\n").settings[:fork_worker]
+    dsl = evaluate("fork_worker 250\non_refork { 1 }\nbefore_refork { 2 }\nafter_refork { 3 }\n")
+    assert_equal [250, []], [dsl.settings[:fork_worker], dsl.unsupported]
+    assert_equal [1, 2], dsl.hooks[:before_refork].map(&:call), "on_refork is puma 6's name of before_refork"
+    assert_equal [3], dsl.hooks[:after_refork].map(&:call)
+    assert_equal "#{@path}:1: fork_worker: expected an integer >= 0, got -1", error_for("fork_worker -1\n")
   end
 
   def test_a_plugin_that_is_not_installed_is_reported_and_one_that_fails_to_load_is_an_error

@@ -92,12 +92,13 @@ class PumaPlus::PumaNamesTest < PumaPlus::TestCase
   end
 
   def test_puma_8_single_and_cluster_blocks_run_after_every_file_by_the_worker_count
-    File.write(File.join(@dir, "config", "puma.rb"), "threads 2, 2\nsingle { threads 1, 1 }\ncluster do\n  preload_app!\n  fork_worker\nend\n")
+    File.write(File.join(@dir, "config", "puma.rb"), "threads 2, 2\nsingle { threads 1, 1 }\ncluster do\n  preload_app!\n  " \
+                                                    "fork_worker\n  nakayoshi_fork\nend\n")
     single = PumaPlus::Configuration.resolve([], env: {}, cwd: @dir)
-    assert_equal [1, false, []], [single.threads, single.preload_app, single.unsupported.map(&:to_s)]
+    assert_equal [1, false, false, []], [single.threads, single.preload_app, single.fork_worker, single.unsupported.map(&:to_s)]
     cluster = PumaPlus::Configuration.resolve(%w[-w 2], env: {}, cwd: @dir)
-    assert_equal [2, true], [cluster.threads, cluster.preload_app]
-    assert_equal ["#{@dir}/config/puma.rb:5: fork_worker"], cluster.unsupported.map { |u| "#{u.file}:#{u.line}: #{u.directive}" }
+    assert_equal [2, true, 1000], [cluster.threads, cluster.preload_app, cluster.fork_worker]
+    assert_equal ["#{@dir}/config/puma.rb:6: nakayoshi_fork"], cluster.unsupported.map { |u| "#{u.file}:#{u.line}: #{u.directive}" }
   end
 
   def test_names_that_are_not_pumas_stay_errors

@@ -52,8 +52,10 @@ module PumaPlus
       # +prototype+: the frozen env (RackEnv.prototype); indexes and +generation+ go into HELLO.
       # +lowlevel_error_handler+: puma's, called as call(error[, env[, 500]]) when the app raises; its
       # [status, headers, body] is the response (the worker's plain 500 when nil or when it raises too).
+      # +on_served+: called with no argument in the link's thread after each request it served, or nil.
       def initialize(app:, prototype:, worker_index:, thread_index:, path: nil, io: nil, generation: 1,
-                     log: $stderr, lowlevel_error_handler: nil)
+                     log: $stderr, lowlevel_error_handler: nil, on_served: nil)
+        @on_served = on_served
         @app = app
         @lowlevel_error_handler = lowlevel_error_handler
         @prototype = prototype
@@ -195,6 +197,7 @@ module PumaPlus
                 send_goaway_locked if @stopping
               end
             end
+            @on_served&.call
             return true if @close_when_idle
           when Wire::FrameType::GOAWAY
             goaway = Wire.decode(frame)

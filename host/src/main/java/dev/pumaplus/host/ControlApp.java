@@ -72,8 +72,8 @@ import java.util.function.Consumer;
  * with worker links grouped by the pid in their HELLO, plus a {@code queue} object (below).
  * {@code ?pretty=1} indents. {@code GET /metrics}: the Prometheus text format ({@link PrometheusExposition}).
  * {@code /dashboard} and below: the live page and its stream ({@link Dashboard}).
- * {@code /restart}, {@code /reload-config}, {@code /phased-restart}, {@code /stop}, {@code /halt}: pumactl's
- * verbs (GET or POST). {@code /controller}: {@link ControllerEndpoint}. Other paths: 404; other methods: 405.
+ * {@code /restart}, {@code /reload-config}, {@code /phased-restart}, {@code /refork}, {@code /stop},
+ * {@code /halt}: pumactl's verbs (GET or POST). {@code /controller}: {@link ControllerEndpoint}. Other paths: 404; other methods: 405.
  *
  * <p>{@code queue}: {@code window} ("10s"); queue time p50/p95/p99/max over the last 10 s in ms
  * ({@code p50_ms} ...); {@code depth} (L), {@code busy_slots}, {@code live_slots} (c);
@@ -143,6 +143,9 @@ final class ControlApp {
 
         /** Replace the current generation's workers one at a time. */
         void phasedRestart();
+
+        /** fork_worker's refork: worker 0 becomes the mold and every worker is forked from it. */
+        void refork();
 
         /** Graceful stop (drain queued and running requests), or with {@code halt} at once. */
         void stop(boolean halt);
@@ -443,6 +446,7 @@ final class ControlApp {
         table.put("/restart", new Route(Access.ACTION, false, acting(Actions::restart)));
         table.put("/reload-config", new Route(Access.ACTION, false, acting(Actions::restart)));
         table.put("/phased-restart", new Route(Access.ACTION, false, acting(Actions::phasedRestart)));
+        table.put("/refork", new Route(Access.ACTION, false, acting(Actions::refork)));
         table.put("/stop", new Route(Access.ACTION, false, acting(a -> a.stop(false))));
         table.put("/halt", new Route(Access.ACTION, false, acting(a -> a.stop(true))));
         return Collections.unmodifiableMap(table);

@@ -260,26 +260,51 @@ final class Generations {
     /**
      * SIGHUP after a log rotation: every live shepherd that sent its CONFIG (it handles SIGHUP from then on)
      * reopens the stdout_redirect files and has its workers do the same. The shepherd hears it as SIGHUP, as
-     * puma's workers do; JDK 21 can signal another process only with TERM and KILL, so procps' kill sends it.
+     * puma's workers do.
      */
     void reopenOutput() {
         for (ShepherdGeneration generation : alive) {
             if (!generation.config.isDone()) {
                 continue; // still booting: SIGHUP would end it before its handler is installed
             }
-            try {
-                Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(generation.process.pid()))
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-                if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                    LOG.log(Level.WARNING, "could not send SIGHUP to shepherd generation " + generation.number);
-                }
-            } catch (IOException e) {
-                LOG.log(Level.WARNING, "could not send SIGHUP to shepherd generation " + generation.number + ": " + e.getMessage());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (!signal(generation, "HUP")) {
                 return;
             }
         }
+    }
+
+    /**
+     * Refork (fork_worker, puma's SIGURG and {@code refork}): the current shepherd promotes its worker 0 to
+     * the mold and forks every worker from it (docs/CONFIG.md, "fork_worker and the mold"); without
+     * fork_worker it logs that it ignored it. SIGURG, which a shepherd still booting ignores by default.
+     */
+    void refork(String cause) {
+        lifecycle.execute(() -> {
+            ShepherdGeneration generation = current;
+            LOG.log(Level.INFO, "refork (" + cause + "): generation " + generation.number);
+            signal(generation, "URG");
+        });
+    }
+
+    /**
+     * Sends SIG{@code name} to {@code generation}'s shepherd: JDK 21 can signal another process only with TERM
+     * and KILL, so procps' kill sends it. False only when interrupted.
+     */
+    private static boolean signal(ShepherdGeneration generation, String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(generation.process.pid()))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                LOG.log(Level.WARNING, "could not send SIG" + name + " to shepherd generation " + generation.number);
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "could not send SIG" + name + " to shepherd generation " + generation.number + ": "
+                    + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return true;
     }
 
     /** The host is stopping: a generation exiting from now on is expected. */

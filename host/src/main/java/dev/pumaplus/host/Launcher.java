@@ -53,9 +53,9 @@ import org.osgi.framework.BundleException;
  * shepherd that dies on its own after boot makes the host stop with status 1.
  *
  * <p>Lifecycle signals, as puma's (docs/ARCHITECTURE.md, "Lifecycle"), go to {@link Generations}: USR2 =
- * hot restart, USR1 = phased restart, TTIN/TTOU = one worker process more/less; HUP reopens the
- * stdout_redirect files ({@link ProcessFiles}), or stops without them. The control app's /restart,
- * /phased-restart, /stop and /halt do the same. Under systemd, {@link SystemdNotify} tells the unit READY,
+ * hot restart, USR1 = phased restart, URG = refork (fork_worker), TTIN/TTOU = one worker process more/less;
+ * HUP reopens the stdout_redirect files ({@link ProcessFiles}), or stops without them. The control app's
+ * /restart, /phased-restart, /refork, /stop and /halt do the same. Under systemd, {@link SystemdNotify} tells the unit READY,
  * RELOADING around a hot restart, STOPPING, and keeps its watchdog fed.
  *
  * <p>Threading: the main thread boots and then waits for a stop request; link callbacks arrive on the
@@ -438,6 +438,7 @@ public final class Launcher {
         }
         handle("USR2", () -> generations.hotRestart("SIGUSR2"));
         handle("USR1", () -> generations.phasedRestart("SIGUSR1"));
+        handle("URG", () -> generations.refork("SIGURG"));
         handle("TTIN", () -> generations.adjustWorkers(+1, "SIGTTIN"));
         handle("TTOU", () -> generations.adjustWorkers(-1, "SIGTTOU"));
         handle("HUP", this::hangUp);
@@ -495,6 +496,11 @@ public final class Launcher {
             @Override
             public void phasedRestart() {
                 generations.phasedRestart("control app");
+            }
+
+            @Override
+            public void refork() {
+                generations.refork("control app");
             }
 
             @Override

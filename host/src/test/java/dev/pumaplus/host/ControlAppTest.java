@@ -195,6 +195,10 @@ class ControlAppTest {
             }
 
             @Override
+            public void refork() {
+            }
+
+            @Override
             public void stop(boolean halt) {
                 stops.incrementAndGet();
                 stopped.countDown();
@@ -239,6 +243,10 @@ class ControlAppTest {
 
             @Override
             public void phasedRestart() {
+            }
+
+            @Override
+            public void refork() {
             }
 
             @Override
@@ -304,6 +312,11 @@ class ControlAppTest {
             @Override
             public void phasedRestart() {
                 throw new AssertionError("phased restart reached through the metrics listener");
+            }
+
+            @Override
+            public void refork() {
+                throw new AssertionError("refork reached through the metrics listener");
             }
 
             @Override
