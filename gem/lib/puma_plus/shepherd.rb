@@ -343,6 +343,8 @@ module PumaPlus
       boot_reader, boot_writer = IO.pipe
       extra_reader, extra_writer = IO.pipe
       mold_link, mold_end = UNIXSocket.pair if @fork_worker
+      # Binary: an app that sets Encoding.default_internal (Rails) would have packed integers transcoded.
+      [boot_reader, boot_writer, extra_reader, extra_writer, mold_link, mold_end].compact.each(&:binmode)
       refork_after = (@fork_worker if !@auto_refork_asked && @fork_worker&.positive?)
       pid = fork_from_mold(worker.index, refork_after, boot_writer, extra_reader, mold_end) if @mold
       unless pid
@@ -642,8 +644,8 @@ module PumaPlus
     # A replacement that fails to boot is retried as any worker is, and the old process keeps serving.
     def begin_phased_restart
       return if @stopping
-      if @phased
-        Log.line("phased restart already under way; ignored", @log)
+      if @phased || @promoting
+        Log.line("#{@promoting ? 'a refork' : 'phased restart'} already under way; phased restart ignored", @log)
         return
       end
 
@@ -685,6 +687,8 @@ module PumaPlus
     # every other index in turn, as a phased restart replaces them; after_refork runs in the mold at the end.
     def mold_ready(worker)
       @promoting = nil
+      return signal(worker.pid, "TERM") if @stopping # a stop began while it drained: it goes with the workers
+
       worker.boot_pipe.close
       worker.boot_pipe = nil
       worker.extra_pipe&.close

@@ -435,7 +435,9 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
 
   # -- fork_worker: the mold (docs/CONFIG.md, "fork_worker and the mold") ------------------------------
 
+  # Rails sets Encoding.default_internal: IOs not in binary mode would then transcode what they write.
   MOLD_CONFIG = <<~RUBY
+    Encoding.default_internal = Encoding::UTF_8
     before_refork { $stderr.puts "before_refork in \#{Process.pid}" }
     after_refork { $stderr.puts "after_refork in \#{Process.pid}" }
   RUBY

@@ -66,8 +66,12 @@ module PumaPlus
 
       def fork_command
         index, refork_after = read_exactly(8).unpack(FORK_FORMAT)
-        # Unbuffered, as IO.pipe's and UNIXSocket.pair's own: the boot byte must reach the shepherd at once.
-        ends = [@socket.recv_io, @socket.recv_io, @socket.recv_io(UNIXSocket)].each { |io| io.sync = true }
+        # Unbuffered, as IO.pipe's and UNIXSocket.pair's own (the boot byte must reach the shepherd at once),
+        # and binary, as the shepherd made them.
+        ends = [@socket.recv_io, @socket.recv_io, @socket.recv_io(UNIXSocket)].each do |io|
+          io.sync = true
+          io.binmode
+        end
         pid = fork_worker(index, refork_after.zero? ? nil : refork_after, *ends)
         ends.each(&:close)
         @socket.write("P#{[pid].pack(PID_FORMAT)}")
@@ -76,6 +80,7 @@ module PumaPlus
       # Forks worker +index+ through a child that exits at once; returns its pid, or 0 when it failed.
       def fork_worker(index, refork_after, booted, extra_slots, mold)
         reader, writer = IO.pipe
+        [reader, writer].each(&:binmode) # a pid's bytes, whatever Encoding.default_internal the app set
         @spawner.before_fork(index)
         middle = fork do
           reader.close
