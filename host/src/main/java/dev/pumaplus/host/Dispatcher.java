@@ -44,7 +44,9 @@ import java.util.function.IntConsumer;
  * most CPU; within a process, the thread that has just answered is the one to give the next request: it
  * is still running or has only just blocked, its caches are warm, and the process's other threads stay
  * asleep instead of each waking in turn to contend for the GVL (with a new connection per request, the
- * worker's CPU per request fell from 51–56 to 44–46 µs, `-w 1 -t 5:5`).
+ * worker's CPU per request fell from 51–56 to 44–46 µs, `-w 1 -t 5:5`). So requests that come one at a
+ * time all go to one process: its other links stay idle longest and keep it first. Its caches stay warm, and
+ * it is the worker fork_worker's automatic refork promotes (docs/CONFIG.md, "fork_worker and the mold").
  *
  * <p>Redispatch: a link that closes reports the request it had been given but never delivered to its worker
  * (the link was closed when it came to it, or the REQUEST frame's write failed); that request goes back to
