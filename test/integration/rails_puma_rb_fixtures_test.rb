@@ -52,9 +52,11 @@ class RailsPumaRbFixturesTest < IntegrationTest
     assert_equal 200, server.request("GET", "/").status
     lines = -> { File.exist?(hook_log) ? File.readlines(hook_log, chomp: true) : [] }
     assert eventually(timeout: 10) { lines.call.any? { |l| l.start_with?("after_booted ") } }, with_log(server, lines.call.join("\n"))
-    %w[before_refork after_refork idle_timeout max_keep_alive enable_keep_alives supported_http_methods].each do |name|
+    %w[idle_timeout max_keep_alive enable_keep_alives supported_http_methods].each do |name|
       assert_match(/config\/puma\.rb:\d+: #{name} is a puma directive with no equivalent in puma-plus \(/, server.output)
     end
+    # Supported (fork_worker's hooks), but without fork_worker there is no refork: they never run.
+    refute_match(/_refork is a puma directive/, server.output)
     Process.kill("TERM", server.pid)
     refute_nil server.wait(60), with_log(server, "no stop")
     names = lines.call.map { |l| l.split(" ")[0...-1].join(" ") }
@@ -73,6 +75,7 @@ class RailsPumaRbFixturesTest < IntegrationTest
     assert_equal workers.sort, pid_of.("before_thread_start").sort
     assert_equal workers.sort, pid_of.("before_thread_exit").sort
     assert_equal 1, names.count("after_booted"), "after_booted runs once"
+    assert_empty names.grep(/_refork\z/), "a refork hook ran without fork_worker"
     refute_includes names, "before_restart", "a stop is no restart"
     assert names.index("after_booted") > names.rindex { |n| n.start_with?("before_worker_boot") }, names.join("\n")
     assert names.index("after_stopped") > names.rindex { |n| n.start_with?("after_worker_shutdown") }, names.join("\n")
