@@ -15,11 +15,11 @@ public final class Main {
         loadgen run SCENARIO_FILE [--out DIR] [--rounds N] [--only NAME,NAME]
             runs every server of the scenario, round after round, and writes the report to DIR
             (default bench/results/<scenario>-<time>); --rounds: instead of the file's repeat/rounds
+            [--puma8 DIR]                         run the servers whose command uses {puma8} from DIR
           a round benchmark (a file with open-loop/closed-loop cells: capacity, lowrate, fresh) also takes
             [--warmup 5s] [--measure 15s]         each warm-up line's and each cell's duration (a window split at
                                                   or past --measure is dropped)
             [--apps A,B] [--paths /hello,/] [--connections keep-alive,new,h2] [--rates 10,50]   only these cells
-            [--puma8 DIR]                         run the servers whose command uses {puma8} from DIR
         loadgen load URL --rate RPS --duration 10s [--connection 'new'|'pool N'|'h2 N'] [--timeout 10s] [--seed N]
                          [--warmup 3s]
             one open-loop run against a server that is already running, after a warm-up at the same rate
@@ -29,7 +29,7 @@ public final class Main {
       """;
 
   /** The options only a round benchmark takes. */
-  private static final List<String> ROUND_OPTIONS = List.of("--warmup", "--measure", "--apps", "--paths", "--connections", "--rates", "--puma8");
+  private static final List<String> ROUND_OPTIONS = List.of("--warmup", "--measure", "--apps", "--paths", "--connections", "--rates");
 
   private Main() {}
 
@@ -96,7 +96,7 @@ public final class Main {
     Scenario scenario = Scenario.parse(file);
     if (rounds != null) scenario = scenario.withRepeat(rounds);
     if (!only.isEmpty()) scenario = scenario.onlyServers(only);
-    return new ScenarioRunner(scenario, out).run();
+    return new ScenarioRunner(scenario, out, puma8).run();
   }
 
   /** The run as `bench/run` takes it: "bench/run lowrate --rounds 1" for bench/scenarios/lowrate.scenario. */

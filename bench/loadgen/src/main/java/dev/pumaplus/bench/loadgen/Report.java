@@ -32,7 +32,9 @@ final class Report {
     }
   }
 
-  static void write(Scenario scenario, List<ScenarioRunner.Run> runs, Path out, String generatorCpus) throws IOException {
+  /** {@code notRun}: a line for each server of the file that was left out (a puma 8 server without --puma8). */
+  static void write(Scenario scenario, List<ScenarioRunner.Run> runs, List<String> notRun, Path out, String generatorCpus)
+      throws IOException {
     Map<String, List<ScenarioRunner.Run>> byServer = ScenarioRunner.byServer(runs);
     StringBuilder md = new StringBuilder();
     md.append("# ").append(scenario.name()).append("\n\n");
@@ -52,7 +54,9 @@ final class Report {
     md.append("- load average (1/5/15 min) before/after each run: ");
     List<String> loads = new ArrayList<>();
     for (ScenarioRunner.Run r : runs) loads.add(r.server() + "#" + r.rep() + " " + r.loadBefore() + " / " + r.loadAfter());
-    md.append(String.join("; ", loads)).append("\n\n");
+    md.append(String.join("; ", loads)).append("\n");
+    for (String line : notRun) md.append("- ").append(line).append('\n');
+    md.append('\n');
 
     md.append("| server | offered rps | achieved rps | p50 | p99 | p99.9 | errors (timeouts) | above SLO | mem avg / peak | procs | CPU |");
     boolean probes = scenario.probe() != null;
@@ -79,6 +83,7 @@ final class Report {
             100 * RunStats.spread(stats, RunStats::p99Ms)));
       }
     }
+    ratios(scenario.baseline(), byServer, md);
     if (scenario.schedule().steps().size() > 1) {
       md.append("\nBy step (requests whose intended start falls in the step; medians over the runs):\n\n");
       md.append("| server | step | nominal rps | offered rps | achieved rps | p50 | p99 | errors (timeouts) |\n");
@@ -116,6 +121,27 @@ final class Report {
     Files.writeString(out.resolve("timeline.txt"), text.toString());
     if (!first.isEmpty()) {
       Plots.write(scenario.name() + ": " + scenario.path() + ", " + steps(scenario.schedule()), first, out.resolve("timeline.png"));
+    }
+  }
+
+  /**
+   * Each server's p99, peak memory and CPU divided by the baseline's in the same round (repetition), so that
+   * a machine that is slower in one round than in another moves both sides of a ratio: median [range].
+   */
+  private static void ratios(String baseline, Map<String, List<ScenarioRunner.Run>> byServer, StringBuilder md) {
+    List<ScenarioRunner.Run> base = baseline == null ? null : byServer.get(baseline);
+    if (base == null) return;
+    md.append("\nRatios to ").append(baseline).append(" in the same round, median [lowest–highest]:\n\n");
+    md.append("| server | p99 ÷ | peak memory ÷ | CPU ÷ | rounds |\n| --- | --: | --: | --: | --: |\n");
+    for (Map.Entry<String, List<ScenarioRunner.Run>> e : byServer.entrySet()) {
+      if (e.getKey().equals(baseline)) continue;
+      List<double[]> paired = new ArrayList<>();
+      for (ScenarioRunner.Run run : e.getValue()) {
+        base.stream().filter(b -> b.rep() == run.rep()).findFirst().ifPresent(b -> paired.add(new double[] {
+            run.stats().p99Ms() / b.stats().p99Ms(), run.memPeakMb() / b.memPeakMb(), run.cpuPercent() / b.cpuPercent()}));
+      }
+      md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %d |%n", e.getKey(), Spread.of(paired, r -> r[0]).format(2, ""),
+          Spread.of(paired, r -> r[1]).format(2, ""), Spread.of(paired, r -> r[2]).format(2, ""), paired.size()));
     }
   }
 

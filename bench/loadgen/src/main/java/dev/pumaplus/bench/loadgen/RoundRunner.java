@@ -137,8 +137,8 @@ final class RoundRunner {
   private void runServer(ClientLoop loop, ClosedLoop closedLoop, RoundScenario.App app, Scenario.ServerSpec spec, int round,
       Map<String, String> versions, List<RoundReport.Boot> boots, List<CellRun> runs) throws Exception {
     int port = ScenarioRunner.freePort();
-    String template = fill(spec.command()).replace("{app}", fill(app.rackup())).replace("{puma8}", puma8 == null ? "" : puma8.toString());
-    String command = ScenarioRunner.command(new Scenario.ServerSpec(spec.name(), spec.kind(), template), port, ScenarioRunner.freePort(), root);
+    String template = fill(spec.command()).replace("{app}", fill(app.rackup()));
+    String command = ScenarioRunner.command(new Scenario.ServerSpec(spec.name(), spec.kind(), template), port, ScenarioRunner.freePort(), root, puma8);
     String base = spec.name() + "-" + app.name() + "-r" + round;
     Path log = out.resolve(base + ".server.log");
     boolean hasHost = RoundScenario.hasHost(spec);

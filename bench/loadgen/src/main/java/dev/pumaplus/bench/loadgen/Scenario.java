@@ -25,14 +25,16 @@ import java.util.List;
  * probe       /health 1s 5s               # path, interval, timeout: a health check beside the load
  * server-cpu  0                           # the CPU every server is pinned to (taskset)
  * server      NAME KIND COMMAND...        # KIND: puma-plus (its /stats is polled), puma, null, other
+ * baseline    NAME                        # the server the report's ratios are to, round by round
  * </pre>
  * Commands may use {port}, {control} (a free port for puma-plus's control app), {control_token} (the
  * token the harness polls /stats with), {root}, {app}
- * (bench/app/config.ru), {puma_plus} (gem/exe/puma-plus), {java} and {jar} (this harness).
+ * (bench/app/config.ru), {puma_plus} (gem/exe/puma-plus), {java} and {jar} (this harness), and {puma8}
+ * (the directory given with --puma8: a server whose command uses it runs only then).
  */
 public record Scenario(String name, String description, String path, ConnectionMode connection, long timeoutNs,
     long sloNs, long seed, RateSchedule warmup, RateSchedule schedule, int repeat, LoadGenerator.Probe probe,
-    int serverCpu, List<ServerSpec> servers, Path source) {
+    int serverCpu, List<ServerSpec> servers, String baseline, Path source) {
 
   /** One server of the run. {@code kind} decides how its own metrics are read. */
   public record ServerSpec(String name, String kind, String command) {}
@@ -51,6 +53,7 @@ public record Scenario(String name, String description, String path, ConnectionM
     LoadGenerator.Probe probe = null;
     int serverCpu = 0;
     List<ServerSpec> servers = new ArrayList<>();
+    String baseline = null;
     int lineNo = 0;
     for (String raw : Files.readAllLines(file)) {
       lineNo++;
@@ -82,6 +85,7 @@ public record Scenario(String name, String description, String path, ConnectionM
             if (s.length != 3) throw new IllegalArgumentException("server needs: NAME KIND COMMAND...");
             servers.add(new ServerSpec(s[0], s[1], s[2]));
           }
+          case "baseline" -> baseline = value;
           default -> throw new IllegalArgumentException("unknown directive '" + key + "'");
         }
       } catch (RuntimeException e) {
@@ -91,8 +95,12 @@ public record Scenario(String name, String description, String path, ConnectionM
     if (steps.isEmpty()) throw new IllegalArgumentException(file + ": no 'step' line");
     if (servers.isEmpty()) throw new IllegalArgumentException(file + ": no 'server' line");
     if (repeat < 1) throw new IllegalArgumentException(file + ": repeat must be >= 1");
+    String base = baseline;
+    if (base != null && servers.stream().noneMatch(s -> s.name().equals(base))) {
+      throw new IllegalArgumentException(file + ": baseline " + base + " is not a server of the scenario");
+    }
     return new Scenario(name, description.toString(), path, connection, timeout, slo, seed, warmup,
-        new RateSchedule(steps), repeat, probe, serverCpu, List.copyOf(servers), file);
+        new RateSchedule(steps), repeat, probe, serverCpu, List.copyOf(servers), baseline, file);
   }
 
   private static long duration(String value) {
@@ -107,7 +115,7 @@ public record Scenario(String name, String description, String path, ConnectionM
 
   public Scenario withRepeat(int reps) {
     return new Scenario(name, description, path, connection, timeoutNs, sloNs, seed, warmup, schedule, reps, probe,
-        serverCpu, servers, source);
+        serverCpu, servers, baseline, source);
   }
 
   /** Only the servers named (in the file's order); an unknown name is an error. */
@@ -117,6 +125,6 @@ public record Scenario(String name, String description, String path, ConnectionM
     }
     List<ServerSpec> kept = servers.stream().filter(s -> names.contains(s.name())).toList();
     return new Scenario(name, description, path, connection, timeoutNs, sloNs, seed, warmup, schedule, repeat, probe,
-        serverCpu, kept, source);
+        serverCpu, kept, baseline, source);
   }
 }

@@ -31,9 +31,16 @@ final class ScenarioRunner {
   private final Scenario scenario;
   private final Path root;
   private final Path out;
+  private final Path puma8;
+  private final List<Scenario.ServerSpec> skipped;
 
-  ScenarioRunner(Scenario scenario, Path out) {
-    this.scenario = scenario;
+  /** {@code puma8}: the puma 8 directory for {puma8}, or null (its servers are then not run). */
+  ScenarioRunner(Scenario scenario, Path out, Path puma8) {
+    if (puma8 != null) RoundRunner.checkPuma8(puma8);
+    this.puma8 = puma8;
+    this.skipped = scenario.servers().stream().filter(s -> puma8 == null && RoundScenario.needsPuma8(s)).toList();
+    this.scenario = skipped.isEmpty() ? scenario
+        : scenario.onlyServers(scenario.servers().stream().filter(s -> !skipped.contains(s)).map(Scenario.ServerSpec::name).toList());
     this.root = repositoryRoot();
     this.out = out != null ? out : root.resolve("bench/results")
         .resolve(scenario.name() + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
@@ -45,6 +52,8 @@ final class ScenarioRunner {
     Files.copy(scenario.source(), out.resolve("scenario.txt"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     System.out.printf("scenario %s: %s, %s, %d server(s) x %d run(s); results in %s%n", scenario.name(), scenario.path(),
         scenario.connection(), scenario.servers().size(), scenario.repeat(), out);
+    List<String> notRun = RoundReport.notRun(skipped);
+    notRun.forEach(System.out::println);
     List<Run> runs = new ArrayList<>();
     int failures = 0;
     try (ClientLoop loop = new ClientLoop()) {
@@ -59,7 +68,7 @@ final class ScenarioRunner {
         }
       }
     }
-    Report.write(scenario, runs, out, affinity());
+    Report.write(scenario, runs, notRun, out, affinity());
     System.out.println("report: " + out.resolve("summary.md"));
     return failures == 0 ? 0 : 1;
   }
@@ -67,7 +76,7 @@ final class ScenarioRunner {
   private Run runOne(ClientLoop loop, Scenario.ServerSpec spec, int rep) throws Exception {
     int port = freePort();
     int control = freePort();
-    String command = command(spec, port, control, root);
+    String command = command(spec, port, control, root, puma8);
     Path log = out.resolve(spec.name() + "-r" + rep + ".server.log");
     InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
     System.out.printf("  %s run %d: starting on CPU %d: %s%n", spec.name(), rep, scenario.serverCpu(), command);
@@ -117,8 +126,9 @@ final class ScenarioRunner {
   }
 
   /** A server line's command with its placeholders filled in (Scenario's Javadoc lists them). */
-  static String command(Scenario.ServerSpec spec, int port, int control, Path root) {
+  static String command(Scenario.ServerSpec spec, int port, int control, Path root, Path puma8) {
     return spec.command()
+        .replace("{puma8}", puma8 == null ? "" : puma8.toString())
         .replace("{port}", Integer.toString(port))
         .replace("{control}", Integer.toString(control))
         .replace("{control_token}", CONTROL_TOKEN)

@@ -33,7 +33,7 @@ class ReportTest {
     RunStats stats = RunStats.of(scenario.schedule(), result, scenario.sloNs());
     Timeline timeline = Timeline.build(scenario.schedule(), result, List.of(), List.of(), false);
     Report.writeRequests(result, out.resolve("null-r1.requests.csv"));
-    Report.write(scenario, List.of(new ScenarioRunner.Run("null", 1, stats, List.of(stats), 1, 2, 1, 50, timeline, "0 0 0", "0 0 0")), out, "1");
+    Report.write(scenario, List.of(new ScenarioRunner.Run("null", 1, stats, List.of(stats), 1, 2, 1, 50, timeline, "0 0 0", "0 0 0")), List.of(), out, "1");
 
     List<String> csv = Files.readAllLines(out.resolve("null-r1.requests.csv"));
     assertEquals(1 + result.load().size() + result.probes().size(), csv.size());

@@ -1,0 +1,7 @@
+# The elastic server of bench/scenarios/elastic.scenario (docs/CONTROL.md, docs/CONFIG.md "fork_worker and
+# the mold"): starts at 1 worker and lets the controller size the pool between 1 and 8 worker processes, each
+# forked from the mold once the first worker has served 300 requests (during the scenario's warm-up).
+preload_app!
+fork_worker 300
+autoscale min: 1, max: 8, target_queue_p95: "50ms"
+decision_log ENV.fetch("DECISION_LOG", "/tmp/puma-plus-elastic-decisions.jsonl")
