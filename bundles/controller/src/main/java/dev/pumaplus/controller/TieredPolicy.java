@@ -50,6 +50,9 @@ public final class TieredPolicy implements Policy {
     /** The policy id in the decision log. */
     public static final String ID = "tiered/1";
 
+    /** The standard normal quantile of a one-sided 95 % bound ({@link #outgrowsSlots}). */
+    private static final double POISSON_Z95 = 1.6449;
+
     private final Params p;
 
     public TieredPolicy(Params params) {
@@ -97,9 +100,10 @@ public final class TieredPolicy implements Policy {
     /**
      * An alarm between two ticks: the host saw the oldest waiting request reach the alarm threshold
      * ({@link #alarmThresholdMs()}) with every slot busy. It acts only if the queue is hot now: every live
-     * slot busy, the oldest wait at least the threshold (never with {@code alarmRatio} 0), and r =
+     * slot busy, the oldest wait at least the threshold (never with {@code alarmRatio} 0), and either r =
      * max(W_pred, oldest wait) / target at least {@code hotRatio}, the hot tier's condition on what is
-     * waiting now rather than on the last second's p95; and only once the service time is known;
+     * waiting now rather than on the last second's p95, or a queue that outgrows its slots
+     * ({@link #outgrowsSlots}); and only once the service time is known;
      * and then as a hot tick would: the Little's-law step, the settled gate, the hot cooldown, max and the
      * guards, and the bridge rule when it adds. An alarm that adds nothing returns the state unchanged, so the
      * next tick decides as if it had not been (and the driver need not log it).
@@ -108,7 +112,8 @@ public final class TieredPolicy implements Policy {
         String signals = String.format(Locale.ROOT, "alarm: oldest wait %s ms, W_pred %s ms, target %s ms",
                 fmt(o.oldestWaitMs()), fmt(o.predictedWaitMs()), fmt(p.targetP95Ms));
         double r = Math.max(o.predictedWaitMs(), o.oldestWaitMs()) / p.targetP95Ms;
-        if (o.busySlots() < o.liveSlots() || !(o.oldestWaitMs() >= alarmThresholdMs()) || !(r >= p.hotRatio)) {
+        if (o.busySlots() < o.liveSlots() || !(o.oldestWaitMs() >= alarmThresholdMs())
+                || !(r >= p.hotRatio || outgrowsSlots(o))) {
             // A burst that a warm tier would have to see persist (a short queue behind busy slots) is not it.
             return new Decision(0, s.tier(), signals + ": not hot now", s);
         }
@@ -123,6 +128,22 @@ public final class TieredPolicy implements Policy {
             return new Decision(0, s.tier(), d.reason(), s);
         }
         return o.hasBridge() ? bridge(o, d) : d;
+    }
+
+    /**
+     * True when the requests queued now arrived faster than the live slots serve, beyond chance: the L
+     * queued all came within the oldest one's wait W (FIFO), and even the one-sided 95 % lower bound of a
+     * Poisson count of L (Wilson–Hilferty) over W exceeds c / S. A step to twice the capacity passes at the
+     * first alarm (17 queued in 50 ms on 4 slots of 25 ms: at least 216 against 160 rps); a burst at 75 %
+     * utilization does not (4 queued in 50 ms on one slot: at least 27 against 40 rps) and stays the ticks'.
+     */
+    static boolean outgrowsSlots(Observation o) {
+        double l = o.depth();
+        if (l < 1 || !(o.oldestWaitMs() > 0) || Double.isNaN(o.slotMs()) || o.slotMs() <= 0) {
+            return false;
+        }
+        double lowerCount = l * Math.pow(1 - 1 / (9 * l) - POISSON_Z95 / (3 * Math.sqrt(l)), 3);
+        return lowerCount / (o.oldestWaitMs() / 1000.0) > o.liveSlots() / (o.slotMs() / 1000.0);
     }
 
     /**

@@ -642,6 +642,34 @@ class TieredPolicyTest {
         assertTrue(hot.reason().contains("the queue drains in 200 ms"), hot.reason()); // 4 at μ − λ = 20 rps
     }
 
+    /**
+     * 50 ms into a step to 350 rps on one 4-slot unit of 25 ms (160 rps): 17 queued, W_pred 106 ms, only 2.1×
+     * the target, yet the queue outgrows its slots beyond chance (at least 216 rps arrived), so the first
+     * alarm adds; the same wait with the count a 75 % load leaves (6 queued: at least 56 rps) does not.
+     */
+    @Test
+    void anAlarmAddsAtOnceWhenTheQueueOutgrowsItsSlotsBeforeWPredIsHot() {
+        Obs step = new Obs();
+        step.spu = 4;
+        step.live = 4;
+        step.busy = 4;
+        step.lambda = 40;
+        step.depth = 17;
+        step.wpred = 17 * 25 / 4.0;
+        step.alarmAt(50);
+        assertTrue(TieredPolicy.outgrowsSlots(step.build()));
+        Decision d = policy.decide(State.initial(), step.build());
+        assertTrue(d.delta() > 0, d.reason());
+        assertTrue(d.reason().contains("λ 340 rps from the queue's growth"), d.reason());
+        Obs poisson = step;
+        poisson.depth = 6;
+        poisson.wpred = 6 * 25 / 4.0;
+        assertFalse(TieredPolicy.outgrowsSlots(poisson.build()));
+        Decision calm = policy.decide(State.initial(), poisson.build());
+        assertEquals(0, calm.delta(), calm.reason());
+        assertTrue(calm.reason().endsWith("not hot now"), calm.reason());
+    }
+
     @Test
     void anAlarmBeforeAnyRequestHasFinishedLeavesTheStepToTheTick() {
         Obs o = alarmEarlyInAStep();
