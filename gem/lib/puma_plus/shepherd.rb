@@ -196,7 +196,7 @@ module PumaPlus
       @spawner = Spawner.new(config: @config, link_path: @link_path, lifeline: @lifeline_reader,
                              generation: @generation, log: @log)
       @fork_worker = fork_worker_setting
-      @config.worker_processes.times { |index| start_worker(new_worker_handle(index)) }
+      start_workers(Array.new(@config.worker_processes) { |index| new_worker_handle(index) })
       supervise
       run_hooks(@config.hooks_for(:after_stopped), "after_stopped") unless @restarting
       @exit_status
@@ -340,32 +340,51 @@ module PumaPlus
     end
 
     def start_worker(worker)
+      start_workers([worker])
+    end
+
+    # Starts +workers+. From the mold, every fork command is sent before the first answer is read: the mold
+    # forks them back to back while the shepherd waits once, which is what a scale-up of several workers
+    # on a busy CPU needs (one round trip each made the last of seven dial in ~200 ms after the first). A
+    # worker the mold did not fork is forked here.
+    def start_workers(workers)
+      ends = workers.map { new_worker_ends }
+      pids = @mold ? fork_from_mold(workers.zip(ends)) : []
+      workers.each_with_index do |worker, i|
+        boot_reader, boot_writer, extra_reader, extra_writer, mold_link, mold_end, refork_after = ends[i]
+        pid = pids[i]
+        unless pid
+          child = @spawner.build(worker.index, app: @app, booted: boot_writer, extra_slots: extra_reader, mold: mold_end,
+                                               refork_after: refork_after)
+          @spawner.before_fork(worker.index)
+          pid = fork { run_worker(worker.index, child, boot_reader, extra_writer, mold_link) }
+          @spawner.after_fork(worker.index)
+        end
+        [boot_writer, extra_reader, mold_end].compact.each(&:close)
+        worker.extra_pipe&.close
+        worker.extra_pipe = extra_writer
+        worker.extra = 0
+        worker.mold_link&.close
+        worker.mold_link = mold_link
+        worker.pid = pid
+        worker.started_at = now
+        worker.booted = false
+        worker.boot_pipe = boot_reader
+        worker.restart_at = nil
+      end
+      spread_extra_slots
+    end
+
+    # A new worker's pipes and mold socket, and its refork count: [boot reader, boot writer, extra-slots
+    # reader, extra-slots writer, mold link, mold end, refork_after].
+    def new_worker_ends
       boot_reader, boot_writer = IO.pipe
       extra_reader, extra_writer = IO.pipe
       mold_link, mold_end = UNIXSocket.pair if @fork_worker
       # Binary: an app that sets Encoding.default_internal (Rails) would have packed integers transcoded.
       [boot_reader, boot_writer, extra_reader, extra_writer, mold_link, mold_end].compact.each(&:binmode)
       refork_after = (@fork_worker if !@auto_refork_asked && @fork_worker&.positive?)
-      pid = fork_from_mold(worker.index, refork_after, boot_writer, extra_reader, mold_end) if @mold
-      unless pid
-        child = @spawner.build(worker.index, app: @app, booted: boot_writer, extra_slots: extra_reader, mold: mold_end,
-                                             refork_after: refork_after)
-        @spawner.before_fork(worker.index)
-        pid = fork { run_worker(worker.index, child, boot_reader, extra_writer, mold_link) }
-        @spawner.after_fork(worker.index)
-      end
-      [boot_writer, extra_reader, mold_end].compact.each(&:close)
-      worker.extra_pipe&.close
-      worker.extra_pipe = extra_writer
-      worker.extra = 0
-      worker.mold_link&.close
-      worker.mold_link = mold_link
-      worker.pid = pid
-      worker.started_at = now
-      worker.booted = false
-      worker.boot_pipe = boot_reader
-      worker.restart_at = nil
-      spread_extra_slots
+      [boot_reader, boot_writer, extra_reader, extra_writer, mold_link, mold_end, refork_after]
     end
 
     # fork_worker when this process can be a child subreaper (Subreaper) and slots are threads: its count
@@ -383,21 +402,29 @@ module PumaPlus
       nil
     end
 
-    # Asks the mold to fork worker +index+ with the child's ends of its pipes and mold socket; returns its
-    # pid, or nil when the mold did not fork it (the mold is then given up: the shepherd forks again).
-    def fork_from_mold(index, refork_after, boot_writer, extra_reader, mold_end)
+    # Asks the mold to fork each of +batch+ ([worker, its ends] pairs) with the child's ends of its pipes and
+    # mold socket: every command first, then the answers in order. Returns their pids, nil from the first the
+    # mold did not fork on (the mold is then given up: the shepherd forks those itself).
+    def fork_from_mold(batch)
       socket = @mold.socket
-      socket.write("F#{[index, refork_after || 0].pack(Worker::Mold::FORK_FORMAT)}")
-      [boot_writer, extra_reader, mold_end].each { |io| socket.send_io(io) }
-      answer = (socket.sysread(5) if IO.select([socket], nil, nil, MOLD_ANSWER_TIMEOUT))
-      pid = answer&.bytesize == 5 && answer.start_with?("P") ? answer.byteslice(1, 4).unpack1(Worker::Mold::PID_FORMAT) : 0
-      return pid if pid.positive?
-
-      give_up_mold("it did not fork worker #{index}")
-      nil
+      batch.each do |worker, (_, boot_writer, extra_reader, _, _, mold_end, refork_after)|
+        socket.write("F#{[worker.index, refork_after || 0].pack(Worker::Mold::FORK_FORMAT)}")
+        [boot_writer, extra_reader, mold_end].each { |io| socket.send_io(io) }
+      end
+      pids = []
+      batch.each do |worker, _|
+        answer = (socket.sysread(5) if IO.select([socket], nil, nil, MOLD_ANSWER_TIMEOUT))
+        pid = answer&.bytesize == 5 && answer.start_with?("P") ? answer.byteslice(1, 4).unpack1(Worker::Mold::PID_FORMAT) : 0
+        unless pid.positive?
+          give_up_mold("it did not fork worker #{worker.index}")
+          break
+        end
+        pids << pid
+      end
+      pids
     rescue IOError, SystemCallError => e
       give_up_mold("#{e.class}: #{e.message}")
-      nil
+      pids || []
     end
 
     # The mold cannot be used: it is sent TERM (awaited with the old molds) and the shepherd forks again.
@@ -755,7 +782,7 @@ module PumaPlus
 
       before = @workers.size
       if count > before
-        (before...count).each { |index| start_worker(new_worker_handle(index)) }
+        start_workers((before...count).map { |index| new_worker_handle(index) })
       else
         @workers.keys.sort.last(before - count).each do |index|
           worker = @workers.delete(index)

@@ -449,7 +449,7 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
   # Starts -w 2 -t 1 with +fork_worker+; returns { index => [HostEnd, pid] } once both workers booted.
   def start_mold_shepherd(fork_worker)
     File.write(File.join(@app_dir, "mold.rb"), "#{fork_worker}\n#{MOLD_CONFIG}")
-    start_shepherd(%w[-w 2 -t 1 -C mold.rb])
+    @shepherd_link, = start_shepherd(%w[-w 2 -t 1 -C mold.rb])
     workers = accept_workers(2).to_h { |link, hello| [hello.worker_index, [link, hello.pid]] }
     workers.each { |index, (_, pid)| await_log("worker #{index} (pid #{pid}) booted in") }
     workers
@@ -503,6 +503,23 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
       refute link.io.wait_readable(1.5), "a worker forked from the mold asked for a second automatic refork:\n#{@host.log}"
     end
     assert_equal 1, @host.log.scan("served 3 requests").size
+  end
+
+  def test_a_scale_up_of_several_workers_forks_every_one_from_the_mold
+    first = start_mold_shepherd("fork_worker 0")
+    zero_pid = first[0][1]
+    Process.kill("URG", @host.pid)
+    follow_refork(first)
+    @shepherd_link.io.write(Wire::WorkerCount.new(count: 6).encode) # four at once: one batch of fork commands
+    added = accept_workers(4)
+    assert_equal [2, 3, 4, 5], added.map { |_, hello| hello.worker_index }.sort
+    added.each do |link, hello|
+      # Without preload_app!, a worker the shepherd forked would load the app itself.
+      link.request({})
+      assert_equal "loaded in #{zero_pid}, served by #{hello.pid}", link.response.body
+      assert eventually { parent_of(hello.pid) == @host.pid }, "worker #{hello.pid} is not the shepherd's child"
+    end
+    refute_includes @host.log, "workers fork from the shepherd again"
   end
 
   def test_when_the_mold_dies_the_shepherd_forks_workers_itself_again
