@@ -53,6 +53,9 @@ module PumaPlus
     MIN_HEALTHY_LIFETIME = 1.0
     # Seconds the shepherd waits for the mold to answer a fork command before it forks the worker itself.
     MOLD_ANSWER_TIMEOUT = 10.0
+    # The two replacements of every worker one at a time, as the log names them: a phased restart (USR1),
+    # and a refork's (every worker forked again from the new mold, after_refork at the end).
+    PHASES = { restart: "phased restart", refork: "refork" }.freeze
 
     # The shepherd's record of one worker index: its current process and its restart state (puma's
     # cluster/worker_handle.rb). Not a slot: a slot is one thread's link to the host, and a process runs several.
@@ -155,13 +158,13 @@ module PumaPlus
       @booted_once = false
       @restarting = false
       # fork_worker: the mold (MoldHandle) once there is one, molds told to go that have not exited (pids),
-      # the worker being promoted, whether the automatic refork has been asked for, and what the phased
-      # replacement under way is called.
+      # the worker being promoted, whether the automatic refork has been asked for, and which phased
+      # replacement is under way (a key of PHASES).
       @mold = nil
       @old_molds = []
       @promoting = nil
       @auto_refork_asked = false
-      @phase_label = "phased restart"
+      @phase = :restart
     end
 
     # The resolved configuration (after #run has resolved it).
@@ -681,7 +684,7 @@ module PumaPlus
              else ""
              end
       Log.line("phased restart: replacing #{@workers.size} worker processes one at a time#{note}", @log)
-      @phase_label = "phased restart"
+      @phase = :restart
       @phased = @workers.keys.sort
       step_phased_restart
     end
@@ -723,7 +726,7 @@ module PumaPlus
       @mold = MoldHandle.new(worker.pid, worker.mold_link)
       retire_mold(old) if old
       start_worker(new_worker_handle(worker.index))
-      @phase_label = "refork"
+      @phase = :refork
       @phased = @workers.keys.sort - [worker.index]
       step_phased_restart
     end
@@ -752,8 +755,8 @@ module PumaPlus
         return
       end
       @phased = nil
-      Log.line("#{@phase_label} done", @log)
-      tell_mold_refork_done if @phase_label == "refork"
+      Log.line("#{PHASES.fetch(@phase)} done", @log)
+      tell_mold_refork_done if @phase == :refork
     end
 
     # after_refork runs in the mold ("A"); a mold that cannot be told is given up.
