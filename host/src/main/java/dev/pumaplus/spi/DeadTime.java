@@ -10,7 +10,8 @@ import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
- * A moving average (weight 1/2) of measured additions, starting at a documented default. An addition is
+ * A moving average (weight 1/2) of measured additions; until the first is measured, a documented default,
+ * which the first measurement replaces (it is a placeholder, not an observation). An addition is
  * timed from {@link #added} until {@link #observe} sees the ready count reach its target; additions made
  * while one is being timed extend its target and are measured with it. {@link #watch} reads the ready count
  * every {@value #WATCH_INTERVAL_MS} ms on a virtual thread until the addition completes (at most
@@ -26,6 +27,8 @@ public final class DeadTime {
 
     private final LongSupplier clock;
     private long averageNanos;
+    /** Whether any addition has been measured: until then {@link #averageNanos} is the default. */
+    private boolean measured;
     /** When the addition being timed was asked; 0 when none is. */
     private long addedAtNanos;
     private int target;
@@ -62,7 +65,9 @@ public final class DeadTime {
     /** Records the addition being timed as complete once {@code ready} reached its target. */
     public synchronized void observe(int ready) {
         if (addedAtNanos != 0 && ready >= target) {
-            averageNanos = (averageNanos + clock.getAsLong() - addedAtNanos) / 2;
+            long took = clock.getAsLong() - addedAtNanos;
+            averageNanos = measured ? (averageNanos + took) / 2 : took;
+            measured = true;
             addedAtNanos = 0;
         }
     }

@@ -71,8 +71,8 @@ class ExtraSlotActuatorTest {
         now.addAndGet(10_000_000);
         pool.readyExtra = 5;
         assertEquals(5, ractor.readyUnits());
-        // (50 ms default + 10 ms measured) / 2
-        assertEquals(30_000_000, ractor.deadTimeNanos());
+        // the first measurement replaces the 50 ms default
+        assertEquals(10_000_000, ractor.deadTimeNanos());
     }
 
     @Test

@@ -69,8 +69,8 @@ class ForkActuatorTest {
         now.addAndGet(400_000_000);
         pool.ready.addAll(List.of(3L, 4L, 5L));
         assertEquals(5, fork.readyUnits());
-        // (1000 ms default + 400 ms measured) / 2
-        assertEquals(700_000_000, fork.deadTimeNanos());
+        // the first measurement replaces the 1000 ms default
+        assertEquals(400_000_000, fork.deadTimeNanos());
     }
 
     @Test
