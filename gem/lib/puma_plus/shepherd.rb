@@ -406,8 +406,10 @@ module PumaPlus
     end
 
     # Asks the mold to fork each of +batch+ ([worker, its ends] pairs) with the child's ends of its pipes and
-    # mold socket: every command first, then the answers in order. Returns their pids, nil from the first the
-    # mold did not fork on (the mold is then given up: the shepherd forks those itself).
+    # mold socket: every command first, then the answers in order. Returns their pids, nil for each the mold
+    # did not fork; after any such, the mold is given up and the shepherd forks those itself. A fork the mold
+    # answers as failed does not stop the reading: the answers after it say which workers it did fork, so
+    # none is forked twice. Only no answer at all (timeout, EOF) stops it, as with one command in flight.
     def fork_from_mold(batch)
       socket = @mold.socket
       batch.each do |worker, (_, boot_writer, extra_reader, _, _, mold_end, refork_after)|
@@ -415,15 +417,18 @@ module PumaPlus
         [boot_writer, extra_reader, mold_end].each { |io| socket.send_io(io) }
       end
       pids = []
+      failed = nil
       batch.each do |worker, _|
         answer = (socket.sysread(5) if IO.select([socket], nil, nil, MOLD_ANSWER_TIMEOUT))
-        pid = answer&.bytesize == 5 && answer.start_with?("P") ? answer.byteslice(1, 4).unpack1(Worker::Mold::PID_FORMAT) : 0
-        unless pid.positive?
-          give_up_mold("it did not fork worker #{worker.index}")
+        unless answer&.bytesize == 5 && answer.start_with?("P")
+          failed ||= "it did not answer for worker #{worker.index}"
           break
         end
-        pids << pid
+        pid = answer.byteslice(1, 4).unpack1(Worker::Mold::PID_FORMAT)
+        failed ||= "it could not fork worker #{worker.index}" unless pid.positive?
+        pids << (pid if pid.positive?)
       end
+      give_up_mold(failed) if failed
       pids
     rescue IOError, SystemCallError => e
       give_up_mold("#{e.class}: #{e.message}")
