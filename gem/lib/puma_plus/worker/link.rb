@@ -8,7 +8,9 @@
 # sends GOAWAY, and returns whether the link ended for good; it never raises. A protocol error is logged,
 # answered with GOAWAY(1) and ends this link only (the worker then dials in again, see Worker). #stop (on
 # SIGTERM, from another thread) sends GOAWAY(0) when the link is idle, or as soon as the current response
-# is finished; #close_if_idle closes a link that is still idle after that.
+# is finished; #close_if_idle ends a link that is still idle after that. A link runs in a thread or, on a
+# fiber slot, in a fiber under the worker's fiber scheduler (Worker::FiberReactor): the same code, whose
+# socket reads and writes then wait through the scheduler.
 #
 # Timing (docs/PROTOCOL.md, "Timing fields"): per request this thread reads CLOCK_MONOTONIC twice, T4 when
 # the request's turn with the app begins and T5 when app.call returned, and reports both in RESPONSE_HEAD.
@@ -123,14 +125,16 @@ module PumaPlus
         end
       end
 
-      # Closes the link now if it is idle (the reading thread then ends), else right after the current
-      # response.
+      # Ends the link now if it is idle, else right after the current response. Safe from any thread. An idle
+      # link's socket is shut down, not closed: its reader (a thread, or a fiber waiting in the fiber
+      # scheduler's selector, where a close from another thread would break the selector) reads EOF, ends
+      # and closes it.
       def close_if_idle
         @lock.synchronize do
           if @busy
             @close_when_idle = true
           else
-            close
+            shut_down
           end
         end
       end
@@ -386,6 +390,12 @@ module PumaPlus
 
       def close
         @io&.close unless @io&.closed?
+      rescue IOError, SystemCallError
+        nil
+      end
+
+      def shut_down
+        @io&.shutdown unless @io&.closed?
       rescue IOError, SystemCallError
         nil
       end
