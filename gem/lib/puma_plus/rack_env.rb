@@ -18,6 +18,11 @@ module PumaPlus
     # T2b: when the request became runnable, a CLOCK_MONOTONIC reading in ns (comparable with
     # Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond) in this process).
     RUNNABLE_AT_NS = "puma_plus.runnable_at_ns"
+    # What kind of slot serves the request: THREAD, RACTOR or FIBER (docs/RACK.md).
+    SLOT_KIND = "puma_plus.slot_kind"
+    THREAD = "thread"
+    RACTOR = "ractor"
+    FIBER = "fiber"
 
     TIME_FORMAT = Wire::Request::TIME_FORMAT
     HEADERS_PARSED_AT = Wire::Request::HEADERS_PARSED_AT
@@ -38,9 +43,10 @@ module PumaPlus
     end
 
     # The frozen env every request starts from. +multithread+ / +multiprocess+ describe the worker
-    # process (threads > 1, workers > 1).
-    def self.prototype(multithread:, multiprocess:, errors: $stderr)
+    # process (slots > 1, workers > 1); +slot_kind+ is its slots' kind (THREAD, RACTOR or FIBER).
+    def self.prototype(multithread:, multiprocess:, slot_kind: THREAD, errors: $stderr)
       prototype = {
+        SLOT_KIND => slot_kind,
         "rack.errors" => errors,
         "rack.multithread" => multithread,
         "rack.multiprocess" => multiprocess,

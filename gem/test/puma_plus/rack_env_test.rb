@@ -27,6 +27,15 @@ class PumaPlus::RackEnvTest < PumaPlus::TestCase
                                      "rack.run_once", "SCRIPT_NAME")
   end
 
+  def test_slot_kind_says_thread_unless_the_worker_names_its_slots_fibers_or_ractors
+    kinds = [nil, "fiber", "ractor"].map do |kind|
+      options = kind ? { slot_kind: kind } : {}
+      PumaPlus::RackEnv.build(PumaPlus::RackEnv.prototype(multithread: true, multiprocess: false, **options),
+                              request_payload([]), nil)["puma_plus.slot_kind"]
+    end
+    assert_equal %w[thread fiber ractor], kinds
+  end
+
   def test_build_returns_a_new_mutable_env_and_leaves_the_prototype_alone
     prototype = self.prototype
     input = StringIO.new

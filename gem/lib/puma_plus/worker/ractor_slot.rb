@@ -44,7 +44,8 @@ module PumaPlus
           multiprocess = options.delete(:multiprocess)
           exit_id = options.delete(:exit_id)
           begin
-            prototype = RackEnv.prototype(multithread: multithread, multiprocess: multiprocess)
+            prototype = RackEnv.prototype(multithread: multithread, multiprocess: multiprocess,
+                                          slot_kind: RackEnv::RACTOR)
             slot = Slot.new(app: app, prototype: prototype, log: $stderr, lowlevel_error_handler: handler, **options)
             Thread.new do
               loop do
