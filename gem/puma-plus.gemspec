@@ -30,4 +30,6 @@ Gem::Specification.new do |spec|
   # securerandom, etc ...) stay default gems.
   spec.add_dependency "logger", ">= 1.5"
   spec.add_dependency "fiddle", ">= 1.1"
+  # socketry's Async 1.x: the fiber scheduler of `fibers` slots (Worker::FiberReactor uses its 1.x reactor).
+  spec.add_dependency "async", ">= 1.30", "< 2"
 end

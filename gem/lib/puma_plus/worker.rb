@@ -3,7 +3,9 @@
 # One forked worker process: it loads the app (unless the shepherd preloaded it), runs on_worker_boot
 # hooks, and starts one Worker::Slot per thread index, each a Worker::Link dialling in to the host. It sits
 # between the shepherd (which forks and replaces it) and the app (which its slots call). A slot is a thread,
-# or with `ractors` a Ractor (Worker::RactorSlot; the app is made shareable first, ShareableApp).
+# with `ractors` a Ractor (Worker::RactorSlot; the app is made shareable first, ShareableApp), or with
+# `fibers` a fiber: every slot of the worker then runs on one thread under Async's fiber scheduler
+# (Worker::FiberReactor), each still a Worker::Slot with its own link.
 #
 # Extra slots (docs/PROTOCOL.md, "Extra slots"): the shepherd writes this worker's share of EXTRA_SLOTS as
 # a u32 (big-endian) on a pipe, whenever it changes; a thread of the main Ractor reads it and starts slots
@@ -48,8 +50,9 @@ module PumaPlus
     # exits. +on_thread_start+, +on_thread_exit+: callables each thread slot runs when it starts and before
     # it ends (not Ractor slots: a block cannot cross into a Ractor). +lowlevel_error_handler+: see Link. +tag+: shown in the process title.
     # +extra_slots+: the read end of the shepherd's pipe carrying this worker's share of extra slots, or
-    # nil. +ractors+: every slot is a Ractor. +multithread+: rack.multithread (default threads > 1; the
-    # shepherd says true when extra slots may run). +scheduling+: "batch" or "normal", the CPU scheduling
+    # nil. +ractors+: every slot is a Ractor. +fibers+: every slot (+threads+ of them) is a fiber of one
+    # thread (FiberReactor), which runs +on_thread_start+ and +on_thread_exit+ once. +multithread+:
+    # rack.multithread (default threads > 1; the shepherd says true when extra slots may run). +scheduling+: "batch" or "normal", the CPU scheduling
     # policy the process takes before it boots (Worker::Scheduling), or nil to keep the one it has.
     # +mold+: this worker's end of the shepherd's mold socket (fork_worker), or nil; +refork_after+: the
     # request count at which to ask for the automatic refork, or nil; +spawner+: what the mold builds its
@@ -57,8 +60,9 @@ module PumaPlus
     def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
                    booted: nil, lifeline: nil, generation: 1, log: $stderr, on_worker_shutdown: [],
                    lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0, extra_slots: nil,
-                   ractors: false, multithread: threads > 1, on_thread_start: [], on_thread_exit: [],
-                   scheduling: nil, mold: nil, refork_after: nil, spawner: nil, before_refork: [], after_refork: [])
+                   ractors: false, fibers: false, multithread: threads > 1, on_thread_start: [],
+                   on_thread_exit: [], scheduling: nil, mold: nil, refork_after: nil, spawner: nil, before_refork: [],
+                   after_refork: [])
       @mold = mold
       @refork_after = refork_after
       @spawner = spawner
@@ -71,6 +75,7 @@ module PumaPlus
       @on_thread_exit = on_thread_exit
       @extra_slots_io = extra_slots
       @ractors = ractors
+      @fibers = fibers
       @multithread = multithread
       @checkin_interval = checkin_interval
       @on_worker_shutdown = on_worker_shutdown
@@ -116,7 +121,13 @@ module PumaPlus
       if @ractors
         @ractor_exits = RactorExits.new
       else
-        @prototype = RackEnv.prototype(multithread: @multithread, multiprocess: @workers > 1)
+        @prototype = RackEnv.prototype(multithread: @multithread, multiprocess: @workers > 1,
+                                       slot_kind: @fibers ? RackEnv::FIBER : RackEnv::THREAD)
+      end
+      if @fibers
+        require_relative "worker/fiber_reactor" # loads Async: only workers with fiber slots pay for it
+        @reactor = FiberReactor.new(log: @log, context: "worker #{@index}", on_thread_start: @on_thread_start,
+                                    on_thread_exit: @on_thread_exit).start
       end
       @lock.synchronize { @base = Array.new(@threads) { |thread_index| start_slot(thread_index) } }
       watch_extra_slots if @extra_slots_io
@@ -130,6 +141,7 @@ module PumaPlus
       end
       extra.each(&:stop)
       extra.each(&:join)
+      @reactor&.stop
       return become_mold(stop_reader) if @lock.synchronize { @promoted }
 
       run_shutdown_hooks
@@ -221,6 +233,8 @@ module PumaPlus
       options[:on_served] = method(:served) if @refork_after
       slot = if @ractors
                RactorSlot.new(multithread: @multithread, multiprocess: @workers > 1, exits: @ractor_exits, **options)
+             elsif @reactor # the reactor's one thread runs the thread hooks
+               Slot.new(prototype: @prototype, log: @log, reactor: @reactor, **options)
              else
                Slot.new(prototype: @prototype, log: @log, on_thread_start: @on_thread_start,
                         on_thread_exit: @on_thread_exit, **options)

@@ -27,11 +27,12 @@ class PumaPlus::WorkerTest < PumaPlus::TestCase
   end
 
   # Forks a worker serving +app+ with +threads+ links; returns its pid.
-  def fork_worker(app, threads: 2, rackup: nil, hooks: [])
+  def fork_worker(app, threads: 2, rackup: nil, hooks: [], fibers: false)
     @pid = fork do
       @log_reader.close
       worker = PumaPlus::Worker.new(link_path: @host.link_path, index: 4, threads: threads, workers: 1,
-                                    app: app, rackup: rackup, on_worker_boot: hooks, log: @log_writer)
+                                    app: app, rackup: rackup, on_worker_boot: hooks, log: @log_writer,
+                                    fibers: fibers)
       exit!(worker.run)
     end
     @log_writer.close
@@ -109,6 +110,56 @@ class PumaPlus::WorkerTest < PumaPlus::TestCase
     assert_equal Wire::FrameType::GOAWAY, link.read_frame.type
     assert_nil link.read_frame # the worker closed it after DRAIN_GRACE
     assert_equal 0, wait_worker(5)&.exitstatus
+  end
+
+  # ---- fiber slots (`fibers`) ----
+
+  def test_fiber_slots_dial_in_with_their_indexes_and_wait_for_the_app_concurrently_on_one_thread
+    app = ->(env) { sleep 0.3; [200, {}, ["#{env['puma_plus.slot_kind']} #{Thread.current.object_id}"]] }
+    fork_worker(app, threads: 3, fibers: true)
+    links = Array.new(3) { @host.accept_link }
+    assert_equal [[4, 0], [4, 1], [4, 2]], links.map { |_, hello| [hello.worker_index, hello.thread_index] }.sort
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    links.each { |link, _| link.request({}) }
+    bodies = links.map { |link, _| link.response.body }
+    elapsed = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+    assert_operator elapsed, :<, 0.8, "three 300 ms sleeps took #{elapsed} s: the fibers did not wait together"
+    assert_equal ["fiber"], bodies.map { |body| body.split.first }.uniq
+    assert_equal 1, bodies.map { |body| body.split.last }.uniq.size, "the fiber slots ran on more than one thread"
+  end
+
+  def test_term_drains_fiber_slots_finishing_the_current_request
+    started_reader, started_writer = IO.pipe
+    release = @release_reader
+    fork_worker(->(_env) { started_writer.write("s"); release.read(1); [200, {}, ["finished"]] }, threads: 2,
+                fibers: true)
+    (busy, _), (idle, _) = Array.new(2) { @host.accept_link }
+    busy.request({})
+    started_reader.read(1) # the app now waits for the release (through the fiber scheduler)
+    Process.kill("TERM", @pid)
+    assert_equal [Wire::FrameType::GOAWAY, 0], idle.read_frame.then { |f| [f.type, Wire.decode(f).code] }
+    @release_writer.write("x")
+    assert_equal [200, "finished"], busy.response.then { |r| [r.status, r.body] }
+    assert_equal Wire::FrameType::GOAWAY, busy.read_frame.type
+    [busy, idle].each(&:close)
+    assert_equal 0, wait_worker(5)&.exitstatus
+  end
+
+  def test_idle_fiber_slots_are_ended_after_the_drain_grace_even_if_the_host_keeps_them_open
+    fork_worker(->(_env) { [200, {}, []] }, threads: 2, fibers: true)
+    links = Array.new(2) { @host.accept_link.first }
+    Process.kill("TERM", @pid)
+    links.each { |link| assert_equal Wire::FrameType::GOAWAY, link.read_frame.type }
+    links.each { |link| assert_nil link.read_frame } # the worker ended them after DRAIN_GRACE
+    assert_equal 0, wait_worker(5)&.exitstatus
+  end
+
+  def test_a_fiber_slot_whose_link_the_host_closes_dials_in_again
+    fork_worker(->(_env) { [200, {}, ["hi"]] }, threads: 2, fibers: true)
+    links = Array.new(2) { @host.accept_link }
+    links.first.first.close
+    _link, hello = @host.accept_link
+    assert_equal [4, links.first.last.thread_index], [hello.worker_index, hello.thread_index]
   end
 
   def test_a_forked_workers_timing_points_are_on_the_hosts_monotonic_clock

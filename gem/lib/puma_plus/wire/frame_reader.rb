@@ -7,8 +7,10 @@
 #
 # The socket is put in blocking mode: a read waits inside the kernel with the GVL released, instead of
 # the EAGAIN, poll, read that Ruby does for a non-blocking socket. (Ruby still interrupts the read when
-# another thread closes the socket.) Writes on the link are unaffected: ResponseWriter uses
-# write_nonblock, which sends with MSG_DONTWAIT.
+# another thread closes the socket.) Not on a thread with a fiber scheduler (a fiber slot,
+# Worker::FiberReactor): there the socket stays non-blocking, so a read that finds nothing waits through
+# the scheduler and the thread runs the other fibers. Writes on the link are unaffected: ResponseWriter
+# uses write_nonblock, which sends with MSG_DONTWAIT.
 #
 # Threading: one instance per link, used by the link's thread only.
 
@@ -23,11 +25,11 @@ module PumaPlus
       # One u32 of the header (type and flags, then length): two unpack1 allocate no Array.
       WORD = "N"
 
-      # +io+: the link's socket (it is switched to blocking mode).
+      # +io+: the link's socket (switched to blocking mode unless the calling thread has a fiber scheduler).
       def initialize(io)
         @io = io
         # fcntl, not io/nonblock's IO#nonblock=, which a Ractor slot may not call (Ruby 3.1)
-        @io.fcntl(Fcntl::F_SETFL, @io.fcntl(Fcntl::F_GETFL) & ~File::NONBLOCK)
+        @io.fcntl(Fcntl::F_SETFL, @io.fcntl(Fcntl::F_GETFL) & ~File::NONBLOCK) unless Fiber.scheduler
         @data = Frame::EMPTY # bytes read and not yet returned in a frame, from @offset on
         @offset = 0
       end

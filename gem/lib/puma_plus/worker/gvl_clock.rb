@@ -4,9 +4,11 @@
 # to the host in RESPONSE_HEAD (Worker::Link reads it at T4 and T5; docs/METRICS.md). Measured by the C
 # extension gem/ext/puma_plus/worker/gvl_clock on Ruby 3.2 and later (Ruby's GVL instrumentation API); on
 # Ruby 3.1, or where the extension is not built, nothing is loaded and the wait is unknown (nil), which the
-# host reports as unknown, never as 0.
+# host reports as unknown, never as 0. On a fiber slot (`fibers`) the reading is the fiber's own wait to
+# run on the thread the worker's fiber slots share (Worker::FiberClock), on any Ruby.
 
 require "rbconfig"
+require_relative "fiber_clock"
 
 module PumaPlus
   class Worker
@@ -28,15 +30,17 @@ module PumaPlus
         AVAILABLE && NativeGvlClock.start
       end
 
-      # Whether #wait_ns gives readings (#start ran in this process, or its parent's).
+      # Whether #wait_ns gives readings in the calling thread or fiber (#start ran in this process, or its
+      # parent's; or the caller is a fiber slot).
       def self.measuring?
-        AVAILABLE && NativeGvlClock.started?
+        !FiberClock.wait_ns.nil? || (AVAILABLE && NativeGvlClock.started?)
       end
 
-      # The ns the calling thread has waited for the GVL since #start, an Integer that only grows; nil when
-      # not measured. Subtract two readings of one thread for the wait between them. Any thread or Ractor.
+      # The ns the calling thread has waited for the GVL since #start (on a fiber slot: the ns the fiber has
+      # waited to run), an Integer that only grows; nil when not measured. Subtract two readings of one
+      # thread (or fiber) for the wait between them. Any thread or Ractor.
       def self.wait_ns
-        NativeGvlClock.wait_ns if AVAILABLE
+        FiberClock.wait_ns || (NativeGvlClock.wait_ns if AVAILABLE)
       end
     end
   end

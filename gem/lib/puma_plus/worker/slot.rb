@@ -6,10 +6,11 @@
 # REDIAL_DELAY after a link that was established, so the worker never runs on with a slot fewer. It sits
 # between the worker (which starts, retires and drains slots) and the link (which serves the requests).
 #
-# #run blocks in the thread (or Ractor) that serves the slot; #stop and #close_if_idle come from another
-# thread of the same Ractor. A stopped slot dials no more links: its link sends GOAWAY(0) once idle (after
-# the request it may be serving) and #run returns when the host closes it; that is how both TERM and the
-# retirement of an extra slot (docs/PROTOCOL.md, "Extra slots") end a slot.
+# #run blocks in the thread, fiber (`fibers`: a task of the worker's FiberReactor) or Ractor that serves
+# the slot; #stop and #close_if_idle come from another thread of the same Ractor. A stopped slot dials no
+# more links: its link sends GOAWAY(0) once idle (after the request it may be serving) and #run returns
+# when the host closes it; that is how both TERM and the retirement of an extra slot (docs/PROTOCOL.md,
+# "Extra slots") end a slot.
 
 require_relative "../log"
 
@@ -20,11 +21,35 @@ module PumaPlus
       REDIAL_DELAY = 0.1
       REDIAL_MAX = 5.0
 
+      # A new thread named +name+ that runs +on_thread_start+, then the block, then +on_thread_exit+ (puma's
+      # before_thread_start and before_thread_exit): a slot's thread, or the fiber slots' one
+      # (FiberReactor). A hook that raises is logged under +context+ and the next one still runs; the
+      # thread serves on (as puma's thread pool).
+      def self.thread_with_hooks(name, on_thread_start, on_thread_exit, context, log)
+        run_hooks = lambda do |hooks, directive|
+          hooks.each do |hook|
+            hook.call
+          rescue StandardError, ScriptError => e
+            Log.exception("#{context}: #{directive} hook raised", e, log)
+          end
+        end
+        Thread.new do
+          Thread.current.name = name
+          run_hooks.call(on_thread_start, "before_thread_start")
+          yield
+        ensure
+          run_hooks.call(on_thread_exit, "before_thread_exit")
+        end
+      end
+
       # +thread_index+: the slot's index in HELLO (≥ threads for an extra slot). +on_thread_start+,
       # +on_thread_exit+: callables run in the slot's thread when it starts and before it ends (puma's
-      # before_thread_start, before_thread_exit). +link_options+: the keywords of Link.new other than
-      # thread_index (app:, prototype:, worker_index:, path:, ...).
-      def initialize(thread_index:, log: $stderr, on_thread_start: [], on_thread_exit: [], **link_options)
+      # before_thread_start, before_thread_exit). +reactor+: the worker's FiberReactor when the slot is a
+      # fiber (its hooks are then the reactor's), else nil. +link_options+: the keywords of Link.new other
+      # than thread_index (app:, prototype:, worker_index:, path:, ...).
+      def initialize(thread_index:, log: $stderr, on_thread_start: [], on_thread_exit: [], reactor: nil,
+                     **link_options)
+        @reactor = reactor
         @thread_index = thread_index
         @log = log
         @on_thread_start = on_thread_start
@@ -38,24 +63,21 @@ module PumaPlus
 
       attr_reader :thread_index
 
-      # Runs the slot in a new thread of the calling Ractor. Returns self.
+      # Runs the slot in a new thread of the calling Ractor, or as a fiber of the reactor. Returns self.
       def start
-        @thread = Thread.new do
-          Thread.current.name = "puma-plus link #{@thread_index}"
-          run_hooks(@on_thread_start, "before_thread_start")
-          run
-        ensure
-          run_hooks(@on_thread_exit, "before_thread_exit")
-        end
+        return tap { @thread = @reactor.spawn { run } } if @reactor
+
+        @thread = Slot.thread_with_hooks("puma-plus link #{@thread_index}", @on_thread_start, @on_thread_exit,
+                                         @context, @log) { run }
         self
       end
 
-      # Waits until the thread #start began has ended.
+      # Waits until the thread (or fiber) #start began has ended.
       def join
         @thread.join
       end
 
-      # Whether the thread #start began has ended.
+      # Whether the thread (or fiber) #start began has ended.
       def done?
         !@thread.alive?
       end
@@ -93,17 +115,6 @@ module PumaPlus
       # Closes the current link now if it is idle, else right after its response (the end of a drain).
       def close_if_idle
         @lock.synchronize { @link }&.close_if_idle
-      end
-
-      private
-
-      # A hook that raises is logged and the next one still runs; the slot serves on (as puma's thread pool).
-      def run_hooks(hooks, name)
-        hooks.each do |hook|
-          hook.call
-        rescue StandardError, ScriptError => e
-          Log.exception("#{@context}: #{name} hook raised", e, @log)
-        end
       end
     end
   end
