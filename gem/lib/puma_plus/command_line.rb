@@ -21,6 +21,7 @@ module PumaPlus
           -p, --port PORT              shorthand for --bind tcp://0.0.0.0:PORT
           -w, --workers N              forked worker processes (default 0: one worker, puma's single mode)
           -t, --threads MIN:MAX        threads per worker, each one slot; MAX is used (default 0:5)
+          --fibers N               N fiber slots per worker on one thread, instead of threads (docs/CONFIG.md)
           -C, --config PATH            config file, repeatable; -C /dev/null or -C - for none (default:
                                        config/puma/ENV.rb or config/puma.rb, then config/puma-plus.rb)
               --no-config              read no config file
@@ -163,6 +164,7 @@ module PumaPlus
           min, max = "0", min if max.nil? # "-t 8" means up to 8 threads
           @settings[:min_threads], @settings[:threads] = Setting.threads("--threads", min, max)
         end
+        o.on("--fibers N") { |v| @settings[:fibers] = Setting.positive_integer("--fibers", v) }
         o.on("-C", "--config PATH") do |v|
           if ["-", File::NULL].include?(v) then @no_config = true
           else @config_paths << v

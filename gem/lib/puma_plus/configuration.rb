@@ -26,6 +26,7 @@ module PumaPlus
       workers: 0,
       min_threads: 0,
       threads: 5,
+      fibers: nil,
       rackup: "config.ru",
       environment: "development",
       preload_app: false,
@@ -183,6 +184,10 @@ module PumaPlus
       @unsupported = unsupported
       @sources = sources
       check_open_control_app!
+      if fibers && ractors
+        raise ConfigError, "#{source(:fibers)}: fibers: cannot be combined with `ractors` (#{source(:ractors)}): " \
+                           "a worker's slots are either fibers on one thread or Ractors"
+      end
       if autoscale_bridge == "ractor" && !ractors
         raise ConfigError, "#{source(:autoscale_bridge)}: autoscale bridge: :ractor needs `ractors` " \
                            "(the directive, or --ractors): a Ractor slot serves only where every slot is a Ractor"
@@ -216,6 +221,13 @@ module PumaPlus
       return nil if shed_wait_limit == false
 
       shed_wait_limit || client_timeout * SHED_SHARE_OF_CLIENT_TIMEOUT
+    end
+
+    # The slots each worker process dials in (docs/CONFIG.md, "fibers"): `fibers` when set (all of them
+    # fibers on one thread), else `threads`. The CONFIG frame's "threads" is this number: the host counts
+    # slots, not how a worker runs them.
+    def slots_per_worker
+      fibers || threads
     end
 
     # Worker processes actually forked: at least one, since the app never runs in the shepherd.
@@ -272,7 +284,7 @@ module PumaPlus
         "binds" => binds,
         "bind_to_activated_sockets" => bind_to_activated_sockets,
         "workers" => worker_processes,
-        "threads" => threads,
+        "threads" => slots_per_worker,
         "rackup" => rackup,
         "environment" => environment,
         "preload_app" => preload_app,

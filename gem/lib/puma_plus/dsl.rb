@@ -14,6 +14,8 @@
 #   workers 2                         # integer or :auto (processors) (default 0; env WEB_CONCURRENCY)
 #   threads 5, 5                      # min, max; max is used    (default 0, 5; env PUMA_MAX_THREADS,
 #                                     #                           RAILS_MAX_THREADS)
+#   fibers 50                         # N fiber slots per worker, all on one thread under a fiber scheduler,
+#                                     #   instead of `threads` slots (default none; docs/CONFIG.md "fibers")
 #   environment "production"          # string                   (default development; env RACK_ENV, RAILS_ENV)
 #   rackup "app.ru"                   # path                     (default config.ru)
 #   preload_app!                      # load the app in the shepherd before forking (default off)
@@ -223,7 +225,8 @@ module PumaPlus
       shutdown_timeout: :seconds, worker_timeout: :seconds, worker_shutdown_timeout: :seconds, pidfile: :string,
       state_path: :string, tag: :string, log_format: :log_format, worker_scheduling: :worker_scheduling, decision_log: :string, client_timeout: :duration,
       websocket_max_message: :positive_integer, websocket_outbound_limit: :positive_integer,
-      websocket_ping_interval: :non_negative_integer, websocket_max_connections: :positive_integer
+      websocket_ping_interval: :non_negative_integer, websocket_max_connections: :positive_integer,
+      fibers: :positive_integer
     }.freeze
     # Switches, puma's form: the directive alone means true. Directive => setting. `quiet` silences request
     # logging; with `ractors` every slot of a worker (base and extra) is a Ractor.

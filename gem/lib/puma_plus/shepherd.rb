@@ -82,14 +82,15 @@ module PumaPlus
       # The Worker of index +index+: +app+ loaded (or nil: it loads the rackup), its ends of the boot and
       # extra-slots pipes and of its mold socket (nil without fork_worker), +refork_after+ or nil.
       def build(index, app:, booted:, extra_slots:, mold:, refork_after:)
-        Worker.new(link_path: @link_path, index: index, threads: @config.threads, workers: @config.worker_processes,
+        Worker.new(link_path: @link_path, index: index, threads: @config.slots_per_worker,
+                   fibers: !@config.fibers.nil?, workers: @config.worker_processes,
                    app: app, rackup: app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
                    booted: booted, lifeline: @lifeline, generation: @generation, log: @log,
                    on_worker_shutdown: @config.on_worker_shutdown_hooks,
                    lowlevel_error_handler: @config.lowlevel_error_handler, tag: @config.tag,
                    checkin_interval: [@config.worker_timeout / 4.0, 5.0].min,
                    extra_slots: extra_slots, ractors: @config.ractors?,
-                   multithread: @config.threads > 1 || !@config.autoscale_bridge.nil?,
+                   multithread: @config.slots_per_worker > 1 || !@config.autoscale_bridge.nil?,
                    on_thread_start: @config.hooks_for(:before_thread_start),
                    on_thread_exit: @config.hooks_for(:before_thread_exit),
                    scheduling: @config.worker_scheduling, mold: mold, refork_after: refork_after, spawner: self,

@@ -269,6 +269,32 @@ server_timing false
     assert_equal File.join(@dir, "log/decisions.jsonl"), h["decision_log"]
   end
 
+  # ---- fibers (docs/CONFIG.md, "fibers") ----
+
+  def test_fibers_from_the_file_set_the_slots_per_worker_the_host_is_told_in_place_of_threads
+    config = resolve(file: "threads 2, 3\nfibers 50\n")
+    assert_equal [50, 50], [config.slots_per_worker, config.to_h["threads"]]
+    assert_match(%r{config/puma-plus\.rb:2\z}, config.source(:fibers))
+    assert_equal 3, resolve(file: "threads 2, 3\n").to_h["threads"]
+  end
+
+  def test_the_fibers_flag_beats_the_file
+    config = resolve(["--fibers", "8"], file: "fibers 50\n")
+    assert_equal [8, "flag --fibers"], [config.fibers, config.source(:fibers)]
+  end
+
+  def test_a_bad_fibers_value_is_refused_naming_the_file_line_and_the_directive
+    error = assert_raises(PumaPlus::ConfigError) { resolve(file: "workers 2\nfibers 0\n") }
+    assert_match(%r{config/puma-plus\.rb:2: fibers: expected an integer >= 1, got 0}, error.message)
+    error = assert_raises(PumaPlus::ConfigError) { resolve(["--fibers", "many"]) }
+    assert_match(/--fibers: expected an integer >= 1, got "many"/, error.message)
+  end
+
+  def test_fibers_with_ractors_is_refused_naming_where_each_came_from
+    error = assert_raises(PumaPlus::ConfigError) { resolve(["--ractors"], file: "fibers 10\n") }
+    assert_match(%r{config/puma-plus\.rb:1: fibers: cannot be combined with `ractors` \(flag --ractors\)}, error.message)
+  end
+
   def test_a_ractor_bridge_adds_actuator_ractor_after_the_fork_actuator_and_the_controller
     h = resolve(file: "ractors\nautoscale bridge: :ractor\n").to_h
     assert_equal [true, "ractor"], h.values_at("ractors", "autoscale_bridge")

@@ -42,6 +42,15 @@ class PumaPlus::DryRunTest < PumaPlus::TestCase
     PumaPlus::Configuration::DEFAULTS.each_key { |key| assert_match(/^  #{key} /, out) }
   end
 
+  def test_reports_fibers_beside_threads_with_where_each_came_from
+    File.write(File.join(@dir, "config/puma-plus.rb"), "threads 1, 2\n")
+    status, out, err = dry_run(%w[--fibers 40])
+    assert_equal 0, status, err
+    assert_match(%r{^  threads +2 +#{@dir}/config/puma-plus\.rb:1$}, out)
+    assert_match(/^  fibers +40 +flag --fibers$/, out)
+    assert_match(/^  fibers +nil +default$/, dry_run([]).then { |_, text, _| text })
+  end
+
   def test_an_unknown_directive_exits_1_naming_file_and_line
     File.write(File.join(@dir, "config/puma-plus.rb"), "workers 1\nwokers 2\n")
     status, _out, err = dry_run([])
