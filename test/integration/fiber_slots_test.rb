@@ -1,11 +1,13 @@
 # Fiber slots (`--fibers N`, docs/CONFIG.md "Fiber slots"): the real host and a real worker whose slots are
 # fibers of one thread under Async's scheduler. Fifty requests that each sleep 100 ms (a non-blocking sleep)
 # run at once on one worker; an app that blocks the thread is still served, and the wait it causes shows as
-# GVL wait in /stats and a warning in the log (docs/METRICS.md "GVL wait on fiber slots"); TERM drains; and
-# Rack::Lint's conformance suite passes on fiber slots.
+# GVL wait in /stats and a warning in the log (docs/METRICS.md "GVL wait on fiber slots"); WebSocket events
+# run on them; TERM drains; and Rack::Lint's conformance suite (hijack and streaming bodies included) passes
+# on fiber slots.
 require "timing_helper"
 require "net/http"
 require "rack_conformance_test"
+require "web_socket_client"
 
 class FiberSlotsTest < TimingTest
   APP = <<~RUBY
@@ -55,6 +57,17 @@ class FiberSlotsTest < TimingTest
     assert_operator queue["gvl_wait_p95_ms"], :>=, 40, queue.inspect
     assert server.await_line(/a fiber slot waited \d+ ms to run after it was ready: the app blocks the thread/, 5),
            with_log(server, "no blocking warning")
+  end
+
+  def test_websocket_events_reach_the_app_on_fiber_slots_and_its_messages_and_broadcasts_reach_the_clients
+    server = start_server(app("websocket_held.ru"), workers: 1, args: ["--fibers", "4"])
+    clients = Array.new(3) { WebSocketClient.connect("127.0.0.1", server.port, "/ws") }
+    clients.each_with_index { |client, i| client.send_text("m#{i}") }
+    clients.each_with_index { |client, i| assert_match(/\Am#{i} \d+\z/, client.read_message.last) }
+    clients.first.send_text("broadcast")
+    assert_equal ["to all"] * 3, clients.map { |client| client.read_message.last }
+  ensure
+    clients&.each { |client| client.socket.close }
   end
 
   def test_term_lets_a_sleeping_fiber_finish_its_request_then_the_server_exits_zero
