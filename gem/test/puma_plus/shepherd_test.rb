@@ -287,6 +287,24 @@ class PumaPlus::ShepherdTest < PumaPlus::TestCase
     assert_equal 200, extras[1].response.status
   end
 
+  def test_a_fiber_worker_dials_in_fiber_slots_and_its_extra_slots_are_fibers_of_the_same_thread
+    File.write(File.join(@app_dir, "config.ru"),
+               "run ->(env) { [200, {}, [\"\#{env['puma_plus.slot_kind']} \#{Thread.current.object_id}\"]] }\n")
+    link, _hello, config = start_shepherd(%w[-w 1 --fibers 2])
+    assert_equal 2, config["threads"], "the host is told the slots per worker"
+    base = accept_workers(2)
+    await_log("worker 0 (pid #{base.first.last.pid}) booted in")
+    extra_slots(link, 1)
+    extra, hello = @host.accept_link
+    assert_equal 2, hello.thread_index
+    bodies = (base.map(&:first) + [extra]).map do |worker|
+      worker.request({})
+      worker.response.body
+    end
+    assert_equal ["fiber"], bodies.map { |body| body.split.first }.uniq
+    assert_equal 1, bodies.map { |body| body.split.last }.uniq.size, "base and extra slots share one thread"
+  end
+
   def test_a_replaced_worker_gets_its_share_of_extra_slots_again
     link, = start_shepherd(%w[-w 1 -t 1])
     accept_workers(1)
