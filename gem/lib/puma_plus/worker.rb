@@ -48,12 +48,14 @@ module PumaPlus
     # on TERM rather than live on as an orphan.
     # +on_worker_shutdown+: callables run with the index after the last link ended, before the process
     # exits. +on_thread_start+, +on_thread_exit+: callables each thread slot runs when it starts and before
-    # it ends (not Ractor slots: a block cannot cross into a Ractor). +lowlevel_error_handler+: see Link. +tag+: shown in the process title.
+    # it ends (not Ractor slots: a block cannot cross into a Ractor). +lowlevel_error_handler+: see Link.
+    # +tag+: shown in the process title.
     # +extra_slots+: the read end of the shepherd's pipe carrying this worker's share of extra slots, or
     # nil. +ractors+: every slot is a Ractor. +fibers+: every slot (+threads+ of them) is a fiber of one
     # thread (FiberReactor), which runs +on_thread_start+ and +on_thread_exit+ once. +multithread+:
-    # rack.multithread (default threads > 1; the shepherd says true when extra slots may run). +scheduling+: "batch" or "normal", the CPU scheduling
-    # policy the process takes before it boots (Worker::Scheduling), or nil to keep the one it has.
+    # rack.multithread (default threads > 1; the shepherd says true when extra slots may run).
+    # +scheduling+: "batch" or "normal", the CPU scheduling policy the process takes before it boots
+    # (Worker::Scheduling), or nil to keep the one it has.
     # +mold+: this worker's end of the shepherd's mold socket (fork_worker), or nil; +refork_after+: the
     # request count at which to ask for the automatic refork, or nil; +spawner+: what the mold builds its
     # workers with (Shepherd::Spawner); +before_refork+, +after_refork+: callables the mold runs.
