@@ -16,8 +16,9 @@ class DevtoolsClient
   # Starts +chromium+ on +url+ with a fresh profile in +profile_dir+; waits at most +timeout+ s for the page.
   def initialize(chromium, url, profile_dir:, window: "1400,1100", timeout: 20)
     @stderr_path = File.join(profile_dir, "chromium.stderr")
-    @pid = Process.spawn(chromium, *FLAGS, "--user-data-dir=#{File.join(profile_dir, 'profile')}",
-                         "--window-size=#{window}", url,
+    # TMPDIR: the directory Chromium makes in it for its singleton lock outlives a killed browser.
+    @pid = Process.spawn({ "TMPDIR" => profile_dir }, chromium, *FLAGS,
+                         "--user-data-dir=#{File.join(profile_dir, 'profile')}", "--window-size=#{window}", url,
                          in: File::NULL, out: File::NULL, err: @stderr_path, pgroup: true)
     deadline = monotonic + timeout
     port = nil

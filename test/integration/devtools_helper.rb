@@ -10,9 +10,10 @@ module DevtoolsHelper
   def with_chromium_page(url, flags: [], ready: "document.readyState === 'complete'")
     chromium = IntegrationTest.find_executable("chromium") || skip_or_fail("chromium is not installed (script/setup installs it)")
     stderr_path = File.join(temp_dir, "chromium.err")
-    browser = Process.spawn(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=#{temp_dir}",
-                            "--remote-debugging-port=0", *flags, url, pgroup: true, in: File::NULL, out: File::NULL,
-                            err: stderr_path)
+    # TMPDIR: the directory Chromium makes in it for its singleton lock outlives a killed browser.
+    browser = Process.spawn({ "TMPDIR" => temp_dir }, chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                            "--user-data-dir=#{temp_dir}", "--remote-debugging-port=0", *flags, url, pgroup: true,
+                            in: File::NULL, out: File::NULL, err: stderr_path)
     devtools = eventually(timeout: 30) { File.read(stderr_path)[%r{DevTools listening on ws://127\.0\.0\.1:(\d+)/}, 1] }
     assert devtools, "Chromium printed no DevTools address:\n#{File.read(stderr_path)}"
     target = eventually(timeout: 30) do
