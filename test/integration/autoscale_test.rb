@@ -1,7 +1,8 @@
 # Autoscaling end to end (docs/CONTROL.md): the controller bundle ticks the tiered policy on the host's
 # queue signals (and decides between ticks when the host's watch sees the queue hot), the fork actuator
-# asks the shepherd for workers (WORKER_COUNT), they dial in, the queue drains, and after sustained idle the workers are retired; every tick is a replayable log line. And
-# the controller bundle can be swapped live under load without a failed request.
+# asks the shepherd for workers (WORKER_COUNT), they dial in, the queue drains, and after sustained idle the
+# workers are retired; every tick is a replayable log line. Workers whose slots are fibers (`fibers`) are
+# added the same way. And the controller bundle can be swapped live under load without a failed request.
 require "timing_helper"
 require "open3"
 
@@ -66,6 +67,21 @@ class AutoscaleTest < TimingTest
     out, status = Open3.capture2e(replay, "replay", log)
     assert status.success?, "replay of the live log: #{out}"
     assert_match(/, 0 differ/, out)
+  end
+
+  def test_a_load_step_adds_fiber_workers_that_serve_everything_on_fiber_slots
+    log = File.join(temp_dir, "decisions.jsonl")
+    server = autoscaling_server(log, "fibers 2")
+    offer(server, rps: 10, seconds: 2, ms: 50, prefix: "calm")
+    done = offer(server, rps: 100, seconds: 6, ms: 50, prefix: "step")
+    failed = done.reject { |e| e.status == 200 }
+    assert_empty failed, with_log(server, "failed: #{failed.first(3).map { |e| [e.tag, e.status, e.error] }}")
+    refute_empty decisions(log).select { |d| d.dig("decision", "action") == "add" }, "no add decision"
+    assert_operator server.stats["booted_workers"], :>=, 3, "workers dialled in"
+    # Six requests at once on 2 fiber slots per worker: at least three workers answer.
+    slots = Array.new(6) { Thread.new { server.request("GET", "/slot?ms=300").body.split } }.map(&:value)
+    assert_equal ["fiber"], slots.map(&:first).uniq, "every slot of every worker is a fiber"
+    assert_operator slots.map(&:last).uniq.size, :>=, 3, "the added workers serve: #{slots.tally}"
   end
 
   def test_a_thread_bridge_never_adds_a_thread_on_ruby_3_1_because_its_gain_is_unknown

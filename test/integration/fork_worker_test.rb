@@ -1,16 +1,17 @@
 # fork_worker and the mold (docs/CONFIG.md, "fork_worker and the mold") on the real host: a refork asked for
 # with `puma-plus ctl refork` and with SIGURG to the host makes worker 0 the mold and forks every worker from
 # it, under steady load and without a failed request; the worker that first serves fork_worker's count of
-# requests asks for the first refork itself; and the workers stay the shepherd's children throughout.
+# requests asks for the first refork itself; and the workers stay the shepherd's children throughout. Workers
+# whose slots are fibers (`fibers`) refork the same way and run fiber slots when forked from the mold.
 require "server_helper"
 require "open3"
 
 class ForkWorkerTest < IntegrationTest
   TEST_TIMEOUT = 120
 
-  def mold_server(fork_worker)
+  def mold_server(*lines)
     dir = temp_dir
-    File.write(File.join(dir, "puma-plus.rb"), "#{fork_worker}\n")
+    File.write(File.join(dir, "puma-plus.rb"), lines.map { |line| "#{line}\n" }.join)
     start_server(app("probe.ru"), workers: 2, threads: 2, config: File.join(dir, "puma-plus.rb"))
   end
 
@@ -70,6 +71,21 @@ class ForkWorkerTest < IntegrationTest
     assert_equal 2, workers.size
     ([mold] + workers).each { |pid| assert_equal shepherd, parent_of(pid), "#{pid} is not the shepherd's child" }
     assert_includes server.output, "puma-plus: mold: ready (pid #{mold}, was worker 0); new workers fork from it"
+  end
+
+  def test_fiber_workers_refork_from_a_mold_under_load_and_serve_on_fiber_slots
+    server = mold_server("fork_worker 0", "fibers 2")
+    zero = server.output[/worker 0 \(pid (\d+)\) booted/, 1].to_i
+    statuses = under_load(server) do
+      Process.kill("URG", server.pid)
+      await_refork(server, 1)
+    end
+    assert_operator statuses.size, :>, 50
+    assert_equal [200], statuses.uniq, with_log(server, "requests failed during the refork: #{statuses.tally}")
+    assert_equal zero, mold_of(server), with_log(server, "the mold is not the old worker 0")
+    slots = Array.new(10) { server.request("GET", "/slot").body.split }
+    assert_equal ["fiber"], slots.map(&:first).uniq, "the workers forked from the mold run fiber slots"
+    assert_empty slots.map { |_, pid| pid.to_i } - server.worker_pids, "answered by the workers forked from the mold"
   end
 
   def test_the_worker_that_first_serves_fork_workers_count_becomes_the_mold_once

@@ -31,6 +31,9 @@ run lambda { |env|
     text("#{query['id']} #{Process.pid}\n")
   when "/pid"
     text("#{Process.pid}\n")
+  when "/slot" # sleeps ?ms= (default 0), answers what served the request and where: "fiber 1234"
+    sleep Integer(query.fetch("ms", "0")) / 1000.0
+    text("#{env['puma_plus.slot_kind']} #{Process.pid}\n")
   when "/hints" # a 103 Early Hints before the answer, where the protocol can send one
     env["rack.early_hints"]&.call("Link" => "</style.css>; rel=preload; as=style")
     text("hinted\n")
