@@ -6,7 +6,7 @@ package dev.pumaplus.controller;
 
 import java.util.Map;
 
-/** Policy ids to constructors. A new policy adds one line here. */
+/** Policy ids to constructors, autoscaling and concurrency limit ones. A new policy adds one line here. */
 public final class Policies {
 
     private Policies() {
@@ -23,6 +23,19 @@ public final class Policies {
             case OneUnitPolicy.ID -> OneUnitPolicy.fromMap(params);
             default -> throw new IllegalArgumentException("unknown policy " + id + " (known: " + TieredPolicy.ID
                     + ", " + OneUnitPolicy.ID + ")");
+        };
+    }
+
+    /**
+     * The concurrency limit policy {@code id} with {@code params} (missing ones take defaults).
+     *
+     * @throws IllegalArgumentException for an unknown id or invalid parameters
+     */
+    public static LimitPolicy createLimit(String id, Map<String, ?> params) {
+        return switch (id) {
+            case GradientLimitPolicy.ID -> new GradientLimitPolicy(GradientLimitPolicy.Params.fromMap(params));
+            default -> throw new IllegalArgumentException("unknown limit policy " + id + " (known: "
+                    + GradientLimitPolicy.ID + ")");
         };
     }
 }
