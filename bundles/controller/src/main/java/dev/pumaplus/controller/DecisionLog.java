@@ -1,7 +1,8 @@
 /*
  * The JSONL decision log: one self-contained line per tick (policy id and parameters, observation, state,
- * decision, reason, next state), written by the driver and read by replay. The record of why the backend
- * had the size it had.
+ * decision, reason, next state), written by the driver and read by replay, and one per concurrency limit
+ * window that changed something (written by the limit driver). The record of why the backend had the size,
+ * and the fiber slots the limit, they had.
  */
 package dev.pumaplus.controller;
 
@@ -29,7 +30,16 @@ import java.util.Map;
  * {@code oldestWaitMs} is a tick's from before alarms (false; unknown). An alarm's line
  * ({@code "alarm":true}) is written only when the alarm acted. An unknown number (NaN) is written as
  * {@code null}, an infinite one as the string {@code "Infinity"}; {@code at} is informational (replay
- * ignores it). Not thread-safe: one writer per log.
+ * ignores it).
+ *
+ * <p>A concurrency limit line ({@link #limitLine}) has {@code "kind":"limit"} and the window's number in place
+ * of the tick:
+ * <pre>
+ * {"at":"…","kind":"limit","window":42,"policy":"gradient/1","params":{…},"obs":{…},"state":{…},
+ *  "decision":{"limit":24,"reason":"…"},"next":{…}}
+ * </pre>
+ * with the fields of {@link LimitObservation} and {@link LimitState} by name. A line without {@code kind} is a
+ * tick's. Not thread-safe: one writer per log.
  */
 public final class DecisionLog {
 
@@ -42,6 +52,14 @@ public final class DecisionLog {
     public record Entry(String at, String policyId, Map<String, Object> params, Observation observation,
                         State state, Decision decision) {
     }
+
+    /** One concurrency limit line as read back. */
+    public record LimitEntry(String at, String policyId, Map<String, Object> params, LimitObservation observation,
+                             LimitState state, LimitDecision decision) {
+    }
+
+    /** The {@code kind} of a concurrency limit line. */
+    static final String LIMIT_KIND = "limit";
 
     /** The JSON line (without newline) for one tick. {@code at} may be null. */
     public static String line(String at, Policy policy, State state, Observation o, Decision d) {
@@ -83,19 +101,67 @@ public final class DecisionLog {
         out.flush();
     }
 
+    /** The JSON line (without newline) for one concurrency limit window. {@code at} may be null. */
+    public static String limitLine(String at, LimitPolicy policy, LimitState state, LimitObservation o,
+                                   LimitDecision d) {
+        ObjectNode root = JSON.createObjectNode();
+        if (at != null) {
+            root.put("at", at);
+        }
+        root.put("kind", LIMIT_KIND);
+        root.put("window", o.window());
+        root.put("policy", policy.id());
+        root.set("params", JSON.valueToTree(policy.params()));
+        putRecord(root.putObject("obs"), o);
+        putRecord(root.putObject("state"), state);
+        ObjectNode decision = root.putObject("decision");
+        decision.put("limit", d.limit());
+        decision.put("reason", d.reason());
+        putRecord(root.putObject("next"), d.next());
+        try {
+            return JSON.writeValueAsString(root);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Writes {@link #limitLine} and a newline, then flushes. */
+    public static void appendLimit(Writer out, String at, LimitPolicy policy, LimitState state, LimitObservation o,
+                                   LimitDecision d) throws IOException {
+        out.write(limitLine(at, policy, state, o, d));
+        out.write('\n');
+        out.flush();
+    }
+
+    /** Whether {@code line} is a concurrency limit line (else it is a tick's or an alarm's). */
+    public static boolean isLimitLine(String line) {
+        return LIMIT_KIND.equals(tree(line).path("kind").asText(null));
+    }
+
+    /** Parses one concurrency limit line. @throws IllegalArgumentException when it is not one */
+    public static LimitEntry parseLimit(String line) {
+        JsonNode root = tree(line);
+        requireKeys(root);
+        if (!isLimitLine(line)) {
+            throw new IllegalArgumentException("not a limit line (no \"kind\":\"limit\")");
+        }
+        JsonNode d = root.get("decision");
+        if (!d.has("limit") || !d.has("reason")) {
+            throw new IllegalArgumentException("decision lacks \"limit\" or \"reason\"");
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> params = root.has("params") ? JSON.convertValue(root.get("params"), LinkedHashMap.class)
+                : Map.of();
+        return new LimitEntry(root.has("at") ? root.get("at").asText() : null, root.get("policy").asText(), params,
+                readRecord(LimitObservation.class, root.get("obs")), readRecord(LimitState.class, root.get("state")),
+                new LimitDecision(d.get("limit").asInt(), d.get("reason").asText(),
+                        readRecord(LimitState.class, root.get("next"))));
+    }
+
     /** Parses one line. @throws IllegalArgumentException when it is not a decision log line */
     public static Entry parse(String line) {
-        JsonNode root;
-        try {
-            root = JSON.readTree(line);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("not JSON: " + e.getMessage());
-        }
-        for (String key : new String[] {"policy", "obs", "state", "decision", "next"}) {
-            if (root == null || !root.has(key)) {
-                throw new IllegalArgumentException("missing \"" + key + "\"");
-            }
-        }
+        JsonNode root = tree(line);
+        requireKeys(root);
         JsonNode obs = root.get("obs");
         var components = Observation.class.getRecordComponents();
         Object[] args = new Object[components.length];
@@ -134,6 +200,52 @@ public final class DecisionLog {
                 : Map.of();
         return new Entry(root.has("at") ? root.get("at").asText() : null, root.get("policy").asText(), params, o,
                 state(root.get("state")), decision);
+    }
+
+    private static JsonNode tree(String line) {
+        try {
+            return JSON.readTree(line);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not JSON: " + e.getMessage());
+        }
+    }
+
+    private static void requireKeys(JsonNode root) {
+        for (String key : new String[] {"policy", "obs", "state", "decision", "next"}) {
+            if (root == null || !root.has(key)) {
+                throw new IllegalArgumentException("missing \"" + key + "\"");
+            }
+        }
+    }
+
+    /** Writes every component of {@code record} by name ({@link #putValue}). */
+    private static void putRecord(ObjectNode node, Record record) {
+        for (var c : record.getClass().getRecordComponents()) {
+            putValue(node, c.getName(), read(c, record));
+        }
+    }
+
+    /** The record of {@code type} whose components are {@code node}'s fields by name, every one required. */
+    private static <R extends Record> R readRecord(Class<R> type, JsonNode node) {
+        var components = type.getRecordComponents();
+        Object[] args = new Object[components.length];
+        Class<?>[] types = new Class<?>[components.length];
+        for (int i = 0; i < components.length; i++) {
+            types[i] = components[i].getType();
+            JsonNode v = node.get(components[i].getName());
+            if (v == null) {
+                throw new IllegalArgumentException(type.getSimpleName() + " lacks \"" + components[i].getName() + "\"");
+            }
+            args[i] = types[i] == long.class ? (Object) v.asLong()
+                    : types[i] == int.class ? (Object) v.asInt()
+                    : types[i] == boolean.class ? (Object) v.asBoolean()
+                    : (Object) number(v);
+        }
+        try {
+            return type.getDeclaredConstructor(types).newInstance(args);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The observation's bridge fields, written only when there is a bridge; absent means none. */

@@ -1,6 +1,6 @@
 /*
- * `puma-plus replay LOG`: re-runs decide() over every line of a decision log and reports each decision
- * that differs from the logged one. How a production incident becomes a test, and how a policy change is
+ * `puma-plus replay LOG`: re-runs decide() over every line of a decision log (the autoscaler's ticks and
+ * alarms, and the concurrency limiter's windows) and reports each decision that differs from the logged one. How a production incident becomes a test, and how a policy change is
  * checked against yesterday's traffic.
  */
 package dev.pumaplus.controller;
@@ -22,20 +22,30 @@ import java.util.Map;
  *
  * <p>Each line is replayed from its own logged state with the policy it names (or {@code --policy ID}
  * with default parameters, to ask what another policy would have done); a difference in delta, tier,
+ * reason or next state is reported. A concurrency limit line ({@code "kind":"limit"}) is replayed with the
+ * limit policy it names (never the override, which names an autoscaling policy); a difference in its limit,
  * reason or next state is reported. Exit status: 0 every decision reproduced, 1 some differ, 2 unreadable
  * input.
  */
 public final class Replay {
 
-    /** One decision that differs. */
-    public record Difference(int line, long tick, Decision logged, Decision replayed) {
+    /**
+     * One decision that differs: the tick's (or, for a limit line, the window's) number, and the logged and
+     * replayed decisions and next states as the report shows them.
+     */
+    public record Difference(int line, long tick, String logged, String replayed, String loggedNext,
+                             String replayedNext) {
         @Override
         public String toString() {
-            return "line " + line + " tick " + tick + ": logged " + summary(logged) + "\n    replayed "
-                    + summary(replayed)
-                    + (logged.next().equals(replayed.next()) ? "" : "\n    next state " + logged.next() + " vs "
-                    + replayed.next());
+            return "line " + line + " tick " + tick + ": logged " + logged + "\n    replayed " + replayed
+                    + (loggedNext.equals(replayedNext) ? "" : "\n    next state " + loggedNext + " vs "
+                    + replayedNext);
         }
+    }
+
+    /** A limit decision as the difference report shows it. */
+    static String summary(LimitDecision d) {
+        return "limit " + d.limit() + " " + d.reason();
     }
 
     /** A decision as the difference report shows it: action, units, bridge slots when any, tier, reason. */
@@ -59,6 +69,7 @@ public final class Replay {
      */
     public static Result replay(Reader log, String override) throws IOException {
         Map<String, Policy> policies = new HashMap<>();
+        Map<String, LimitPolicy> limitPolicies = new HashMap<>();
         List<Difference> differences = new ArrayList<>();
         BufferedReader in = new BufferedReader(log);
         int lineNo = 0;
@@ -68,22 +79,38 @@ public final class Replay {
             if (line.isBlank()) {
                 continue;
             }
-            DecisionLog.Entry e;
             try {
-                e = DecisionLog.parse(line);
+                Difference d = DecisionLog.isLimitLine(line) ? replayLimit(lineNo, DecisionLog.parseLimit(line),
+                        limitPolicies) : replayTick(lineNo, DecisionLog.parse(line), override, policies);
+                if (d != null) {
+                    differences.add(d);
+                }
             } catch (IllegalArgumentException bad) {
                 throw new IllegalArgumentException("line " + lineNo + ": " + bad.getMessage());
             }
             lines++;
-            String id = override != null ? override : e.policyId();
-            Map<String, Object> params = override != null ? Map.of() : e.params();
-            Policy policy = policies.computeIfAbsent(id + params, k -> Policies.create(id, params));
-            Decision replayed = policy.decide(e.state(), e.observation());
-            if (!replayed.equals(e.decision())) {
-                differences.add(new Difference(lineNo, e.observation().tick(), e.decision(), replayed));
-            }
         }
         return new Result(lines, differences);
+    }
+
+    /** A tick's or an alarm's line replayed; null when it reproduces. */
+    private static Difference replayTick(int lineNo, DecisionLog.Entry e, String override,
+                                         Map<String, Policy> policies) {
+        String id = override != null ? override : e.policyId();
+        Map<String, Object> params = override != null ? Map.of() : e.params();
+        Policy policy = policies.computeIfAbsent(id + params, k -> Policies.create(id, params));
+        Decision replayed = policy.decide(e.state(), e.observation());
+        return replayed.equals(e.decision()) ? null : new Difference(lineNo, e.observation().tick(),
+                summary(e.decision()), summary(replayed), e.decision().next().toString(), replayed.next().toString());
+    }
+
+    /** A concurrency limit line replayed; null when it reproduces. */
+    private static Difference replayLimit(int lineNo, DecisionLog.LimitEntry e, Map<String, LimitPolicy> policies) {
+        LimitPolicy policy = policies.computeIfAbsent(e.policyId() + e.params(),
+                k -> Policies.createLimit(e.policyId(), e.params()));
+        LimitDecision replayed = policy.decide(e.state(), e.observation());
+        return replayed.equals(e.decision()) ? null : new Difference(lineNo, e.observation().window(),
+                summary(e.decision()), summary(replayed), e.decision().next().toString(), replayed.next().toString());
     }
 
     public static void main(String[] args) {

@@ -1,6 +1,7 @@
 /*
  * Claims about the JSONL decision log and replay: a line holds everything replay needs, golden logs
- * replay to the same decisions, and a changed policy is reported line by line.
+ * replay to the same decisions, a changed policy is reported line by line, and the concurrency limiter's
+ * lines live in the same log beside the ticks'.
  */
 package dev.pumaplus.controller;
 
@@ -159,6 +160,31 @@ class DecisionLogTest {
         assertEquals(1, result.differences().size());
         String report = result.differences().get(0).toString();
         assertTrue(report.contains("bridge +15") && report.contains("bridge +16"), report);
+    }
+
+    @Test
+    void aLimitLineRoundTripsItsUnknownBaselineAndReplaysBesideTheTicksEvenUnderAnotherTickPolicy()
+            throws Exception {
+        LimitPolicy limiter = GradientLimitPolicy.defaults();
+        LimitObservation thin = new LimitObservation(0, 250.4, 3, 11.5, 3, 0, 50, Integer.MAX_VALUE);
+        LimitDecision d = limiter.decide(LimitState.initial(), thin);
+        String line = DecisionLog.limitLine("2026-12-07T05:00:00Z", limiter, LimitState.initial(), thin, d);
+        assertTrue(line.contains("\"kind\":\"limit\"") && line.contains("\"baselineMs\":null"), line);
+        assertTrue(DecisionLog.isLimitLine(line));
+        DecisionLog.LimitEntry e = DecisionLog.parseLimit(line);
+        assertEquals(thin, e.observation());
+        assertEquals(LimitState.initial(), e.state());
+        assertEquals(d, e.decision());
+        assertEquals(GradientLimitPolicy.ID, e.policyId());
+        assertThrows(IllegalArgumentException.class, () -> DecisionLog.parse(line), "not a tick's line");
+
+        String ticks = new String(getClass().getResourceAsStream("/golden/" + GOLDEN.get(0)).readAllBytes(),
+                StandardCharsets.UTF_8);
+        Replay.Result mixed = Replay.replay(new StringReader(line + "\n" + ticks), null);
+        assertEquals(List.of(), mixed.differences());
+        Replay.Result other = Replay.replay(new StringReader(line), OneUnitPolicy.ID);
+        assertEquals(1, other.lines());
+        assertEquals(List.of(), other.differences(), "--policy names a tick policy; the limit line keeps its own");
     }
 
     @Test
