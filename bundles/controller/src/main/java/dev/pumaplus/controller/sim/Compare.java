@@ -1,12 +1,16 @@
 /*
- * The simulator's comparison table: runs each scenario under each policy (and a static peak-provisioned
+ * The simulator's comparison tables: runs each scenario under each policy (and a static peak-provisioned
  * pool) with the same seed and prints queue-time percentiles, recovery time, units and shed requests side
- * by side; the 12× step with a Ractor bridge is one more row, under the default policy.
+ * by side; the 12× step with a Ractor bridge is one more row, under the default policy. Then the fiber
+ * slots' concurrency limit against a dependency that slows beyond 20 calls in flight (in proportion, or
+ * with their square), with the default limiter and without one.
  * `mvn -pl bundles/controller exec` is not needed: run it from the built jar (docs/CONTROL.md).
  */
 package dev.pumaplus.controller.sim;
 
 import dev.pumaplus.controller.Decision;
+import dev.pumaplus.controller.GradientLimitPolicy;
+import dev.pumaplus.controller.LimitPolicy;
 import dev.pumaplus.controller.OneUnitPolicy;
 import dev.pumaplus.controller.Observation;
 import dev.pumaplus.controller.Policy;
@@ -19,7 +23,7 @@ import java.util.Map;
 
 /**
  * {@code java -cp <host lib>/*:controller.jar dev.pumaplus.controller.sim.Compare [--logs DIR] [SEED]}: the
- * table on stdout; with {@code --logs}, each run's decision log as {@code DIR/<scenario>-<policy>.jsonl}.
+ * tables on stdout; with {@code --logs}, each run's decision log as {@code DIR/<scenario>-<policy>.jsonl}.
  */
 public final class Compare {
 
@@ -93,6 +97,50 @@ public final class Compare {
                         r.maxUnits(), r.meanUnits());
             }
         }
+        out.println();
+        printLimits(out, seed, logs);
+    }
+
+    /** A concurrency limit scenario, the moment its load or dependency changes, and the seconds measured. */
+    private record LimitRow(LimitSimulator.LimitScenario scenario, double changeS, int fromS, int toS) {
+    }
+
+    /**
+     * The concurrency limit table: for each scenario with the default limiter and without one (every slot
+     * runs), the seconds from the change until the limit stays in 15–30 (the band around the knee of 20),
+     * the limits, goodput, shed requests, the most calls in the dependency at once, and slot and queue time
+     * p99, over the measured seconds (from 10 s after the change).
+     */
+    static void printLimits(PrintStream out, long seed, java.nio.file.Path logs) throws java.io.IOException {
+        List<LimitRow> rows = List.of(new LimitRow(LimitSimulator.LimitScenario.twiceTheCapacity(), 5, 15, 35),
+                new LimitRow(LimitSimulator.LimitScenario.bootIntoTwiceTheCapacity(), 0, 10, 30),
+                new LimitRow(LimitSimulator.LimitScenario.lostCapacity(), 10, 20, 30),
+                new LimitRow(LimitSimulator.LimitScenario.twiceTheCapacityContended(), 5, 15, 35));
+        out.printf(Locale.ROOT, "%-34s %-10s %8s %7s %11s %6s %9s %11s %9s%n", "concurrency limit scenario", "limiter",
+                "settle s", "limit", "goodput rps", "shed", "max calls", "slot p99 ms", "q p99 ms");
+        for (LimitRow row : rows) {
+            for (LimitPolicy limiter : java.util.Arrays.asList(GradientLimitPolicy.defaults(), null)) {
+                List<String> lines = logs == null || limiter == null ? null : new java.util.ArrayList<>();
+                LimitSimulator.LimitResult r = new LimitSimulator(row.scenario(), limiter, seed, lines).run();
+                if (lines != null) {
+                    String file = (row.scenario().name() + "-" + limiter.id()).replaceAll("[^A-Za-z0-9]+", "-")
+                            + ".jsonl";
+                    java.nio.file.Files.createDirectories(logs);
+                    java.nio.file.Files.write(logs.resolve(file), lines);
+                }
+                int[] range = r.limitRange(row.fromS(), row.toS());
+                out.printf(Locale.ROOT, "%-34s %-10s %8s %7s %11.0f %6d %9d %11.1f %9.1f%n", row.scenario().name(),
+                        limiter == null ? "none" : limiter.id(),
+                        limiter == null ? "-" : settle(r.settleSeconds(row.changeS(), 15, 30)),
+                        limiter == null ? "-" : range[0] + "-" + range[1], r.goodputRps(row.fromS(), row.toS()),
+                        r.shed(0, row.toS()), r.maxInFlight(row.fromS(), row.toS()),
+                        r.slotQuantileMs(0.99, row.fromS(), row.toS()), r.queueQuantileMs(0.99, row.fromS(), row.toS()));
+            }
+        }
+    }
+
+    private static String settle(double s) {
+        return Double.isInfinite(s) ? "never" : String.format(Locale.ROOT, "%.2f", s);
     }
 
     private static String fmt(double s) {

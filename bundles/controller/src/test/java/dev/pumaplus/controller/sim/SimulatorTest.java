@@ -189,11 +189,13 @@ class SimulatorTest {
     }
 
     @Test
-    void compareCommandPrintsOneRowPerScenarioAndPolicy() throws Exception {
+    void compareCommandPrintsOneRowPerScenarioAndPolicyAndLimiter() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Compare.print(new PrintStream(out), 1, null);
         String table = out.toString(StandardCharsets.UTF_8);
-        assertEquals(1 + 7, table.lines().count(), table);
+        // the scaling table (a header and 7 rows), a blank line, the concurrency limit table (a header and 8 rows)
+        assertEquals(1 + 7 + 1 + 1 + 8, table.lines().count(), table);
         assertTrue(table.contains("tiered/1") && table.contains("one-unit/1") && table.contains("static/13"), table);
+        assertTrue(table.contains("gradient/1") && table.contains("2x capacity from boot"), table);
     }
 }
