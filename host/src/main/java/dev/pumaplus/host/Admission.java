@@ -136,12 +136,12 @@ final class Admission implements RequestQueue {
         if (limit == Double.POSITIVE_INFINITY || !dispatcher.wouldWait() || dispatcher.closed()) {
             return Double.NaN;
         }
-        int live = dispatcher.liveNow();
+        int capacity = dispatcher.capacityNow(); // c: the live slots, or the concurrency limit when lower
         double slotMean = reporting.metrics().cachedMeanSlotNanos();
-        if (live <= 0 || Double.isNaN(slotMean)) {
+        if (capacity <= 0 || Double.isNaN(slotMean)) {
             return Double.NaN;
         }
-        double wait = (dispatcher.depthNow() + 1) * slotMean / live;
+        double wait = (dispatcher.depthNow() + 1) * slotMean / capacity;
         return wait > limit ? wait : Double.NaN;
     }
 
@@ -164,7 +164,7 @@ final class Admission implements RequestQueue {
      */
     private void answerHealth(ResponseSink sink) {
         Dispatcher.Snapshot s = dispatcher.snapshot();
-        double wait = QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(),
+        double wait = QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.capacity(),
                 reporting.metrics().cachedMeanSlotNanos());
         String waitMs = Double.isNaN(wait) || Double.isInfinite(wait) ? "null" : Long.toString(Math.round(wait / 1e6));
         boolean ok = s.live() > 0;

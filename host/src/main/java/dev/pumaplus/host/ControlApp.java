@@ -76,7 +76,8 @@ import java.util.function.Consumer;
  * {@code /halt}: pumactl's verbs (GET or POST). {@code /controller}: {@link ControllerEndpoint}. Other paths: 404; other methods: 405.
  *
  * <p>{@code queue}: {@code window} ("10s"); queue time p50/p95/p99/max over the last 10 s in ms
- * ({@code p50_ms} ...); {@code depth} (L), {@code busy_slots}, {@code live_slots} (c);
+ * ({@code p50_ms} ...); {@code depth} (L), {@code busy_slots}, {@code live_slots} (c); with fiber slots,
+ * {@code concurrency_limit} (how many may run at once; c is then the lower of it and the live slots);
  * {@code predicted_wait_ms} (W_pred, null with no live slot); {@code service_p50_ms},
  * {@code service_p95_ms}; {@code arrivals_per_s} (λ over 10 s); {@code slot_mean_ms} (S_slot, the mean time
  * a request holds a slot, null before any request finished); {@code utilization} (ρ = λ·S_slot/c, null with
@@ -329,13 +330,16 @@ final class ControlApp {
         queue.put("depth", s.depth());
         queue.put("busy_slots", s.busy());
         queue.put("live_slots", s.live());
+        if (s.limited()) {
+            queue.put("concurrency_limit", s.limit());
+        }
         putMillis(queue, "predicted_wait_ms",
-                QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), slotMean));
+                QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.capacity(), slotMean));
         queue.put("service_p50_ms", millis(main.service().p50()));
         queue.put("service_p95_ms", millis(main.service().p95()));
         queue.put("arrivals_per_s", decimal(main.arrivalsPerSecond(), 3));
         putMillis(queue, "slot_mean_ms", slotMean);
-        double rho = QueueMetrics.utilization(main.arrivalsPerSecond(), slotMean, s.live());
+        double rho = QueueMetrics.utilization(main.arrivalsPerSecond(), slotMean, s.capacity());
         if (Double.isNaN(rho)) {
             queue.putNull("utilization");
         } else {

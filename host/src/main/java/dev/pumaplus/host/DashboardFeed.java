@@ -79,7 +79,7 @@ final class DashboardFeed {
         queue.put("p50_ms", ControlApp.millis(last.queue().p50()));
         queue.put("p95_ms", ControlApp.millis(last.queue().p95()));
         queue.put("p99_ms", ControlApp.millis(last.queue().p99()));
-        putMillis(queue, "predicted_wait_ms", QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), slotMean));
+        putMillis(queue, "predicted_wait_ms", QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.capacity(), slotMean));
         queue.put("depth", s.depth());
         root.put("arrivals_per_s", round(last.arrivalsPerSecond(), 3));
         if (Double.isNaN(slotMean) || slotMean <= 0) {

@@ -27,12 +27,12 @@ import java.util.function.IntConsumer;
  * One structure under one lock, all of it this class's own: the FIFO of runnable requests, the line of
  * held requests per client connection, the deque of idle links, and the bookkeeping of every link
  * ({@link Slot}), worker process ({@link WorkerCounts}) and queued request ({@link Ticket}). Invariant: at
- * most one of the FIFO and the idle deque is non-empty, so a link that becomes idle takes the oldest
- * waiting request at once, and a request that finds an idle link is dispatched at once — except for sticky
- * requests (a sticky WebSocket connection's events, {@link QueuedExchange#stickyPid}), which only a link of
- * their worker process may take while that process has one: they wait while other processes' links idle,
- * a link takes the oldest waiting request it may run, and when a process's last link closes its sticky
- * requests become anyone's and go to idle links at once.
+ * most one of the FIFO and the idle deque is non-empty (below the concurrency limit, see below), so a link
+ * that becomes idle takes the oldest waiting request at once, and a request that finds an idle link is
+ * dispatched at once — except for sticky requests (a sticky WebSocket connection's events,
+ * {@link QueuedExchange#stickyPid}), which only a link of their worker process may take while that process
+ * has one: they wait while other processes' links idle, a link takes the oldest waiting request it may run,
+ * and when a process's last link closes its sticky requests become anyone's and go to idle links at once.
  *
  * <p>Fairness (see {@link dev.pumaplus.spi.RequestQueue}): at most one request per client connection is in
  * the FIFO. A connection's further requests are held behind it and enter the FIFO tail, in order, once
@@ -68,6 +68,14 @@ import java.util.function.IntConsumer;
  * oldest one's moment) until it finds the FIFO empty. So nothing is scheduled while no request waits, and
  * the watcher is called at most once per threshold.
  *
+ * <p>Concurrency limit ({@link #concurrencyLimit}, docs/CONTROL.md "The concurrency limit"): while the
+ * generation's workers run fiber slots, at most {@code limit} requests run at once, whatever the live
+ * links: a request that finds an idle link but {@code limit} running waits in the FIFO like any other (so
+ * the FIFO and the idle deque may both be non-empty then), and a link that finishes takes the next one only
+ * below the limit. The limiter's window is kept beside it: requests finished, their slot time and the most
+ * running at once ({@link #takeLimitWindow}). Without a limit ({@link #UNLIMITED}, thread and Ractor slots)
+ * each dispatch decision reads the limit once and nothing else changes.
+ *
  * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
  * and closing a link happen after the lock is released.
  */
@@ -89,6 +97,7 @@ final class Dispatcher implements WorkerLink.Listener {
     private static final VarHandle DEPTH;
     private static final VarHandle LIVE;
     private static final VarHandle IDLE_COUNT;
+    private static final VarHandle LIMIT;
 
     static {
         try {
@@ -96,6 +105,7 @@ final class Dispatcher implements WorkerLink.Listener {
             DEPTH = lookup.findVarHandle(Dispatcher.class, "depth", int.class);
             LIVE = lookup.findVarHandle(Dispatcher.class, "live", int.class);
             IDLE_COUNT = lookup.findVarHandle(Dispatcher.class, "idleCount", int.class);
+            LIMIT = lookup.findVarHandle(Dispatcher.class, "limit", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -108,6 +118,9 @@ final class Dispatcher implements WorkerLink.Listener {
      * the last of them answers it.
      */
     static final int MAX_DISPATCHES = 3;
+
+    /** No concurrency limit: every live link may run a request (thread and Ractor slots). */
+    static final int UNLIMITED = Integer.MAX_VALUE;
 
     /** A connection in {@link #lines} whose waiting request has nothing held behind it (never mutated). */
     private static final ArrayDeque<Ticket> NOTHING_HELD = new ArrayDeque<>(0);
@@ -141,6 +154,12 @@ final class Dispatcher implements WorkerLink.Listener {
     private long completed;
     private long lostLinks;
     private long redispatched;
+    /** Requests that may run at once: {@link #UNLIMITED}, or the concurrency limit of fiber slots. */
+    private int limit = UNLIMITED;
+    // The concurrency limit's window (under the lock, kept only while limited): see takeLimitWindow.
+    private long windowCompleted;
+    private long windowSlotNanos;
+    private int windowPeakBusy;
 
     /** @param clock T3, the end of a slot and (through admission) T2b are read from it */
     Dispatcher(NanoClock clock) {
@@ -179,9 +198,20 @@ final class Dispatcher implements WorkerLink.Listener {
         return closedLoop != null;
     }
 
-    /** Whether a request admitted now would wait (no idle link), read without the lock. */
+    /**
+     * Whether a request admitted now would wait (no idle link, or under a concurrency limit requests already
+     * wait), read without the lock.
+     */
     boolean wouldWait() {
-        return (int) IDLE_COUNT.getOpaque(this) == 0;
+        return (int) IDLE_COUNT.getOpaque(this) == 0 || (int) LIMIT.getOpaque(this) != UNLIMITED && depthNow() > 0;
+    }
+
+    /**
+     * Requests that may run at once now (c for W_pred): the live links, or the concurrency limit when it is
+     * lower. Read without the lock.
+     */
+    int capacityNow() {
+        return Math.min(liveNow(), (int) LIMIT.getOpaque(this));
     }
 
     // --- requests -----------------------------------------------------------------------------------------
@@ -196,6 +226,7 @@ final class Dispatcher implements WorkerLink.Listener {
         Object connection = ex.connection;
         Slot target = null;
         Executor refuse;
+        int cap;
         lock.lock();
         try {
             refuse = closedLoop;
@@ -210,8 +241,8 @@ final class Dispatcher implements WorkerLink.Listener {
                 t.state = State.HELD;
                 line.add(t);
                 setDepth(depth + 1);
-            } else if ((target = takeIdle(affinity(t))) != null) {
-                assign(t, target);
+            } else if (busy < (cap = limit) && (target = takeIdle(affinity(t))) != null) {
+                assign(t, target, cap);
             } else {
                 t.state = State.WAITING;
                 if (jump) {
@@ -280,7 +311,7 @@ final class Dispatcher implements WorkerLink.Listener {
             process.live++;
             LIVE.setOpaque(this, live + 1);
             slots.add(slot);
-            next = nextFor(slot);
+            next = nextFor(slot, limit);
             liveNow = live;
         } finally {
             lock.unlock();
@@ -307,9 +338,14 @@ final class Dispatcher implements WorkerLink.Listener {
             slot.process.busy--;
             slot.process.completed++;
             completed++;
+            int cap = limit;
+            if (cap != UNLIMITED) {
+                windowCompleted++;
+                windowSlotNanos += clock.nanoTime() - done.dispatchedNanos;
+            }
             close = slot.draining;
             if (!close) {
-                next = nextFor(slot);
+                next = nextFor(slot, cap);
             }
             signalIfDrained();
         } finally {
@@ -396,6 +432,76 @@ final class Dispatcher implements WorkerLink.Listener {
         }
         liveLinksChanged.accept(liveNow);
         return running == null ? null : running.exchange;
+    }
+
+    // --- the concurrency limit -----------------------------------------------------------------------------
+
+    /**
+     * Sets how many requests may run at once ({@code limit} ≥ 1), or removes the limit ({@link #UNLIMITED}):
+     * the launcher sets it to the generation's slot count when its workers run fiber slots, and removes it
+     * when they run threads or Ractors. When it rises, waiting requests take idle links up to it at once.
+     * Any thread.
+     */
+    void concurrencyLimit(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("concurrency limit must be at least 1: " + limit);
+        }
+        List<Ticket> released;
+        lock.lock();
+        try {
+            if (limit != UNLIMITED && this.limit == UNLIMITED) {
+                windowCompleted = 0; // a window starts with the limit
+                windowSlotNanos = 0;
+                windowPeakBusy = busy;
+            }
+            LIMIT.setOpaque(this, limit);
+            released = dispatchToIdle(null);
+        } finally {
+            lock.unlock();
+        }
+        for (Ticket t : released) {
+            t.link.start(t.exchange);
+        }
+    }
+
+    /**
+     * The controller's limit: like {@link #concurrencyLimit}, but only while a limit is in force (a decision
+     * that arrives after the launcher removed it changes nothing). Returns whether it applied. Any thread.
+     */
+    boolean adjustLimit(int limit) {
+        limit = Math.min(limit, UNLIMITED - 1); // a limit never turns itself off
+        lock.lock();
+        try {
+            if (this.limit == UNLIMITED) {
+                return false;
+            }
+        } finally {
+            lock.unlock();
+        }
+        concurrencyLimit(limit);
+        return true;
+    }
+
+    /**
+     * The concurrency limiter's window since the previous call (or since the limit was set), and a new one
+     * begun: requests finished on a link in it, the sum of their slot times (T3 → the link idle) in ns, and
+     * the most running at once; with the depth, live links and limit now. Any thread.
+     */
+    LimitWindow takeLimitWindow() {
+        lock.lock();
+        try {
+            LimitWindow w = new LimitWindow(windowCompleted, windowSlotNanos, windowPeakBusy, depth, live, limit);
+            windowCompleted = 0;
+            windowSlotNanos = 0;
+            windowPeakBusy = busy;
+            return w;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One window of the concurrency limiter, as {@link #takeLimitWindow} took it. */
+    record LimitWindow(long completed, long slotNanos, int peakBusy, int depth, int live, int limit) {
     }
 
     // --- shutdown and status ------------------------------------------------------------------------------
@@ -498,7 +604,7 @@ final class Dispatcher implements WorkerLink.Listener {
             }
             status.sort((a, b) -> a.workerIndex != b.workerIndex
                     ? Long.compare(a.workerIndex, b.workerIndex) : Long.compare(a.pid, b.pid));
-            return new Snapshot(depth, busy, live, dropped, completed, lostLinks, redispatched, status);
+            return new Snapshot(depth, busy, live, dropped, completed, lostLinks, redispatched, limit, status);
         } finally {
             lock.unlock();
         }
@@ -521,11 +627,11 @@ final class Dispatcher implements WorkerLink.Listener {
     }
 
     /**
-     * The oldest waiting request {@code slot} may run, assigned to it; or null, and {@code slot} becomes
-     * idle.
+     * The oldest waiting request {@code slot} may run, assigned to it, when fewer than {@code cap} (the limit
+     * as the caller read it) run; or null, and {@code slot} becomes idle.
      */
-    private Ticket nextFor(Slot slot) {
-        Ticket t = pollFor(slot);
+    private Ticket nextFor(Slot slot, int cap) {
+        Ticket t = busy < cap ? pollFor(slot) : null;
         if (t == null) {
             slot.idle = true;
             idle.add(slot);
@@ -533,12 +639,13 @@ final class Dispatcher implements WorkerLink.Listener {
             return null;
         }
         setDepth(depth - 1);
-        assign(t, slot);
+        assign(t, slot, cap);
         promote(t.exchange.connection);
         return t;
     }
 
-    private void assign(Ticket t, Slot slot) {
+    /** Assigns {@code t} to {@code slot}; {@code cap} is the limit as the caller read it (for its window). */
+    private void assign(Ticket t, Slot slot, int cap) {
         t.state = State.DISPATCHED;
         t.dispatches++;
         t.dispatchedNanos = clock.nanoTime();
@@ -546,6 +653,9 @@ final class Dispatcher implements WorkerLink.Listener {
         slot.running = t;
         busy++;
         slot.process.busy++;
+        if (cap != UNLIMITED && busy > windowPeakBusy) {
+            windowPeakBusy = busy;
+        }
     }
 
     /** Whether a request its link never delivered may be dispatched again rather than answered. */
@@ -587,7 +697,7 @@ final class Dispatcher implements WorkerLink.Listener {
 
     /**
      * The connection's waiting request left the FIFO: its next held request, if any, takes its place at the
-     * tail. (No link is idle here: the FIFO was not empty.)
+     * tail. (No link may take it here: the FIFO was not empty, so none is idle or the limit binds.)
      */
     private void promote(Object connection) {
         ArrayDeque<Ticket> line = lines.remove(connection);
@@ -668,7 +778,7 @@ final class Dispatcher implements WorkerLink.Listener {
                 return;
             }
             long waited = clock.nanoTime() - oldest.exchange.runnableNanos;
-            hot = waited >= w.thresholdNanos && busy >= live;
+            hot = waited >= w.thresholdNanos && busy >= Math.min(live, limit);
             delay = waited >= w.thresholdNanos ? w.thresholdNanos : w.thresholdNanos - waited;
             hotCheckPending = scheduleHotCheck(w, delay);
         } finally {
@@ -715,7 +825,8 @@ final class Dispatcher implements WorkerLink.Listener {
      * A link of {@code dying} closed: a request it never delivered is back at the FIFO's head, or, at the
      * process's last link, the sticky requests that waited for it may run anywhere now; so idle links take
      * them, those of other processes first (the dying one's other links may be dead too, not yet seen
-     * closed). Returns the requests assigned, for the caller to start after the lock.
+     * closed). With {@code dying} null: the concurrency limit rose, and waiting requests take idle links up to
+     * it. Below the limit only. Returns the requests assigned, for the caller to start after the lock.
      */
     private List<Ticket> dispatchToIdle(WorkerCounts dying) {
         if (runnable.isEmpty() || idle.isEmpty()) {
@@ -734,11 +845,14 @@ final class Dispatcher implements WorkerLink.Listener {
             }
         }
         for (Slot slot : candidates) {
+            if (busy >= limit) {
+                break;
+            }
             Ticket t = pollFor(slot);
             if (t != null) {
                 leaveIdle(slot);
                 setDepth(depth - 1);
-                assign(t, slot);
+                assign(t, slot, limit);
                 promote(t.exchange.connection);
                 assigned.add(t);
             }
@@ -877,8 +991,20 @@ final class Dispatcher implements WorkerLink.Listener {
      *                  died or its link broke
      * @param redispatched requests a closing link had been given but never delivered to its worker, put back
      *                  at the queue's head to go down another link
+     * @param limit     requests that may run at once: the concurrency limit of fiber slots, or
+     *                  {@link #UNLIMITED}
      */
     record Snapshot(int depth, int busy, int live, long dropped, long completed, long lostLinks, long redispatched,
-                    List<ProcessStatus> processes) {
+                    int limit, List<ProcessStatus> processes) {
+
+        /** Whether a concurrency limit is in force (the workers run fiber slots). */
+        boolean limited() {
+            return limit != UNLIMITED;
+        }
+
+        /** Requests that may run at once: c for W_pred, the live links or the limit when lower. */
+        int capacity() {
+            return Math.min(live, limit);
+        }
     }
 }

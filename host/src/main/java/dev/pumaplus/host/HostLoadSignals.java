@@ -56,7 +56,7 @@ final class HostLoadSignals implements LoadSignals {
         QueueMetrics.Window last = metrics.window(1);
         double slot = metrics.meanSlotNanos();
         return new Sample(last.arrivalsPerSecond(), last.queue().p95(), last.queue().p99(), slot, s.depth(),
-                s.busy(), s.live(), QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.live(), slot), cpuBusy,
+                s.busy(), s.live(), QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.capacity(), slot), cpuBusy,
                 memAvailable(), metrics.shed(), metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS).gvlWaitRatio());
     }
 

@@ -99,13 +99,18 @@ final class PrometheusExposition {
         gauge(out, "puma_plus_queue_depth", "Requests waiting for a worker slot (L).", slots.depth());
         gauge(out, "puma_plus_live_slots", "Worker slots connected to the host (c).", slots.live());
         gauge(out, "puma_plus_busy_slots", "Worker slots running a request.", slots.busy());
+        if (slots.limited()) {
+            gauge(out, "puma_plus_concurrency_limit",
+                    "Fiber slots that may run a request at once, as the controller set it (c when below live slots).",
+                    slots.limit());
+        }
         gauge(out, "puma_plus_predicted_wait_seconds",
                 "Predicted queue time of a request arriving now: 0 with an idle slot, else (L+1)*S/c;"
                         + " at most 3600, which it reads with no live slot.",
                 predictedWaitSeconds(slots, slotMean));
         gauge(out, "puma_plus_utilization",
                 "Arrival rate times mean slot time over live slots, over the last 10 s.",
-                QueueMetrics.utilization(arrivals, slotMean, slots.live()));
+                QueueMetrics.utilization(arrivals, slotMean, slots.capacity()));
         gauge(out, "puma_plus_gvl_wait_ratio",
                 "GVL wait over service time of the requests that measured it, over the last 10 s; NaN: unknown.",
                 main.gvlWaitRatio());
@@ -137,7 +142,7 @@ final class PrometheusExposition {
 
     /** W_pred in seconds, capped at {@link #PREDICTED_WAIT_CAP_SECONDS} (its value with no live slot). */
     static double predictedWaitSeconds(Dispatcher.Snapshot slots, double slotMeanNanos) {
-        double wait = QueueMetrics.predictedWaitNanos(slots.depth(), slots.busy(), slots.live(), slotMeanNanos) / 1e9;
+        double wait = QueueMetrics.predictedWaitNanos(slots.depth(), slots.busy(), slots.capacity(), slotMeanNanos) / 1e9;
         return Math.min(wait, PREDICTED_WAIT_CAP_SECONDS);
     }
 

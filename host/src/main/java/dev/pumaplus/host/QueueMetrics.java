@@ -315,7 +315,8 @@ final class QueueMetrics {
      *
      * @param depth requests waiting or held (L)
      * @param busy  links running a request
-     * @param live  live links (c)
+     * @param live  c: the live links, or the concurrency limit of fiber slots when it is lower
+     *              ({@link Dispatcher.Snapshot#capacity()}): the requests that may run at once
      */
     static double predictedWaitNanos(int depth, int busy, int live, double meanSlotNanos) {
         if (busy < live && depth == 0) {

@@ -61,6 +61,25 @@ class AdmissionTest {
     }
 
     @Test
+    void underAConcurrencyLimitTheWaitIsPredictedBehindTheLimitNotTheIdleFiberSlots() {
+        dispatcher.concurrencyLimit(1);
+        for (int i = 0; i < 4; i++) {
+            new EmbeddedWorker(queue, 100, 0).discardSent();
+        }
+        slotTime(500);
+        queue.admission.shedding(1100.0 * MS);
+        submit("/running");                       // the one request the limit lets run
+        RecordingSink waits = submit("/a");       // W_pred = 1 · 500 / 1 = 500 ms: three fibers idle, it waits
+        RecordingSink underLimit = submit("/b");  // 2 · 500 = 1000 ms
+        RecordingSink shed = submit("/c");        // 3 · 500 = 1500 ms > 1100 ms (with c = 4 live: 375 ms)
+        assertEquals(0, waits.status);
+        assertEquals(0, underLimit.status);
+        assertEquals(503, shed.status);
+        assertTrue(shed.events.get(0).contains("Retry-After=2"), shed.events.toString());
+        assertEquals(2, dispatcher.snapshot().depth());
+    }
+
+    @Test
     void requestAfterTheDrainIsRefusedAsShuttingDownNotShed() {
         new EmbeddedWorker(queue, 100, 0).discardSent();
         slotTime(500);

@@ -117,6 +117,24 @@ class ControlAppTest {
     }
 
     @Test
+    void withFiberSlotsStatsShowTheConcurrencyLimitAndPredictTheWaitBehindIt() {
+        JsonNode threads = new ControlApp(dispatcher, null, null, 1, 1, Instant.now()).stats().get("queue");
+        assertFalse(threads.has("concurrency_limit"), "thread slots have no limit: " + threads);
+        dispatcher.concurrencyLimit(1);
+        for (int i = 0; i < 4; i++) {
+            new EmbeddedWorker(queue, 100, 0);
+        }
+        for (int i = 0; i < 3; i++) {
+            queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, null, new RecordingSink());
+        }
+        JsonNode limited = new ControlApp(dispatcher, null, null, 1, 4, Instant.now()).stats().get("queue");
+        assertEquals(1, limited.get("concurrency_limit").asInt());
+        assertEquals(4, limited.get("live_slots").asInt());
+        assertEquals(1, limited.get("busy_slots").asInt());
+        assertEquals(2, limited.get("depth").asInt(), "two wait behind the limit while three fibers idle");
+    }
+
+    @Test
     void backlogRemainderGoesOneApieceToTheFirstWorkers() {
         new EmbeddedWorker(queue, 1, 0).link.channel.close(); // none left: depth must still be reported
         EmbeddedWorker a = new EmbeddedWorker(queue, 10, 0);

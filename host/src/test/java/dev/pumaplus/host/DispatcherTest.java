@@ -1,7 +1,7 @@
 /*
  * Claims about the queue step of the request path: order, fairness across connections, cancellation,
- * slot accounting, request body streaming, link failure and the hot-queue watch, checked on real
- * WorkerLinks over embedded channels.
+ * slot accounting, request body streaming, link failure, the hot-queue watch and the concurrency limit of
+ * fiber slots, checked on real WorkerLinks over embedded channels.
  */
 package dev.pumaplus.host;
 
@@ -824,5 +824,92 @@ class DispatcherTest {
         worker.takeRequestPath();
         worker.respond("ok");
         timer.shutdown();
+    }
+
+    /** The paths of the requests sent to {@code workers} since the last look, each with its worker. */
+    private static Map<String, EmbeddedWorker> running(List<EmbeddedWorker> workers) {
+        Map<String, EmbeddedWorker> sent = new java.util.TreeMap<>();
+        for (EmbeddedWorker w : workers) {
+            String path = w.takeRequestPath();
+            if (path != null) {
+                sent.put(path, w);
+            }
+        }
+        return sent;
+    }
+
+    @Test
+    void underAConcurrencyLimitRequestsWaitInTheQueueWhileIdleFiberSlotsExist() {
+        dispatcher.concurrencyLimit(2);
+        List<EmbeddedWorker> fibers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            fibers.add(new EmbeddedWorker(queue, 100, 0));
+        }
+        for (String path : List.of("/a", "/b", "/c", "/d")) {
+            submit(new Object(), path, new RecordingSink());
+        }
+        Dispatcher.Snapshot held = dispatcher.snapshot();
+        assertEquals(2, held.busy(), "two run: the limit");
+        assertEquals(2, held.depth(), "two wait although two slots idle");
+        assertEquals(4, held.live());
+        assertEquals(2, held.capacity(), "W_pred divides by what may run, not by the live slots");
+        assertTrue(dispatcher.wouldWait(), "a request arriving now waits (and may be shed)");
+        assertEquals(2, dispatcher.capacityNow());
+        Map<String, EmbeddedWorker> first = running(fibers);
+        assertEquals(List.of("/a", "/b"), List.copyOf(first.keySet()), "the oldest two run");
+
+        first.get("/a").respond("ok");
+        assertEquals(List.of("/c"), List.copyOf(running(fibers).keySet()),
+                "a finished request makes room for the oldest waiting one");
+        assertEquals(2, dispatcher.snapshot().busy());
+        assertEquals(1, dispatcher.snapshot().depth());
+
+        assertTrue(dispatcher.adjustLimit(3));
+        assertEquals(List.of("/d"), List.copyOf(running(fibers).keySet()), "a raised limit dispatches at once");
+        assertEquals(0, dispatcher.snapshot().depth());
+        assertEquals(3, dispatcher.snapshot().limit());
+
+        dispatcher.concurrencyLimit(Dispatcher.UNLIMITED);
+        assertFalse(dispatcher.snapshot().limited());
+        assertFalse(dispatcher.adjustLimit(1), "without a limit in force the controller's limit changes nothing");
+        assertFalse(dispatcher.snapshot().limited());
+    }
+
+    @Test
+    void theLimitsWindowCountsFinishedRequestsTheirSlotTimeAndTheMostRunningAtOnce() {
+        dispatcher.concurrencyLimit(10);
+        List<EmbeddedWorker> fibers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            fibers.add(new EmbeddedWorker(queue, 100, 0));
+        }
+        for (String path : List.of("/a", "/b", "/c")) {
+            submit(new Object(), path, new RecordingSink());
+        }
+        queue.advance(10_000_000L);
+        for (EmbeddedWorker w : running(fibers).values()) {
+            w.respond("ok");
+        }
+        Dispatcher.LimitWindow w = dispatcher.takeLimitWindow();
+        assertEquals(3, w.completed());
+        assertEquals(30_000_000L, w.slotNanos(), "three slot times of 10 ms");
+        assertEquals(3, w.peakBusy());
+        assertEquals(10, w.limit());
+        Dispatcher.LimitWindow next = dispatcher.takeLimitWindow();
+        assertEquals(0, next.completed(), "a window begins where the last one was taken");
+        assertEquals(0, next.peakBusy(), "its peak starts at what runs now");
+    }
+
+    @Test
+    void withThreadSlotsNoLimitIsInForceAndNoWindowIsKept() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        submit(new Object(), "/t", new RecordingSink());
+        worker.takeRequestPath();
+        worker.respond("ok");
+        assertFalse(dispatcher.snapshot().limited());
+        assertFalse(dispatcher.adjustLimit(1));
+        Dispatcher.LimitWindow w = dispatcher.takeLimitWindow();
+        assertEquals(Dispatcher.UNLIMITED, w.limit());
+        assertEquals(0, w.completed());
+        assertFalse(dispatcher.wouldWait(), "an idle slot and nothing waiting: a request runs at once");
     }
 }

@@ -6,6 +6,7 @@
 package dev.pumaplus.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
@@ -119,6 +120,15 @@ class PrometheusExpositionTest {
         double ratio = text.lines().filter(l -> l.startsWith("puma_plus_gvl_wait_ratio "))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElseThrow();
         assertEquals(0.02, ratio, 0.0005, "2 ms of GVL wait in 100 ms of service");
+    }
+
+    @Test
+    void theConcurrencyLimitIsAGaugeOnlyWhileFiberSlotsRunUnderIt() {
+        assertFalse(PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot())
+                .contains("puma_plus_concurrency_limit"));
+        dispatcher.concurrencyLimit(24);
+        String text = PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot());
+        assertTrue(text.contains("# TYPE puma_plus_concurrency_limit gauge\npuma_plus_concurrency_limit 24\n"), text);
     }
 
     @Test
