@@ -230,6 +230,15 @@ module PumaPlus
       fibers || threads
     end
 
+    # What each slot of a worker is, as the CONFIG frame's "slot_kind" tells the host: "fiber" (`fibers`),
+    # "ractor" (`ractors`) or "thread". The host holds fiber slots to the concurrency limit.
+    def slot_kind
+      if fibers then "fiber"
+      elsif ractors then "ractor"
+      else "thread"
+      end
+    end
+
     # Worker processes actually forked: at least one, since the app never runs in the shepherd.
     def worker_processes
       [workers, 1].max
@@ -285,6 +294,7 @@ module PumaPlus
         "bind_to_activated_sockets" => bind_to_activated_sockets,
         "workers" => worker_processes,
         "threads" => slots_per_worker,
+        "slot_kind" => slot_kind,
         "rackup" => rackup,
         "environment" => environment,
         "preload_app" => preload_app,

@@ -28,6 +28,7 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
   def test_defaults_apply_when_nothing_is_set
     config = resolve
     assert_equal({ "binds" => ["tcp://0.0.0.0:9292"], "bind_to_activated_sockets" => false, "workers" => 1, "threads" => 5,
+                   "slot_kind" => "thread",
                    "rackup" => File.join(@dir, "config.ru"), "environment" => "development",
                    "preload_app" => false, "control_url" => nil, "control_token" => nil, "control_no_token" => false,
                    "persistent_timeout" => 20, "first_data_timeout" => 30, "write_timeout" => 10,
@@ -50,7 +51,7 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
 
   def test_config_json_has_every_documented_key_even_when_null
     keys = JSON.parse(resolve.to_json).keys
-    assert_equal %w[binds bind_to_activated_sockets workers threads rackup environment preload_app control_url control_token
+    assert_equal %w[binds bind_to_activated_sockets workers threads slot_kind rackup environment preload_app control_url control_token
                     control_no_token metrics_url controller_jar_dir
                     persistent_timeout first_data_timeout write_timeout header_timeout max_connections
                     max_pipelined_requests http_content_length_limit
@@ -276,6 +277,11 @@ server_timing false
     assert_equal [50, 50], [config.slots_per_worker, config.to_h["threads"]]
     assert_match(%r{config/puma-plus\.rb:2\z}, config.source(:fibers))
     assert_equal 3, resolve(file: "threads 2, 3\n").to_h["threads"]
+  end
+
+  def test_fibers_tell_the_host_their_slot_kind
+    assert_equal "fiber", resolve(file: "fibers 40\n").to_h["slot_kind"]
+    assert_equal "ractor", resolve(file: "ractors\n").to_h["slot_kind"]
   end
 
   def test_the_fibers_flag_beats_the_file

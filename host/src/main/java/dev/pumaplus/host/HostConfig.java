@@ -59,6 +59,8 @@ import java.util.Objects;
  *                               is generated at boot
  * @param metricsUrl             the read-only listener for /metrics and the dashboard, or null for none
  * @param controllerJarDir       the only directory {@code POST /controller?jar=} loads from, or null: no swap
+ * @param slotKind               what each slot of a worker is: {@code "thread"}, {@code "fiber"} ({@code fibers N})
+ *                               or {@code "ractor"}; fiber slots run under the concurrency limit
  */
 record HostConfig(
         List<String> binds, int workers, int threads, String environment, String controlUrl, String controlToken,
@@ -68,7 +70,7 @@ record HostConfig(
         Path pidfile, Path statePath, Path stdoutPath, Path stderrPath,
         Double shedWaitLimitMs, String healthCheckPath, String healthCheckAnswer, List<String> bundles,
         Duration headerTimeout, Integer maxConnections, int maxPipelinedRequests,
-        boolean controlNoToken, String metricsUrl, Path controllerJarDir) {
+        boolean controlNoToken, String metricsUrl, Path controllerJarDir, String slotKind) {
 
     static final List<String> DEFAULT_BINDS = List.of("tcp://0.0.0.0:9292");
     static final int DEFAULT_WORKERS = 1;
@@ -82,6 +84,9 @@ record HostConfig(
     static final String DEFAULT_HEALTH_CHECK_PATH = "/health";
     static final String DEFAULT_HEALTH_CHECK_ANSWER = "app";
     static final List<String> DEFAULT_BUNDLES = List.of("protocol-h2", "protocol-h1");
+    static final String DEFAULT_SLOT_KIND = "thread";
+    /** The slot kind whose slots run under the concurrency limit. */
+    static final String FIBER_SLOTS = "fiber";
 
     /** The CONFIG keys this record reads, in the order of its components. */
     static final List<String> KEYS = List.of("binds", "workers", "threads", "environment", "control_url",
@@ -89,7 +94,8 @@ record HostConfig(
             "http_content_length_limit", "worker_boot_timeout", "shutdown_timeout", "worker_shutdown_timeout",
             "log_requests", "server_timing", "log_format", "pidfile", "state_path", "stdout_path", "stderr_path",
             "shed_wait_limit_ms", "health_check_path", "health_check_answer", "bundles", "header_timeout",
-            "max_connections", "max_pipelined_requests", "control_no_token", "metrics_url", "controller_jar_dir");
+            "max_connections", "max_pipelined_requests", "control_no_token", "metrics_url", "controller_jar_dir",
+            "slot_kind");
 
     /**
      * The keys whose change a hot restart reports but cannot apply: the listeners, the control app (its
@@ -105,7 +111,7 @@ record HostConfig(
             DEFAULT_WRITE_TIMEOUT, null, DEFAULT_WORKER_BOOT_TIMEOUT, DEFAULT_SHUTDOWN_TIMEOUT,
             DEFAULT_WORKER_SHUTDOWN_TIMEOUT, false, false, LogFormat.TEXT, null, null, null, null,
             DEFAULT_SHED_WAIT_LIMIT_MS, DEFAULT_HEALTH_CHECK_PATH, DEFAULT_HEALTH_CHECK_ANSWER, DEFAULT_BUNDLES,
-            DEFAULT_HEADER_TIMEOUT, null, DEFAULT_MAX_PIPELINED_REQUESTS, false, null, null);
+            DEFAULT_HEADER_TIMEOUT, null, DEFAULT_MAX_PIPELINED_REQUESTS, false, null, null, DEFAULT_SLOT_KIND);
 
     /** Reads the CONFIG object {@code root}. */
     static HostConfig from(JsonNode root) {
@@ -139,12 +145,23 @@ record HostConfig(
                 (int) number(root, "max_pipelined_requests", DEFAULT_MAX_PIPELINED_REQUESTS),
                 flag(root, "control_no_token"),
                 text(root, "metrics_url", null),
-                path(root, "controller_jar_dir"));
+                path(root, "controller_jar_dir"),
+                text(root, "slot_kind", DEFAULT_SLOT_KIND));
     }
 
     /** Slots the generation's workers open: workers × threads. */
     int slots() {
         return workers * threads;
+    }
+
+    /** The workers' slots are fibers: they run under the concurrency limit (docs/CONTROL.md). */
+    boolean fiberSlots() {
+        return FIBER_SLOTS.equals(slotKind);
+    }
+
+    /** What the boot line calls a worker's slots: "fiber" for fiber slots, else "thread" (as puma does). */
+    String slotNoun() {
+        return fiberSlots() ? "fiber" : "thread";
     }
 
     /** The health check is answered by the host, not the app. */

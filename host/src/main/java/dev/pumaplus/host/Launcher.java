@@ -215,7 +215,7 @@ public final class Launcher {
         LOG.log(Level.INFO, "host pid " + ProcessHandle.current().pid() + ", Java " + Runtime.version().feature()
                 + ", " + transport.transport() + " transport; shepherd generation 1");
         LOG.log(Level.INFO, "environment " + config.environment() + ", " + plural(config.workers(), "worker") + " x "
-                + plural(config.threads(), "thread") + " = " + plural(config.slots(), "slot"));
+                + plural(config.threads(), config.slotNoun()) + " = " + plural(config.slots(), "slot"));
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, admission, null);
@@ -322,9 +322,11 @@ public final class Launcher {
 
     /**
      * The current generation's per-request settings: server timing, the request log (log_requests, already
-     * false when quiet), shedding (shed_wait_limit_ms) and the health check path (docs/CONTROL.md).
+     * false when quiet), shedding (shed_wait_limit_ms), the health check path and, for fiber slots, the
+     * concurrency limit, which starts at the slot count until the controller's first window (docs/CONTROL.md).
      */
     private void configureRequests(HostConfig c) {
+        dispatcher.concurrencyLimit(c.fiberSlots() ? c.slots() : Dispatcher.UNLIMITED);
         reporting.serverTiming(c.serverTiming());
         if (c.logRequests()) {
             if (requestLog == null) {

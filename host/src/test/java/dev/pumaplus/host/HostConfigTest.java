@@ -124,6 +124,19 @@ class HostConfigTest {
     }
 
     @Test
+    void fiberSlotsRunUnderTheConcurrencyLimitAndTheBootLineCallsThemFibers() throws Exception {
+        HostConfig fibers = HostConfig.from(JSON.readTree("{\"threads\": 40, \"slot_kind\": \"fiber\"}"));
+        assertTrue(fibers.fiberSlots());
+        assertEquals("fiber", fibers.slotNoun());
+        assertEquals(40, fibers.slots());
+        for (String kind : List.of("thread", "ractor")) {
+            HostConfig other = HostConfig.from(JSON.readTree("{\"slot_kind\": \"" + kind + "\"}"));
+            assertEquals(false, other.fiberSlots(), kind);
+            assertEquals("thread", other.slotNoun(), kind);
+        }
+    }
+
+    @Test
     void fractionalSecondsKeepTheirFraction() throws Exception {
         assertEquals(Duration.ofMillis(1500), HostConfig.from(JSON.readTree("{\"shutdown_timeout\": 1.5}")).shutdownTimeout());
     }
