@@ -89,6 +89,8 @@ module PumaPlus
     AUTOSCALE_BUNDLES = { "fork" => %w[actuator-fork controller] }.freeze
     # The bundle `autoscale bridge:` adds beside them.
     BRIDGE_BUNDLES = { "ractor" => "actuator-ractor", "thread" => "actuator-thread" }.freeze
+    # The bundle `fibers` adds without `autoscale`: its concurrency limiter (docs/CONTROL.md).
+    LIMIT_BUNDLE = "controller"
 
     # Resolves the configuration from +argv+ (the user's flags), the environment +env+ and the config
     # files (#config_paths). Raises ConfigError.
@@ -342,7 +344,8 @@ module PumaPlus
         "websocket_max_connections" => websocket_max_connections,
         "bundles" => BUNDLE_START_ORDER.select { |name, _| bundles.include?(name) }.values +
                      (autoscale ? AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : []) +
-                     (autoscale && autoscale_bridge ? [BRIDGE_BUNDLES.fetch(autoscale_bridge)] : [])
+                     (autoscale && autoscale_bridge ? [BRIDGE_BUNDLES.fetch(autoscale_bridge)] : []) +
+                     (fibers && !autoscale ? [LIMIT_BUNDLE] : [])
       }
     end
 

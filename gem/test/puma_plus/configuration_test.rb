@@ -279,8 +279,12 @@ server_timing false
     assert_equal 3, resolve(file: "threads 2, 3\n").to_h["threads"]
   end
 
-  def test_fibers_tell_the_host_their_slot_kind
-    assert_equal "fiber", resolve(file: "fibers 40\n").to_h["slot_kind"]
+  def test_fibers_tell_the_host_their_slot_kind_and_load_the_controller_for_its_concurrency_limit
+    h = resolve(file: "fibers 40\n").to_h
+    assert_equal "fiber", h["slot_kind"]
+    assert_equal %w[protocol-h2 protocol-h1 controller], h["bundles"]
+    h = resolve(file: "fibers 40\nautoscale\n").to_h
+    assert_equal %w[protocol-h2 protocol-h1 actuator-fork controller], h["bundles"], "loaded once"
     assert_equal "ractor", resolve(file: "ractors\n").to_h["slot_kind"]
   end
 

@@ -6,6 +6,7 @@
  */
 package dev.pumaplus.host;
 
+import dev.pumaplus.spi.ConcurrencyLimit;
 import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
@@ -223,6 +224,7 @@ public final class Launcher {
         felix.context().registerService(WebSocketHub.class, webSockets, null);
         felix.context().registerService(EventLoops.class, transport, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
+        felix.context().registerService(ConcurrencyLimit.class, new HostConcurrencyLimit(dispatcher), null);
         felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher,
                 generations::scaleWorkers, generations::scaleExtraSlots, config.threads(), config.workers()), null);
         for (String name : config.bundles()) {

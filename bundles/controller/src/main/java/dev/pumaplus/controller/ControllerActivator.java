@@ -1,12 +1,14 @@
 /*
- * Starts the autoscaler when the controller bundle starts (and stops it when the bundle stops or is
- * swapped by Bundle.update): builds the policy named in the bundle's policy.properties with the operator's
- * bounds from HostSettings, and registers the Autoscaler service.
+ * Starts the autoscaler and, for fiber slots, the concurrency limiter when the controller bundle starts (and
+ * stops them when the bundle stops or is swapped by Bundle.update): builds the policies named in the
+ * bundle's policy.properties, the autoscaler's with the operator's bounds from HostSettings, and registers
+ * the Autoscaler service.
  */
 package dev.pumaplus.controller;
 
 import dev.pumaplus.spi.Actuator;
 import dev.pumaplus.spi.Autoscaler;
+import dev.pumaplus.spi.ConcurrencyLimit;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.LoadSignals;
 import java.io.IOException;
@@ -22,16 +24,23 @@ import org.osgi.util.tracker.ServiceTracker;
 
 /**
  * {@code policy.properties} (at the jar's root): {@code policy=<id>} (default {@code tiered/1}) and any
- * parameter of that policy by name ({@code targetUtilization=0.6}). The operator's {@code autoscale min:,
+ * parameter of that policy by name ({@code targetUtilization=0.6}); {@code limit.policy=<id>} (default
+ * {@code gradient/1}) and any parameter of the concurrency limiter as {@code limit.<name>}
+ * ({@code limit.windowMs=100}). The operator's {@code autoscale min:,
  * max:, target_queue_p95:} (HostSettings {@code autoscale_min}, {@code autoscale_max},
  * {@code autoscale_target_queue_p95_ms}) override the file's. The primary actuator is the Actuator service
  * whose kind is HostSettings {@code autoscale_actuator} ({@link AutoscaleSettings}); the bridge, the one whose
- * kind is {@code autoscale_bridge} ({@code ractor}, {@code thread}; absent or null for none). Without
- * {@code autoscale} in the configuration the bundle does nothing.
+ * kind is {@code autoscale_bridge} ({@code ractor}, {@code thread}; absent or null for none). The limiter runs
+ * when the first generation's workers run fiber slots ({@code slot_kind}), on the host's ConcurrencyLimit
+ * service. Without {@code autoscale} and without fiber slots the bundle does nothing.
  */
 public final class ControllerActivator implements BundleActivator {
 
+    /** Keys of policy.properties that belong to the concurrency limiter start with this. */
+    static final String LIMIT_PREFIX = "limit.";
+
     private ControllerDriver driver;
+    private LimitDriver limiter;
     private ServiceRegistration<Autoscaler> registration;
     private ServiceTracker<Actuator, Actuator> actuators;
 
@@ -39,8 +48,9 @@ public final class ControllerActivator implements BundleActivator {
     public void start(BundleContext context) throws IOException {
         HostSettings host = service(context, HostSettings.class);
         LoadSignals signals = service(context, LoadSignals.class);
+        ConcurrencyLimit limit = service(context, ConcurrencyLimit.class);
         AutoscaleSettings settings = host == null ? null : AutoscaleSettings.from(host);
-        if (settings == null || signals == null || !settings.enabled()) {
+        if (settings == null) {
             return;
         }
         Properties file = new Properties();
@@ -49,10 +59,26 @@ public final class ControllerActivator implements BundleActivator {
                 file.load(in);
             }
         }
+        if (settings.fiberSlots() && limit != null) {
+            String limitId = file.getProperty(LIMIT_PREFIX + "policy", GradientLimitPolicy.ID).trim();
+            Map<String, Object> limitParams = new HashMap<>();
+            for (String name : file.stringPropertyNames()) {
+                if (name.startsWith(LIMIT_PREFIX) && !name.equals(LIMIT_PREFIX + "policy")) {
+                    limitParams.put(name.substring(LIMIT_PREFIX.length()),
+                            Double.parseDouble(file.getProperty(name).trim()));
+                }
+            }
+            limiter = new LimitDriver(Policies.createLimit(limitId, limitParams), limit, System::nanoTime,
+                    settings.decisionLog());
+            limiter.start();
+        }
+        if (signals == null || !settings.enabled()) {
+            return;
+        }
         String id = file.getProperty("policy", TieredPolicy.ID).trim();
         Map<String, Object> params = new HashMap<>();
         for (String name : file.stringPropertyNames()) {
-            if (!name.equals("policy")) {
+            if (!name.equals("policy") && !name.startsWith(LIMIT_PREFIX)) {
                 params.put(name, Double.parseDouble(file.getProperty(name).trim()));
             }
         }
@@ -75,6 +101,9 @@ public final class ControllerActivator implements BundleActivator {
         }
         if (driver != null) {
             driver.stop();
+        }
+        if (limiter != null) {
+            limiter.stop();
         }
         if (actuators != null) {
             actuators.close();

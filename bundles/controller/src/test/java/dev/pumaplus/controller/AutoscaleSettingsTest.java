@@ -5,6 +5,7 @@
 package dev.pumaplus.controller;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -61,6 +62,8 @@ class AutoscaleSettingsTest {
         assertNull(defaults.bridge());
         assertEquals(Double.parseDouble(documentedDefault("autoscale_target_queue_p95_ms")), defaults.targetP95Ms());
         assertNull(defaults.decisionLog());
+        assertEquals("thread", documentedDefault("slot_kind"));
+        assertFalse(defaults.fiberSlots());
     }
 
     @Test
@@ -74,6 +77,7 @@ class AutoscaleSettingsTest {
         assertEquals(25.0, s.targetP95Ms());
         assertEquals("ractor", s.bridge());
         assertEquals(Path.of("log/decisions.jsonl"), s.decisionLog());
+        assertTrue(AutoscaleSettings.from(new MapSettings(Map.of("slot_kind", "fiber"))).fiberSlots());
         assertNull(AutoscaleSettings.from(new MapSettings(Map.of("autoscale_bridge", ""))).bridge(), "an empty bridge is none");
     }
 }

@@ -1,0 +1,89 @@
+/*
+ * Claims about the live concurrency limiter's driver: it times each window with its injected clock, sets
+ * the limit the policy decides on the host's ConcurrencyLimit service, logs a line only for a window that
+ * changed something (which replays to the same limit), and rests while no limit is in force.
+ */
+package dev.pumaplus.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.pumaplus.spi.ConcurrencyLimit;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class LimitDriverTest {
+
+    /** The host's service, scripted: the windows it hands out in order, and the limits set on it. */
+    private static final class ScriptedLimit implements ConcurrencyLimit {
+        final ArrayDeque<Window> windows = new ArrayDeque<>();
+        final List<Integer> set = new ArrayList<>();
+        int limit = 100;
+
+        @Override
+        public Window window() {
+            Window w = windows.poll();
+            return w == null ? null : new Window(w.completed(), w.slotNanos(), w.peakInFlight(), w.depth(),
+                    w.liveSlots(), limit);
+        }
+
+        @Override
+        public boolean set(int limit) {
+            set.add(limit);
+            this.limit = limit;
+            return true;
+        }
+    }
+
+    /** {@code n} requests of {@code ms} each, {@code peak} at once, on 100 slots. */
+    private static ConcurrencyLimit.Window window(long n, double ms, int peak) {
+        return new ConcurrencyLimit.Window(n, (long) (n * ms * 1e6), peak, 50, 100, 0);
+    }
+
+    @Test
+    void aWindowSetsTheDecidedLimitAndLogsOnlyWhenSomethingChanged(@TempDir Path dir) throws Exception {
+        ScriptedLimit host = new ScriptedLimit();
+        long[] now = {0};
+        Path log = dir.resolve("decisions.jsonl");
+        LimitDriver driver = new LimitDriver(GradientLimitPolicy.defaults(), host, () -> now[0], log);
+        driver.open();
+        host.windows.add(window(200, 10, 5)); // light: the baseline, every slot may still run
+        host.windows.add(window(200, 10, 5)); // the same again: nothing changes
+        host.windows.add(window(200, 40, 100)); // at every slot, inflated fourfold: the limit shrinks
+        for (int i = 0; i < 3; i++) {
+            now[0] += 250_000_000L;
+            driver.window();
+        }
+        driver.stop();
+        assertEquals(List.of(100, 100, 92), host.set, "from the limit in force, every slot, until it inflated");
+        List<String> lines = Files.readAllLines(log);
+        assertEquals(2, lines.size(), "the first window (a new baseline) and the shrink; not the unchanged one");
+        DecisionLog.LimitEntry shrink = DecisionLog.parseLimit(lines.get(1));
+        assertEquals(250.0, shrink.observation().windowMs());
+        assertEquals(40.0, shrink.observation().meanServiceMs(), 1e-9);
+        assertEquals(92, shrink.decision().limit());
+        Replay.Result replayed = Replay.replay(new StringReader(String.join("\n", lines)), null);
+        assertEquals(List.of(), replayed.differences());
+    }
+
+    @Test
+    void withoutALimitInForceTheDriverSetsNothingAndStartsAfreshWhenOneReturns() throws Exception {
+        ScriptedLimit host = new ScriptedLimit();
+        long[] now = {0};
+        LimitDriver driver = new LimitDriver(GradientLimitPolicy.defaults(), host, () -> now[0], null);
+        host.windows.add(window(200, 10, 5));
+        driver.window();
+        assertEquals(10.0, driver.state().baselineMs());
+        driver.window(); // no window: the generation runs threads now
+        assertEquals(List.of(100), host.set);
+        assertEquals(LimitState.initial(), driver.state());
+    }
+}
