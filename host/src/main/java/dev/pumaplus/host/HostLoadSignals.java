@@ -57,7 +57,8 @@ final class HostLoadSignals implements LoadSignals {
         double slot = metrics.meanSlotNanos();
         return new Sample(last.arrivalsPerSecond(), last.queue().p95(), last.queue().p99(), slot, s.depth(),
                 s.busy(), s.live(), QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.capacity(), slot), cpuBusy,
-                memAvailable(), metrics.shed(), metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS).gvlWaitRatio());
+                memAvailable(), metrics.shed(), metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS).gvlWaitRatio(),
+                s.limited() ? s.limit() : 0);
     }
 
     @Override

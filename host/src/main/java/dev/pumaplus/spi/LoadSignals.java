@@ -1,7 +1,8 @@
 /*
  * What the autoscaling controller observes, registered by the host: the queue's signals over the last
  * completed second (arrivals, queue time percentiles, slot time, depth, slots, W_pred), the share of service
- * time the workers' threads waited for their GVL, and the machine's CPU and memory. Read once a tick, beside the request path, never on it.
+ * time the workers' threads waited for their GVL, the concurrency limit of fiber slots, and the machine's
+ * CPU and memory. Read once a tick, beside the request path, never on it.
  */
 package dev.pumaplus.spi;
 
@@ -54,10 +55,20 @@ public interface LoadSignals {
      * @param shed               requests shed since start
      * @param gvlWaitRatio       GVL wait / service time of the requests of the last 10 s whose worker measured
      *                           it (Ruby 3.2+), 0..1; NaN when none did: unknown (Ruby 3.1), never 0
+     * @param concurrencyLimit   the concurrency limit of fiber slots in force now ({@link ConcurrencyLimit}); 0
+     *                           when none is (thread and Ractor slots)
      */
     record Sample(double arrivalsPerSecond, long queueP95Nanos, long queueP99Nanos, double meanSlotNanos,
                   int depth, int busySlots, int liveSlots, double predictedWaitNanos, double cpuBusy,
-                  long memAvailableBytes, long shed, double gvlWaitRatio) {
+                  long memAvailableBytes, long shed, double gvlWaitRatio, int concurrencyLimit) {
+
+        /** A sample without a concurrency limit (SPI 2.2's fields). */
+        public Sample(double arrivalsPerSecond, long queueP95Nanos, long queueP99Nanos, double meanSlotNanos,
+                      int depth, int busySlots, int liveSlots, double predictedWaitNanos, double cpuBusy,
+                      long memAvailableBytes, long shed, double gvlWaitRatio) {
+            this(arrivalsPerSecond, queueP95Nanos, queueP99Nanos, meanSlotNanos, depth, busySlots, liveSlots,
+                    predictedWaitNanos, cpuBusy, memAvailableBytes, shed, gvlWaitRatio, 0);
+        }
 
         /** A sample without a GVL wait measurement (SPI 2.0's fields). */
         public Sample(double arrivalsPerSecond, long queueP95Nanos, long queueP99Nanos, double meanSlotNanos,

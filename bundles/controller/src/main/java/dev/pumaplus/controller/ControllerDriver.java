@@ -204,7 +204,8 @@ final class ControllerDriver implements Autoscaler {
                 .memAvailableMb(mebibytes(s.memAvailableBytes()))
                 .cpuBusy(s.cpuBusy())
                 .gainKnown(a.gainKnown())
-                .gvlWaitRatio(s.gvlWaitRatio());
+                .gvlWaitRatio(s.gvlWaitRatio())
+                .concurrencyLimit(s.concurrencyLimit());
         if (bridge != null) {
             b.bridgeUnits(bridge.units())
                     .bridgeReadyUnits(bridge.readyUnits())

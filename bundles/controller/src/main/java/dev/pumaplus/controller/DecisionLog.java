@@ -27,7 +27,8 @@ import java.util.Map;
  * them reads as "no bridge" (so logs from before bridging replay unchanged); a line without {@code tickMs}
  * was written at {@link Observation#DEFAULT_TICK_MS}, and one without {@code gvlWaitRatio} (or
  * {@code bridgeSharesGvl}) before GVL wait was measured: unknown (false); one without {@code alarm} and
- * {@code oldestWaitMs} is a tick's from before alarms (false; unknown). An alarm's line
+ * {@code oldestWaitMs} is a tick's from before alarms (false; unknown); {@code concurrencyLimit} is written
+ * only while fiber slots run under one, and a line without it reads as none (0). An alarm's line
  * ({@code "alarm":true}) is written only when the alarm acted. An unknown number (NaN) is written as
  * {@code null}, an infinite one as the string {@code "Infinity"}; {@code at} is informational (replay
  * ignores it).
@@ -72,7 +73,8 @@ public final class DecisionLog {
         root.set("params", JSON.valueToTree(policy.params()));
         ObjectNode obs = root.putObject("obs");
         for (var c : Observation.class.getRecordComponents()) {
-            if (o.hasBridge() || !isBridgeField(c.getName())) {
+            if ((o.hasBridge() || !isBridgeField(c.getName()))
+                    && (o.concurrencyLimit() > 0 || !c.getName().equals("concurrencyLimit"))) {
                 putValue(obs, c.getName(), read(c, o));
             }
         }
@@ -176,6 +178,8 @@ public final class DecisionLog {
                 v = JSON.nullNode(); // a line from before it was measured: unknown
             } else if (v == null && components[i].getName().equals("alarm")) {
                 v = JSON.getNodeFactory().booleanNode(false); // a line from before alarms: a tick's
+            } else if (v == null && components[i].getName().equals("concurrencyLimit")) {
+                v = JSON.getNodeFactory().numberNode(0); // no concurrency limit (threads, or before there was one)
             } else if (v == null && components[i].getName().equals("tickMs")) {
                 v = JSON.getNodeFactory().numberNode(Observation.DEFAULT_TICK_MS);
             } else if (v == null) {

@@ -49,6 +49,9 @@ import java.util.StringJoiner;
  *                        then the number of the tick to come
  * @param oldestWaitMs    how long the oldest waiting request has waited now, ms (0 when none waits); NaN when
  *                        unknown (a tick's observation need not carry it)
+ * @param concurrencyLimit the concurrency limit of fiber slots in force now (docs/CONTROL.md, "The
+ *                        concurrency limit"): how many requests may run at once; 0 when none is (threads,
+ *                        Ractors)
  */
 public record Observation(
         long tick,
@@ -77,7 +80,8 @@ public record Observation(
         boolean bridgeGainKnown,
         boolean bridgeSharesGvl,
         boolean alarm,
-        double oldestWaitMs) {
+        double oldestWaitMs,
+        int concurrencyLimit) {
 
     /**
      * The controller's tick, ms: the live driver runs at it (ControllerActivator injects it), the simulator
@@ -95,6 +99,14 @@ public record Observation(
         return bridgeSlotsPerUnit > 0;
     }
 
+    /**
+     * Whether a concurrency limit holds requests below the live slots: then the slots are not what bounds
+     * capacity, and more of them run nothing more.
+     */
+    public boolean limitBinds() {
+        return concurrencyLimit > 0 && concurrencyLimit < liveSlots;
+    }
+
     /** Units started and not yet dialled in: capacity still on its way. */
     public int bootingUnits() {
         return Math.max(0, units - readyUnits);
@@ -102,8 +114,8 @@ public record Observation(
 
     /**
      * Builds an Observation field by field, each step named as the component it sets. Every field up to
-     * {@code gainKnown} must be set; {@code gvlWaitRatio} and {@code oldestWaitMs} are NaN (unknown) and
-     * {@code alarm} false unless set; the five
+     * {@code gainKnown} must be set; {@code gvlWaitRatio} and {@code oldestWaitMs} are NaN (unknown),
+     * {@code alarm} false and {@code concurrencyLimit} 0 (none) unless set; the five
      * {@code bridge*} fields up to {@code bridgeGainKnown} are set together or not at all (then the
      * observation has no bridge), and {@code bridgeSharesGvl} is false unless set. Not thread-safe; {@link #build()} may be called again after more steps.
      */
@@ -135,6 +147,7 @@ public record Observation(
         private boolean bridgeSharesGvl;
         private boolean alarm;
         private double oldestWaitMs = Double.NaN;
+        private int concurrencyLimit;
 
         private Builder() {
         }
@@ -245,6 +258,12 @@ public record Observation(
             return this;
         }
 
+        /** The concurrency limit in force, at least 1; 0 (the default) for none. */
+        public Builder concurrencyLimit(int concurrencyLimit) {
+            this.concurrencyLimit = concurrencyLimit;
+            return this;
+        }
+
         public Builder bridgeSharesGvl(boolean bridgeSharesGvl) {
             this.bridgeSharesGvl = bridgeSharesGvl;
             return this;
@@ -324,7 +343,7 @@ public record Observation(
                     memAvailableMb, cpuBusy, gainKnown, gvlWaitRatio, bridge ? bridgeUnits : 0,
                     bridge ? bridgeReadyUnits : 0, bridge ? bridgeSlotsPerUnit : 0,
                     bridge ? bridgeDeadTimeMs : Double.NaN, bridge && bridgeGainKnown, bridge && bridgeSharesGvl, alarm,
-                    oldestWaitMs);
+                    oldestWaitMs, Math.max(0, concurrencyLimit));
         }
 
         private static void need(StringJoiner missing, String name, Object value) {

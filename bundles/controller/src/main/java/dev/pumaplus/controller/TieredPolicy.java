@@ -35,7 +35,9 @@ import java.util.Map;
  *
  * <p>Guards, applied to every addition: CPU busy ≥ {@code cpuSaturation} declines (more processes would
  * compete for the same cores and raise queue time: shed instead); the number added is capped by what
- * fits in MemAvailable − {@code memReserveMb}; an unknown gain ({@link Observation#gainKnown()}) declines.
+ * fits in MemAvailable − {@code memReserveMb}; an unknown gain ({@link Observation#gainKnown()}) declines;
+ * a concurrency limit that binds below the live slots ({@link Observation#limitBinds()}) declines unless the
+ * workers' threads are the bottleneck ({@code gvlWaitRatio} at least {@code gvlBoundRatio}).
  *
  * <p>Bridge (with a fast actuator beside the primary one, {@link Observation#hasBridge()}): a decision that
  * adds primary units whose dead time leads the bridge's by at least {@code bridgeMinLeadMs} also adds bridge
@@ -248,6 +250,16 @@ public final class TieredPolicy implements Policy {
         int delta = Math.min(shortfall, p.maxUnits - o.units());
         if (!o.gainKnown()) {
             return none(held, tier, signals + ": " + need + ", but the gain of a unit is unknown");
+        }
+        if (o.limitBinds() && !(o.gvlWaitRatio() >= p.gvlBoundRatio)) {
+            // The limiter holds requests below the slots: what bounds capacity is the dependency behind them,
+            // not the slots; a worker would add slots the limit does not let run. Unless the workers' own
+            // thread is what inflates service time (fibers waiting for it): another process adds one.
+            return none(held, tier, signals + ": " + need + ", but the concurrency limit binds ("
+                    + o.concurrencyLimit() + " of " + o.liveSlots() + " slots may run) and the workers' threads are "
+                    + "not the bottleneck" + (Double.isNaN(o.gvlWaitRatio()) ? "" : " (requests wait for them "
+                    + fmt(o.gvlWaitRatio() * 100) + "% of their service time)")
+                    + ": more units would add slots the limit does not run, shed instead");
         }
         if (!Double.isNaN(o.cpuBusy()) && o.cpuBusy() >= p.cpuSaturation) {
             return none(held, tier, signals + ": " + need + ", but CPU is saturated ("

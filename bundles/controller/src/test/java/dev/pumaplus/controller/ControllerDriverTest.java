@@ -148,6 +148,27 @@ class ControllerDriverTest {
         assertTrue(line.contains("\"bridgeDelta\":7"), line);
     }
 
+    @Test
+    void aConcurrencyLimitThatBindsBelowTheSlotsReachesThePolicyWhichAddsNoWorker(@TempDir Path dir) throws Exception {
+        RecordingFork fork = new RecordingFork();
+        // the step on 50 fiber slots of which the limiter lets 24 run
+        LoadSignals limited = () -> new LoadSignals.Sample(2000, 900_000_000, 950_000_000, 24e6, 2400, 24, 50,
+                2.4e9, 0.5, 8L << 30, 0, Double.NaN, 24);
+        Path log = dir.resolve("decisions.jsonl");
+        ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), limited, Map.<String, Actuator>of(
+                "fork", fork)::get, "fork", null, log, HOUR_MS);
+        driver.start();
+        try {
+            driver.tick();
+        } finally {
+            driver.stop();
+        }
+        assertEquals(List.of(), fork.added, driver.lastDecision());
+        DecisionLog.Entry e = DecisionLog.parse(Files.readAllLines(log).get(0));
+        assertEquals(24, e.observation().concurrencyLimit());
+        assertTrue(e.decision().reason().contains("the concurrency limit binds"), e.decision().reason());
+    }
+
     /** {@link #STEP} with the workers' GVL wait at {@code ratio} of service time (NaN: not measured). */
     private static LoadSignals stepWithGvlWait(double ratio) {
         return () -> new LoadSignals.Sample(360, 400_000_000, 450_000_000, 25e6, 300, 1, 1, 7.5e9, 0.5, 8L << 30, 0,

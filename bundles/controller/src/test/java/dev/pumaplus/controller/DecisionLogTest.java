@@ -188,6 +188,23 @@ class DecisionLogTest {
     }
 
     @Test
+    void theConcurrencyLimitIsWrittenOnlyWhileOneIsInForceAndALineWithoutItReadsAsNone() {
+        Observation.Builder b = Observation.builder().tick(3).tickMs(Observation.DEFAULT_TICK_MS).arrivalsPerSec(2000)
+                .queueP95Ms(900).queueP99Ms(950).slotMs(24).depth(2000).busySlots(24).liveSlots(50)
+                .predictedWaitMs(2000).units(1).readyUnits(1).slotsPerUnit(50).deadTimeMs(1000)
+                .memPerUnitMb(Double.NaN).memAvailableMb(Double.NaN).cpuBusy(Double.NaN).gainKnown(true);
+        Policy p = TieredPolicy.defaults();
+        Observation limited = b.concurrencyLimit(24).build();
+        String line = DecisionLog.line(null, p, State.initial(), limited, p.decide(State.initial(), limited));
+        assertTrue(line.contains("\"concurrencyLimit\":24"), line);
+        assertEquals(limited, DecisionLog.parse(line).observation());
+        Observation none = b.concurrencyLimit(0).build();
+        String plain = DecisionLog.line(null, p, State.initial(), none, p.decide(State.initial(), none));
+        assertFalse(plain.contains("concurrencyLimit"), plain);
+        assertEquals(0, DecisionLog.parse(plain).observation().concurrencyLimit());
+    }
+
+    @Test
     void aLineThatIsNotADecisionIsRefusedWithItsNumber() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Replay.replay(new StringReader("\n{\"tick\":1}\n"), null));

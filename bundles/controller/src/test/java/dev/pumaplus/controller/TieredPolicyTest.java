@@ -49,6 +49,8 @@ class TieredPolicyTest {
         /** An alarm's observation (between ticks) with the oldest request's wait, ms; a tick's unless set. */
         boolean alarm;
         double oldestWaitMs = Double.NaN;
+        /** The concurrency limit of fiber slots in force; 0: none. */
+        int concurrencyLimit;
 
         Observation build() {
             Observation.Builder b = Observation.builder().tick(tick).tickMs(tickMs)
@@ -56,7 +58,7 @@ class TieredPolicyTest {
                     .busySlots(busy).liveSlots(live).predictedWaitMs(wpred).units(units).readyUnits(ready)
                     .slotsPerUnit(spu).deadTimeMs(deadMs).memPerUnitMb(memPerUnit).memAvailableMb(memAvail)
                     .cpuBusy(cpu).gainKnown(gain).gvlWaitRatio(gvlWaitRatio).alarm(alarm)
-                    .oldestWaitMs(oldestWaitMs);
+                    .oldestWaitMs(oldestWaitMs).concurrencyLimit(concurrencyLimit);
             if (bridge) {
                 b.bridgeUnits(bridgeUnits).bridgeReadyUnits(bridgeReady).bridgeSlotsPerUnit(1)
                         .bridgeDeadTimeMs(bridgeDeadMs).bridgeGainKnown(bridgeGain).bridgeSharesGvl(bridgeSharesGvl);
@@ -267,6 +269,26 @@ class TieredPolicyTest {
         assertEquals(0, d.delta());
         assertTrue(d.reason().contains("CPU is saturated (97% busy)"), d.reason());
         assertTrue(d.reason().contains("shed instead"), d.reason());
+    }
+
+    @Test
+    void aConcurrencyLimitBelowTheSlotsDeclinesAdditionsUnlessTheWorkersThreadsAreTheBottleneck() {
+        Obs o = new Obs();
+        o.spu = 50; // one worker of 50 fiber slots, the limiter lets 24 run: a dependency is saturated
+        o.live = 50;
+        o.overloaded(2000, 2500, 2400);
+        o.busy = 24;
+        o.slotMs = 24;
+        o.concurrencyLimit = 24;
+        Decision d = policy.decide(State.initial(), o.build());
+        assertEquals(0, d.delta(), d.reason());
+        assertTrue(d.reason().contains("the concurrency limit binds (24 of 50 slots may run)"), d.reason());
+        assertTrue(d.reason().contains("shed instead"), d.reason());
+        o.gvlWaitRatio = 0.6; // the fibers wait for their worker's thread: another process adds one
+        assertTrue(policy.decide(State.initial(), o.build()).delta() > 0);
+        o.gvlWaitRatio = Double.NaN;
+        o.concurrencyLimit = 50; // every slot may run: the limit does not bind
+        assertTrue(policy.decide(State.initial(), o.build()).delta() > 0);
     }
 
     @Test
