@@ -23,8 +23,10 @@ import java.util.Map;
  * A dependency whose latency grows in proportion to the calls in flight beyond K (S = S₀ · c / K) settles
  * where g = 1 − 1/√L, i.e. L = tolerance · K + √L: about K + √K.
  *
- * <p>Guards: a window with fewer than {@code minSamples} finished requests changes nothing (its mean is
- * noise); nor does a window in which at most L − √L ran at once (app-limited: the limit did not bind, so
+ * <p>Guards: a window with fewer than {@code minSamples} finished requests is not judged by itself (its mean
+ * is noise): its requests are carried in the state and judged with the next windows' once there are
+ * enough (so a low limit, whose windows are all thin, still moves); nor does a window in which at most
+ * L − √L ran at once (app-limited: the limit did not bind, so
  * the window says nothing about it, and growing it would only make room for a burst). The first window
  * starts from the limit in force, which the host sets to the slot count: every slot may run until a
  * window shows the service time inflating, so a light load never meets a limit.
@@ -76,14 +78,18 @@ public final class GradientLimitPolicy implements LimitPolicy {
             return new LimitDecision(whole(limit), "no slot is live: limit stays " + whole(limit), state);
         }
         limit = clamp(limit, p.minLimit(), o.slots());
-        if (o.completed() < p.minSamples() || Double.isNaN(o.meanServiceMs())) {
-            return new LimitDecision(whole(limit), o.completed() + " finished in the window, at least "
+        // A thin window is judged together with the thin ones before it (their sums carried in the state).
+        int completed = state.pendingCompleted() + o.completed();
+        double slotMs = state.pendingSlotMs() + (o.completed() == 0 ? 0 : o.completed() * o.meanServiceMs());
+        int peak = Math.max(state.pendingPeak(), o.peakInFlight());
+        if (completed < p.minSamples()) {
+            return new LimitDecision(whole(limit), completed + " finished since the last judged window, at least "
                     + p.minSamples() + " needed: limit stays " + whole(limit), new LimitState(limit,
-                    state.baselineMs(), state.unconfirmedWindows(), state.measuring()));
+                    state.baselineMs(), state.unconfirmedWindows(), state.measuring(), completed, slotMs, peak));
         }
-        double s = o.meanServiceMs();
+        double s = slotMs / completed;
         double queue = Math.sqrt(limit);
-        boolean binds = o.peakInFlight() + queue >= limit;
+        boolean binds = peak + queue >= limit;
         if (Double.isNaN(state.baselineMs()) && !state.measuring() && binds) {
             return probe(limit, o, "slot time " + ms(s) + " ms with the limit bound before any no-load time was"
                     + " seen");
@@ -95,7 +101,7 @@ public final class GradientLimitPolicy implements LimitPolicy {
                     + ms(baseline) + " ms for " + unconfirmed + " windows");
         }
         if (!binds) {
-            return new LimitDecision(whole(limit), "app-limited: at most " + o.peakInFlight() + " ran at once (slot time "
+            return new LimitDecision(whole(limit), "app-limited: at most " + peak + " ran at once (slot time "
                     + ms(s) + " ms, no-load " + ms(baseline) + " ms): limit stays " + whole(limit),
                     new LimitState(limit, baseline, unconfirmed, false));
         }

@@ -17,8 +17,18 @@ package dev.pumaplus.controller;
  *                            baseline; at the policy's probe count the baseline is measured again
  * @param measuring           the limit was just cut to measure the baseline (a probe): the next windows'
  *                            means are taken as the baseline instead of cutting it again
+ * @param pendingCompleted    requests finished in the windows since the last decision that moved anything,
+ *                            too few to judge by themselves: the next window adds its own to them
+ * @param pendingSlotMs       the sum of their slot times, ms
+ * @param pendingPeak         the most of them that ran at once
  */
-public record LimitState(double limit, double baselineMs, int unconfirmedWindows, boolean measuring) {
+public record LimitState(double limit, double baselineMs, int unconfirmedWindows, boolean measuring,
+                         int pendingCompleted, double pendingSlotMs, int pendingPeak) {
+
+    /** A state with nothing pending. */
+    public LimitState(double limit, double baselineMs, int unconfirmedWindows, boolean measuring) {
+        this(limit, baselineMs, unconfirmedWindows, measuring, 0, 0, 0);
+    }
 
     /** The state before the first window. */
     public static LimitState initial() {

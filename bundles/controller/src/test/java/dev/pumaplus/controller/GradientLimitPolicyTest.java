@@ -119,12 +119,30 @@ class GradientLimitPolicyTest {
     }
 
     @Test
-    void aWindowWithTooFewRequestsOrWhereTheLimitDidNotBindChangesNothing() {
+    void aLowLimitWhoseEveryWindowIsThinStillGrowsBackToTheSlots() {
+        // limit 1, 50 ms requests: five finish in a window, never ten
+        LimitState state = new LimitState(1, 50, 0, false);
+        for (int n = 0; n < 40; n++) {
+            int limit = (int) Math.floor(state.limit());
+            int finished = (int) Math.min(5L * limit, 200);
+            state = policy.decide(state, new LimitObservation(n, 250, finished, 50, limit, 30, 8, limit)).next();
+        }
+        assertEquals(8, state.limit(), "the 8 slots, with nothing inflating");
+    }
+
+    @Test
+    void thinWindowsAreJudgedTogetherOnceTheyHoldEnoughRequestsAndAWindowWhereTheLimitDidNotBindChangesNothing() {
         LimitState state = new LimitState(50, 10, 0, false);
-        LimitDecision thin = policy.decide(state, new LimitObservation(3, 250, 9, 40, 50, 10, 100, 50));
+        LimitDecision thin = policy.decide(state, new LimitObservation(3, 250, 6, 40, 50, 10, 100, 50));
         assertEquals(50, thin.limit());
-        assertEquals(state, thin.next());
-        assertTrue(thin.reason().startsWith("9 finished in the window, at least 10 needed"), thin.reason());
+        assertEquals(new LimitState(50, 10, 0, false, 6, 240, 50), thin.next(), "carried, not judged");
+        assertTrue(thin.reason().startsWith("6 finished since the last judged window, at least 10 needed"),
+                thin.reason());
+        // four more at 40 ms: ten in all, judged together (4× the baseline: the limit shrinks)
+        LimitDecision judged = policy.decide(thin.next(), new LimitObservation(4, 250, 4, 40, 50, 10, 100, 50));
+        assertEquals(46, judged.limit(), judged.reason());
+        assertTrue(judged.reason().startsWith("slot time 40.000 ms"), judged.reason());
+        assertEquals(0, judged.next().pendingCompleted());
         // 40 at once of 50, and 40 + √50 < 50: the limit did not bind
         LimitDecision idle = policy.decide(state, new LimitObservation(3, 250, 200, 40, 42, 0, 100, 50));
         assertEquals(50, idle.limit());
