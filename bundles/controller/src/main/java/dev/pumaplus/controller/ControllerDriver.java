@@ -14,15 +14,11 @@ import java.io.IOException;
 import java.io.Writer;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -83,21 +79,11 @@ final class ControllerDriver implements Autoscaler {
         this.bridgeKind = bridgeKind;
         this.logPath = logPath;
         this.tickMs = tickMs;
-        this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "puma-plus-controller");
-            t.setDaemon(true);
-            return t;
-        });
+        this.ticker = DriverResources.ticker("puma-plus-controller");
     }
 
     void start() throws IOException {
-        if (logPath != null) {
-            if (logPath.getParent() != null) {
-                Files.createDirectories(logPath.getParent());
-            }
-            log = Files.newBufferedWriter(logPath, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
-        }
+        log = DriverResources.openLog(logPath);
         signals.sample(); // the first CPU reading is a baseline
         ticker.scheduleAtFixedRate(() -> safely("tick", this::tick), tickMs, tickMs, TimeUnit.MILLISECONDS);
         double alarmMs = policy.alarmThresholdMs();
@@ -108,19 +94,7 @@ final class ControllerDriver implements Autoscaler {
 
     void stop() {
         signals.watchHotQueue(0, null, null);
-        ticker.shutdown();
-        try {
-            ticker.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (log != null) {
-            try {
-                log.close();
-            } catch (IOException e) {
-                LOG.log(Level.WARNING, "decision log " + logPath + ": " + e.getMessage());
-            }
-        }
+        DriverResources.stop(ticker, log, logPath, LOG);
     }
 
     /** A tick or an alarm: what may fail in it fails with an IOException or a RuntimeException. */

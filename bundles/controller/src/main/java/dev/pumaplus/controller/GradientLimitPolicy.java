@@ -6,7 +6,6 @@
  */
 package dev.pumaplus.controller;
 
-import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -174,34 +173,12 @@ public final class GradientLimitPolicy implements LimitPolicy {
 
         /** Name → value, in declaration order (written into every log line). */
         public Map<String, Object> toMap() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            for (var c : Params.class.getRecordComponents()) {
-                try {
-                    m.put(c.getName(), c.getAccessor().invoke(this));
-                } catch (ReflectiveOperationException e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-            return m;
+            return RecordParams.toMap(this);
         }
 
         /** The inverse of {@link #toMap}; a missing name takes its default. */
         public static Params fromMap(Map<String, ?> m) {
-            var components = Params.class.getRecordComponents();
-            Object[] args = new Object[components.length];
-            Class<?>[] types = new Class<?>[components.length];
-            Map<String, Object> defaults = DEFAULTS.toMap();
-            for (int i = 0; i < components.length; i++) {
-                var c = components[i];
-                types[i] = c.getType();
-                Number n = (Number) (m.containsKey(c.getName()) ? m.get(c.getName()) : defaults.get(c.getName()));
-                args[i] = c.getType() == int.class ? (Object) n.intValue() : (Object) n.doubleValue();
-            }
-            try {
-                return Params.class.getDeclaredConstructor(types).newInstance(args);
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalArgumentException("gradient limit params: " + e, e);
-            }
+            return RecordParams.fromMap(Params.class, m, DEFAULTS, "gradient limit params");
         }
     }
 }

@@ -12,12 +12,8 @@ import java.io.IOException;
 import java.io.Writer;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -61,11 +57,7 @@ final class LimitDriver {
         this.limit = limit;
         this.nanoClock = nanoClock;
         this.logPath = logPath;
-        this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "puma-plus-limiter");
-            t.setDaemon(true);
-            return t;
-        });
+        this.ticker = DriverResources.ticker("puma-plus-limiter");
     }
 
     void start() throws IOException {
@@ -77,29 +69,13 @@ final class LimitDriver {
 
     /** Opens the decision log for appending (tests that call {@link #window()} directly call it too). */
     void open() throws IOException {
-        if (logPath != null && log == null) {
-            if (logPath.getParent() != null) {
-                Files.createDirectories(logPath.getParent());
-            }
-            log = Files.newBufferedWriter(logPath, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND);
+        if (log == null) {
+            log = DriverResources.openLog(logPath);
         }
     }
 
     void stop() {
-        ticker.shutdown();
-        try {
-            ticker.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (log != null) {
-            try {
-                log.close();
-            } catch (IOException e) {
-                LOG.log(Level.WARNING, "decision log " + logPath + ": " + e.getMessage());
-            }
-        }
+        DriverResources.stop(ticker, log, logPath, LOG);
     }
 
     private void safeWindow() {
