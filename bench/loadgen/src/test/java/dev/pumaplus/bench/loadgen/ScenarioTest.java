@@ -61,6 +61,33 @@ class ScenarioTest {
     }
   }
 
+  @Test
+  void aDependencyLineWithoutItsHoldOrAPlaceholderWithoutTheLineIsAnErrorNamingIt() throws Exception {
+    Path file = Files.createTempFile("dep", ".scenario");
+    try {
+      Files.writeString(file, "path /dep\nstep 1s 10\ndependency 20\nserver x puma y\n");
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Scenario.parse(file));
+      assertTrue(e.getMessage().contains(":3: dependency needs: CONCURRENCY HOLD"), e.getMessage());
+      Files.writeString(file, "path /dep\nstep 1s 10\ndependency 0 40ms\nserver x puma y\n");
+      e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Scenario.parse(file));
+      assertTrue(e.getMessage().contains(":3: dependency concurrency must be >= 1"), e.getMessage());
+      Files.writeString(file, "path /dep\nstep 1s 10\nserver x puma env B={dependency} y\n");
+      e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Scenario.parse(file));
+      assertTrue(e.getMessage().contains("server x uses {dependency} but there is no 'dependency' line"), e.getMessage());
+      Files.writeString(file, "path /dep\nstep 1s 10\nserver x puma y\n");
+      assertEquals(null, Scenario.parse(file).dependency());
+    } finally {
+      Files.delete(file);
+    }
+  }
+
+  @Test
+  void theDependencyPlaceholderBecomesItsHostAndPort() {
+    Scenario.ServerSpec spec = new Scenario.ServerSpec("x", "puma", "env BENCH_DEPENDENCY={dependency} ruby --port {port}");
+    assertEquals("env BENCH_DEPENDENCY=127.0.0.1:4567 ruby --port 80",
+        ScenarioRunner.command(spec, 80, 81, Path.of("/r"), null, "127.0.0.1:4567"));
+  }
+
   private static String sizing(String command) {
     String w = command.replaceAll(".*-w (\\d+).*", "$1");
     String t = command.replaceAll(".*-t (\\d+:\\d+).*", "$1");
