@@ -62,6 +62,23 @@ class ScenarioTest {
   }
 
   @Test
+  void theSlowDependencyScenarioStepsFromHalfToTwiceTheDependencysCapacityAndEveryServerCallsIt() throws Exception {
+    Scenario s = scenario("slowdep");
+    assertEquals(new Scenario.Dependency(20, 40_000_000L), s.dependency());
+    assertEquals(500, s.dependency().capacityPerSecond(), 1e-9);
+    assertEquals(List.of(250.0, 1000.0, 250.0), s.schedule().steps().stream().map(RateSchedule.Step::rps).toList());
+    assertEquals(ConnectionMode.Kind.POOL, s.connection().kind());
+    assertEquals(5_000_000_000L, s.timeoutNs());
+    for (Scenario.ServerSpec server : s.servers()) {
+      assertTrue(server.command().startsWith("env BENCH_DEPENDENCY={dependency} "), server.name());
+      assertTrue(server.command().endsWith("/bench/app/dependency.ru"), server.name());
+    }
+    Scenario.ServerSpec plus = s.servers().get(0);
+    assertTrue(plus.kind().equals("puma-plus") && plus.command().contains("--fibers 128") && plus.command().contains("{control_token}"));
+    assertTrue(s.servers().stream().anyMatch(x -> x.command().contains("async_http_rack.rb")));
+  }
+
+  @Test
   void aDependencyLineWithoutItsHoldOrAPlaceholderWithoutTheLineIsAnErrorNamingIt() throws Exception {
     Path file = Files.createTempFile("dep", ".scenario");
     try {
