@@ -14,13 +14,18 @@ require "net/http"
 module BenchDependencyApp
   TEXT = { "Content-Type" => "text/plain" }.freeze
   HOST, PORT = ENV.fetch("BENCH_DEPENDENCY") { abort "bench/app/dependency.ru: set BENCH_DEPENDENCY=host:port" }.split(":", 2)
-  # Idle keep-alive connections, shared by every thread and fiber of the process: a call takes one (or opens
-  # one when none is idle) and gives it back, so the process holds as many connections as it ever had calls
-  # at once, and reuses them instead of opening one per request (1000 rps of new connections would use up
-  # the loopback's ephemeral ports within a minute, and each connect costs the dependency too). No cap: what
-  # bounds the calls in flight is the server (its threads, fiber slots and limit, or nothing), which is
-  # what the benchmark compares.
-  IDLE = Thread::Queue.new
+  # Keep-alive connections shared by every thread and fiber of the process, as an app's HTTP client or
+  # database pool is: a call takes one and gives it back, so connections are reused instead of opened per
+  # request (1000 rps of new connections would use up the loopback's ephemeral ports within a minute). The
+  # queue holds POOL_SIZE tokens, each nil until its connection is first needed (and again after a call on
+  # it failed). 128 (BENCH_DEPENDENCY_POOL) is puma-plus's fiber slots and four times puma's 32 threads, so
+  # the pool never binds for a server that bounds its own concurrency; for one that does not (async-http)
+  # it binds at 128 calls, and the rest wait here for a connection, as they would in a real app. Without a
+  # cap such a server opened a connection per waiting call: 10,000 in one run, until accept(2) failed with
+  # EMFILE.
+  POOL_SIZE = Integer(ENV.fetch("BENCH_DEPENDENCY_POOL", "128"))
+  POOL = Thread::Queue.new
+  POOL_SIZE.times { POOL << nil }
 
   def self.call(env)
     case env["PATH_INFO"]
@@ -30,26 +35,29 @@ module BenchDependencyApp
     end
   end
 
-  # A connection goes back to IDLE only after a whole response: one whose call failed or was interrupted
-  # (a server's timeout raising into the fiber) may have a half-read response in it, so it is closed.
+  # A connection goes back into the pool only after a whole response: one whose call failed, or was cut
+  # short by an exception the server raised into the request, may hold half a response, so it is closed
+  # and its token goes back empty. The token always goes back.
   def self.call_dependency
-    http = checkout
-    code = http.request(Net::HTTP::Get.new("/call")).code
-    IDLE << http
-    [code == "200" ? 200 : 502, TEXT.dup, ["dependency: #{code}\n"]]
-  rescue StandardError => e # Errno::ECONNREFUSED, Net::ReadTimeout, EOFError, Errno::ECONNRESET, ...
+    http = POOL.pop
+    reusable = nil
     begin
-      http&.finish
-    rescue StandardError
-      nil
+      http ||= connect
+      code = http.request(Net::HTTP::Get.new("/call")).code
+      reusable = http
+      [code == "200" ? 200 : 502, TEXT.dup, ["dependency: #{code}\n"]]
+    rescue StandardError => e # Errno::ECONNREFUSED, Net::ReadTimeout, EOFError, Errno::ECONNRESET, ...
+      [502, TEXT.dup, ["dependency call failed: #{e.class}\n"]]
+    ensure
+      close(http) unless reusable
+      POOL << reusable
     end
-    [502, TEXT.dup, ["dependency call failed: #{e.class}\n"]]
   end
 
-  def self.checkout
-    IDLE.pop(true)
-  rescue ThreadError # none idle
-    connect
+  def self.close(http)
+    http&.finish
+  rescue StandardError # not started, or already broken
+    nil
   end
 
   # The read timeout is longer than the generator's 5 s: a call that slow has already failed at the client,
