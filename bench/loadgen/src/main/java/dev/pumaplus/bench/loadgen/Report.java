@@ -1,6 +1,7 @@
 // Writes a scenario run's report into its results directory: summary.md (the table; medians when the
-// scenario repeats), timeline.txt (per second, every server of the first run), timeline.png (the plot),
-// and the raw per-request CSV of every run. CPU is the server's whole process tree, percent of one core.
+// scenario repeats; with a `dependency` line also the slow-dependency table, every run), timeline.txt (per
+// second, every server of the first run), timeline.png (the plot), and the raw per-request CSV of every
+// run. CPU is the server's whole process tree, percent of one core.
 package dev.pumaplus.bench.loadgen;
 
 import java.io.BufferedWriter;
@@ -98,6 +99,7 @@ final class Report {
         }
       }
     }
+    if (scenario.dependency() != null) dependency(scenario, runs, md);
     md.append("\nEvery run:\n\n```\n");
     for (ScenarioRunner.Run r : runs) md.append(r.server()).append(" #").append(r.rep()).append(": ").append(r.stats().line()).append('\n');
     md.append("```\n\nTimeline of the first run of each server: timeline.txt; plot: timeline.png; raw requests: *.requests.csv.\n");
@@ -108,13 +110,18 @@ final class Report {
     StringBuilder text = new StringBuilder();
     for (Map.Entry<String, Timeline> e : first.entrySet()) {
       text.append(e.getKey()).append('\n');
-      text.append(String.format(Locale.ROOT, "%5s %8s %6s %7s %10s %10s %6s %6s %8s %10s %6s %6s %5s%n", "t", "offered", "sent", "rps",
+      boolean dep = scenario.dependency() != null;
+      text.append(String.format(Locale.ROOT, "%5s %8s %6s %7s %10s %10s %6s %6s %8s %10s %6s %6s %5s", "t", "offered", "sent", "rps",
           "p50", "p99", "errors", "procs", "mem MB", "queue_p95", "probeX", "conns", "cpu%"));
+      text.append(dep ? String.format(Locale.ROOT, " %6s %9s %9s%n", "limit", "dep_infl", "dep_calls") : "\n");
       for (Timeline.Second s : e.getValue().seconds) {
-        text.append(String.format(Locale.ROOT, "%4ds %8.0f %6d %7d %10s %10s %6d %6s %8s %10s %6d %6s %5s%n", s.t(), s.offeredRps(),
+        text.append(String.format(Locale.ROOT, "%4ds %8.0f %6d %7d %10s %10s %6d %6s %8s %10s %6d %6s %5s", s.t(), s.offeredRps(),
             s.sent(), s.ok(), Format.ms(s.p50Ms()), Format.ms(s.p99Ms()), s.errors(), s.processes() < 0 ? "-" : Integer.toString(s.processes()),
             Format.num(s.memoryMb(), 0), Double.isNaN(s.queueP95Ms()) ? "(n/a)" : Format.num(s.queueP95Ms(), 1), s.probeFailures(),
             s.connections() < 0 ? "-" : Integer.toString(s.connections()), Format.num(s.cpuPercent(), 0)));
+        text.append(dep ? String.format(Locale.ROOT, " %6s %9s %9s%n", s.limit() < 0 ? "(n/a)" : Integer.toString(s.limit()),
+            s.dependencyInFlight() < 0 ? "-" : Integer.toString(s.dependencyInFlight()),
+            s.dependencyCalls() < 0 ? "-" : Long.toString(s.dependencyCalls())) : "\n");
       }
       text.append('\n');
     }
@@ -143,6 +150,41 @@ final class Report {
       md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %d |%n", e.getKey(), Spread.of(paired, r -> r[0]).format(2, ""),
           Spread.of(paired, r -> r[1]).format(2, ""), Spread.of(paired, r -> r[2]).format(2, ""), paired.size()));
     }
+  }
+
+  /**
+   * The slow-dependency table: one row per server per run (no medians: whether the limit settled is a
+   * property of each run), then the limit's trace second by second.
+   */
+  private static void dependency(Scenario scenario, List<ScenarioRunner.Run> runs, StringBuilder md) {
+    Scenario.Dependency dep = scenario.dependency();
+    DependencyStats any = runs.stream().map(ScenarioRunner.Run::dependency).filter(d -> d != null).findFirst().orElse(null);
+    md.append(String.format(Locale.ROOT, "%n## The slow dependency%n%n- dependency: %d calls at once, each held %s, the rest wait FIFO:"
+        + " capacity %.0f calls/s%n", dep.concurrency(), Format.ms(dep.holdNs() / 1e6), dep.capacityPerSecond()));
+    if (any == null) return;
+    md.append(String.format(Locale.ROOT, "- overload step: step %d (%.0f–%.0f s of the schedule). \"settled\": seconds from its start until"
+            + " the concurrency limit entered %d–%d and stayed there to its end (the range it then held). Goodput: OK answers per second"
+            + " that ended from %.0f s into the step to its end (each made one dependency call), and the dependency's own completed calls"
+            + " per second then; p99 of the OK answers to requests sent in the step; errors over the whole run; peak: most calls in"
+            + " the dependency at once (held + waiting) during the measured run.%n%n", any.overloadStep(), any.stepStartS(),
+        any.stepEndS(), any.bandLow(), any.bandHigh(), Math.min(DependencyStats.CONVERGE_NS, (any.stepEndS() - any.stepStartS()) * 5e8) / 1e9));
+    md.append("| server | run | settled | goodput rps | ÷ capacity | dependency calls/s | p99 OK (step) | 503 shed | other HTTP | timeouts |"
+        + " broken | peak in flight |\n");
+    md.append("| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |\n");
+    for (ScenarioRunner.Run r : runs) {
+      DependencyStats d = r.dependency();
+      if (d == null) continue;
+      md.append(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %.2f | %s | %s | %d | %d | %d | %d | %d |%n", r.server(), r.rep(),
+          d.settleText(), d.goodputRps(), d.goodputRps() / d.capacityRps(), Format.num(d.dependencyRps(), 0), Format.ms(d.p99OkMs()),
+          d.shed503(), d.otherHttp(), d.timeouts(), d.connectionErrors(), d.peakInFlight()));
+    }
+    md.append("\nThe concurrency limit second by second (/stats `queue.concurrency_limit`; value×seconds):\n\n```\n");
+    for (ScenarioRunner.Run r : runs) {
+      if (r.dependency() != null && r.dependency().hasLimit()) {
+        md.append(r.server()).append(" #").append(r.rep()).append(": ").append(r.dependency().limitTrace()).append('\n');
+      }
+    }
+    md.append("```\n");
   }
 
   private static String steps(RateSchedule schedule) {

@@ -138,7 +138,7 @@ final class RoundRunner {
       Map<String, String> versions, List<RoundReport.Boot> boots, List<CellRun> runs) throws Exception {
     int port = ScenarioRunner.freePort();
     String template = fill(spec.command()).replace("{app}", fill(app.rackup()));
-    String command = ScenarioRunner.command(new Scenario.ServerSpec(spec.name(), spec.kind(), template), port, ScenarioRunner.freePort(), root, puma8);
+    String command = ScenarioRunner.command(new Scenario.ServerSpec(spec.name(), spec.kind(), template), port, ScenarioRunner.freePort(), root, puma8, null);
     String base = spec.name() + "-" + app.name() + "-r" + round;
     Path log = out.resolve(base + ".server.log");
     boolean hasHost = RoundScenario.hasHost(spec);

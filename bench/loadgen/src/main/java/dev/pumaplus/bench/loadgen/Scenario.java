@@ -24,20 +24,43 @@ import java.util.List;
  * repeat      3                           # runs per server; the table shows medians
  * probe       /health 1s 5s               # path, interval, timeout: a health check beside the load
  * server-cpu  0                           # the CPU every server is pinned to (taskset)
+ * dependency  20 40ms                     # K, HOLD: a DependencyServer on loopback, started fresh before
+ *                                         # each server's run and stopped after it: K calls at once, each
+ *                                         # held HOLD, the rest wait (capacity K / HOLD calls per second)
  * server      NAME KIND COMMAND...        # KIND: puma-plus (its /stats is polled), puma, null, other
  * baseline    NAME                        # the server the report's ratios are to, round by round
  * </pre>
  * Commands may use {port}, {control} (a free port for puma-plus's control app), {control_token} (the
  * token the harness polls /stats with), {root}, {app}
- * (bench/app/config.ru), {puma_plus} (gem/exe/puma-plus), {java} and {jar} (this harness), and {puma8}
- * (the directory given with --puma8: a server whose command uses it runs only then).
+ * (bench/app/config.ru), {puma_plus} (gem/exe/puma-plus), {java} and {jar} (this harness), {puma8}
+ * (the directory given with --puma8: a server whose command uses it runs only then), and {dependency}
+ * (the dependency's 127.0.0.1:PORT; only with a {@code dependency} line).
  */
 public record Scenario(String name, String description, String path, ConnectionMode connection, long timeoutNs,
     long sloNs, long seed, RateSchedule warmup, RateSchedule schedule, int repeat, LoadGenerator.Probe probe,
-    int serverCpu, List<ServerSpec> servers, String baseline, Path source) {
+    int serverCpu, Dependency dependency, List<ServerSpec> servers, String baseline, Path source) {
 
   /** One server of the run. {@code kind} decides how its own metrics are read. */
   public record ServerSpec(String name, String kind, String command) {}
+
+  /** The {@code dependency} line: {@code concurrency} calls served at once, each held {@code holdNs}. */
+  public record Dependency(int concurrency, long holdNs) {
+    public Dependency {
+      if (concurrency < 1) throw new IllegalArgumentException("dependency concurrency must be >= 1: " + concurrency);
+      if (holdNs <= 0) throw new IllegalArgumentException("dependency hold must be > 0");
+    }
+
+    /** Calls per second it serves at most, K / HOLD. */
+    public double capacityPerSecond() {
+      return concurrency * 1e9 / holdNs;
+    }
+
+    static Dependency parse(String value) {
+      String[] words = value.split("\\s+");
+      if (words.length != 2) throw new IllegalArgumentException("dependency needs: CONCURRENCY HOLD (e.g. 20 40ms), was: " + value);
+      return new Dependency(Integer.parseInt(words[0]), Format.parseDuration(words[1]));
+    }
+  }
 
   public static Scenario parse(Path file) throws IOException {
     String name = file.getFileName().toString().replaceFirst("\\.scenario$", "");
@@ -52,6 +75,7 @@ public record Scenario(String name, String description, String path, ConnectionM
     int repeat = 1;
     LoadGenerator.Probe probe = null;
     int serverCpu = 0;
+    Dependency dependency = null;
     List<ServerSpec> servers = new ArrayList<>();
     String baseline = null;
     int lineNo = 0;
@@ -80,6 +104,7 @@ public record Scenario(String name, String description, String path, ConnectionM
             probe = new LoadGenerator.Probe(p[0], Format.parseDuration(p[1]), Format.parseDuration(p[2]));
           }
           case "server-cpu" -> serverCpu = Integer.parseInt(value);
+          case "dependency" -> dependency = Dependency.parse(value);
           case "server" -> {
             String[] s = value.split("\\s+", 3);
             if (s.length != 3) throw new IllegalArgumentException("server needs: NAME KIND COMMAND...");
@@ -95,12 +120,19 @@ public record Scenario(String name, String description, String path, ConnectionM
     if (steps.isEmpty()) throw new IllegalArgumentException(file + ": no 'step' line");
     if (servers.isEmpty()) throw new IllegalArgumentException(file + ": no 'server' line");
     if (repeat < 1) throw new IllegalArgumentException(file + ": repeat must be >= 1");
+    if (dependency == null) {
+      for (ServerSpec s : servers) {
+        if (s.command().contains("{dependency}")) {
+          throw new IllegalArgumentException(file + ": server " + s.name() + " uses {dependency} but there is no 'dependency' line");
+        }
+      }
+    }
     String base = baseline;
     if (base != null && servers.stream().noneMatch(s -> s.name().equals(base))) {
       throw new IllegalArgumentException(file + ": baseline " + base + " is not a server of the scenario");
     }
     return new Scenario(name, description.toString(), path, connection, timeout, slo, seed, warmup,
-        new RateSchedule(steps), repeat, probe, serverCpu, List.copyOf(servers), baseline, file);
+        new RateSchedule(steps), repeat, probe, serverCpu, dependency, List.copyOf(servers), baseline, file);
   }
 
   private static long duration(String value) {
@@ -115,7 +147,7 @@ public record Scenario(String name, String description, String path, ConnectionM
 
   public Scenario withRepeat(int reps) {
     return new Scenario(name, description, path, connection, timeoutNs, sloNs, seed, warmup, schedule, reps, probe,
-        serverCpu, servers, baseline, source);
+        serverCpu, dependency, servers, baseline, source);
   }
 
   /** Only the servers named (in the file's order); an unknown name is an error. */
@@ -125,6 +157,6 @@ public record Scenario(String name, String description, String path, ConnectionM
     }
     List<ServerSpec> kept = servers.stream().filter(s -> names.contains(s.name())).toList();
     return new Scenario(name, description, path, connection, timeoutNs, sloNs, seed, warmup, schedule, repeat, probe,
-        serverCpu, kept, baseline, source);
+        serverCpu, dependency, kept, baseline, source);
   }
 }

@@ -1,6 +1,7 @@
 // Runs one scenario end to end: for each repetition, each server in the file's order is started alone on
-// the servers' CPU, warmed up, measured under the scenario's load, sampled, and stopped; then the report is
-// written (summary table, per-second timeline, plot, raw per-request CSV).
+// the servers' CPU (after a fresh dependency, with a `dependency` line), warmed up, measured under the
+// scenario's load, sampled, and stopped; then the report is written (summary table, per-second timeline,
+// plot, raw per-request CSV).
 package dev.pumaplus.bench.loadgen;
 
 import java.io.IOException;
@@ -23,10 +24,10 @@ final class ScenarioRunner {
   /** The token every puma-plus under test requires ({control_token}): drawn once per harness run. */
   static final String CONTROL_TOKEN = randomToken();
 
-  /** One measured run of one server. */
+  /** One measured run of one server; {@code dependency} is null without a dependency line. */
   record Run(String server, int rep, RunStats stats, List<RunStats> steps, double memAvgMb, double memPeakMb, int processes,
       double cpuPercent,
-      Timeline timeline, String loadBefore, String loadAfter) {}
+      Timeline timeline, String loadBefore, String loadAfter, DependencyStats dependency) {}
 
   private final Scenario scenario;
   private final Path root;
@@ -76,7 +77,17 @@ final class ScenarioRunner {
   private Run runOne(ClientLoop loop, Scenario.ServerSpec spec, int rep) throws Exception {
     int port = freePort();
     int control = freePort();
-    String command = command(spec, port, control, root, puma8);
+    Scenario.Dependency dep = scenario.dependency();
+    // A fresh one per run, in this JVM (on the generator's CPU: it only arms timers), so that no run
+    // inherits another's waiting calls or counts.
+    try (DependencyServer dependency = dep == null ? null : new DependencyServer(0, dep.concurrency(), dep.holdNs())) {
+      return runOne(loop, spec, rep, port, control, dependency);
+    }
+  }
+
+  private Run runOne(ClientLoop loop, Scenario.ServerSpec spec, int rep, int port, int control, DependencyServer dependency)
+      throws Exception {
+    String command = command(spec, port, control, root, puma8, dependency == null ? null : dependency.hostPort());
     Path log = out.resolve(spec.name() + "-r" + rep + ".server.log");
     InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
     System.out.printf("  %s run %d: starting on CPU %d: %s%n", spec.name(), rep, scenario.serverCpu(), command);
@@ -91,7 +102,8 @@ final class ScenarioRunner {
       URI stats = spec.kind().equals("puma-plus")
           ? URI.create("http://127.0.0.1:" + control + "/stats?token=" + CONTROL_TOKEN) : null;
       LoadGenerator.Result result;
-      ServerSampler sampler = new ServerSampler(server.pid(), stats);
+      ServerSampler sampler = new ServerSampler(server.pid(), stats, dependency);
+      if (dependency != null) dependency.restartPeak();
       try {
         sampler.start();
         result = LoadGenerator.run(loop, address, new LoadGenerator.Settings(scenario.path(), scenario.schedule(), scenario.seed(),
@@ -102,20 +114,31 @@ final class ScenarioRunner {
       String loadAfter = loadAverage();
       RunStats stats1 = RunStats.of(scenario.schedule(), result, scenario.sloNs());
       double[] memory = Timeline.memory(sampler.processes(), result.originNanos(), result.scheduleNs());
-      Timeline timeline = Timeline.build(scenario.schedule(), result, sampler.processes(), sampler.queue(), sampler.hasStats());
+      Timeline timeline = Timeline.build(scenario.schedule(), result, sampler.processes(), sampler.queue(), sampler.hasStats(),
+          sampler.dependency());
+      DependencyStats depStats = dependency == null ? null
+          : DependencyStats.of(scenario.dependency(), scenario.schedule(), result, timeline, dependency.counts().peakInFlight());
       Report.writeRequests(result, out.resolve(spec.name() + "-r" + rep + ".requests.csv"));
       List<ServerSampler.QueueSample> queue = sampler.queue();
       long lastDropped = queue.stream().mapToLong(ServerSampler.QueueSample::dropped).max().orElse(-1);
       String dropped = lastDropped < 0 ? "" : ", dropped by the server (client gone while queued): " + lastDropped;
       System.out.printf("  %s run %d: %s; memory avg %.0f MB peak %.0f MB, %d processes, CPU %.0f%% of a core%s%n", spec.name(), rep,
           stats1.line(), memory[0], memory[1], (int) memory[2], memory[3], dropped);
+      if (depStats != null) {
+        System.out.printf("  %s run %d: dependency: limit %s; settled %s; goodput %.0f rps (dependency %.0f calls/s) of %.0f;"
+                + " p99 of OK in step %d %s; 503 shed %d, other HTTP %d, timeouts %d, broken %d; peak in flight %d%n", spec.name(), rep,
+            depStats.limitTrace(), depStats.settleText(), depStats.goodputRps(), depStats.dependencyRps(), depStats.capacityRps(),
+            depStats.overloadStep(), Format.ms(depStats.p99OkMs()), depStats.shed503(), depStats.otherHttp(), depStats.timeouts(),
+            depStats.connectionErrors(), depStats.peakInFlight());
+      }
       List<RunStats> steps = new ArrayList<>();
       long from = 0;
       for (RateSchedule.Step step : scenario.schedule().steps()) {
         steps.add(RunStats.window(result, from, from + step.durationNs(), step.rps(), scenario.sloNs()));
         from += step.durationNs();
       }
-      return new Run(spec.name(), rep, stats1, steps, memory[0], memory[1], (int) memory[2], memory[3], timeline, loadBefore, loadAfter);
+      return new Run(spec.name(), rep, stats1, steps, memory[0], memory[1], (int) memory[2], memory[3], timeline, loadBefore, loadAfter,
+          depStats);
     }
   }
 
@@ -125,9 +148,14 @@ final class ScenarioRunner {
     return HexFormat.of().formatHex(bytes);
   }
 
-  /** A server line's command with its placeholders filled in (Scenario's Javadoc lists them). */
-  static String command(Scenario.ServerSpec spec, int port, int control, Path root, Path puma8) {
+  /**
+   * A server line's command with its placeholders filled in (Scenario's Javadoc lists them); {@code
+   * dependency}: the dependency's host:port, or null without one (Scenario.parse has refused a command that
+   * needs it then).
+   */
+  static String command(Scenario.ServerSpec spec, int port, int control, Path root, Path puma8, String dependency) {
     return spec.command()
+        .replace("{dependency}", dependency == null ? "" : dependency)
         .replace("{puma8}", puma8 == null ? "" : puma8.toString())
         .replace("{port}", Integer.toString(port))
         .replace("{control}", Integer.toString(control))

@@ -1,6 +1,7 @@
-// Watches the server during a measured run, once a second: its process tree (count, memory) and, for
-// puma-plus, its own queue metrics from the control app's /stats (`queue.windows.1s`). puma has no such
-// number to give; its column stays n/a.
+// Watches the server during a measured run, once a second: its process tree (count, memory), for
+// puma-plus its own queue metrics from the control app's /stats (`queue.windows.1s`, and with fiber slots
+// `queue.concurrency_limit`), and, in a scenario with a `dependency` line, the dependency's calls in flight
+// and completed. puma has no queue numbers to give; its columns stay n/a.
 package dev.pumaplus.bench.loadgen;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -21,9 +22,13 @@ import java.util.concurrent.TimeUnit;
 final class ServerSampler implements AutoCloseable {
   /**
    * /stats at one moment: queue p95 over the last completed second (ms), requests waiting, live slots,
-   * and requests dropped since start because their client went away while they waited (-1: unknown).
+   * requests dropped since start because their client went away while they waited, and the concurrency
+   * limit in force (fiber slots only) (-1: unknown or none).
    */
-  record QueueSample(long atNanos, double queueP95Ms, int depth, int liveSlots, long dropped) {}
+  record QueueSample(long atNanos, double queueP95Ms, int depth, int liveSlots, long dropped, int concurrencyLimit) {}
+
+  /** The dependency at one moment: calls in flight (held + waiting) and completed since it started. */
+  record DependencySample(long atNanos, int inFlight, long completed) {}
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -32,16 +37,19 @@ final class ServerSampler implements AutoCloseable {
   private final HttpClient http;
   private final List<ProcessTree.Sample> processes = Collections.synchronizedList(new ArrayList<>());
   private final List<QueueSample> queue = Collections.synchronizedList(new ArrayList<>());
+  private final DependencyServer dependency;
+  private final List<DependencySample> dependencySamples = Collections.synchronizedList(new ArrayList<>());
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "server-sampler");
     t.setDaemon(true);
     return t;
   });
 
-  /** {@code stats}: the server's /stats URL, or null when it has none. */
-  ServerSampler(long sid, URI stats) {
+  /** {@code stats}: the server's /stats URL, or null when it has none; {@code dependency}: null for none. */
+  ServerSampler(long sid, URI stats, DependencyServer dependency) {
     this.sid = sid;
     this.stats = stats;
+    this.dependency = dependency;
     this.http = stats == null ? null : HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
   }
 
@@ -50,6 +58,10 @@ final class ServerSampler implements AutoCloseable {
   }
 
   private void sample() {
+    if (dependency != null) {
+      DependencyServer.Counts c = dependency.counts();
+      dependencySamples.add(new DependencySample(System.nanoTime(), c.inFlight(), c.completed()));
+    }
     processes.add(ProcessTree.sample(sid));
     if (stats == null) return;
     try {
@@ -59,10 +71,16 @@ final class ServerSampler implements AutoCloseable {
       JsonNode second = q.path("windows").path("1s");
       double p95 = second.path("queue_p95_ms").isNumber() ? second.path("queue_p95_ms").asDouble() : Double.NaN;
       queue.add(new QueueSample(System.nanoTime(), p95, q.path("depth").asInt(-1), q.path("live_slots").asInt(-1),
-          q.path("dropped").asLong(-1)));
+          q.path("dropped").asLong(-1), limit(q)));
     } catch (Exception e) {
-      queue.add(new QueueSample(System.nanoTime(), Double.NaN, -1, -1, -1));
+      queue.add(new QueueSample(System.nanoTime(), Double.NaN, -1, -1, -1, -1));
     }
+  }
+
+  /** The limit in force, -1 when /stats shows none (absent or null: thread slots, or no limit yet). */
+  private static int limit(JsonNode queue) {
+    JsonNode limit = queue.path("concurrency_limit");
+    return limit.isNumber() ? limit.asInt() : -1;
   }
 
   List<ProcessTree.Sample> processes() {
@@ -72,6 +90,11 @@ final class ServerSampler implements AutoCloseable {
   /** Empty when the server has no /stats. */
   List<QueueSample> queue() {
     return List.copyOf(queue);
+  }
+
+  /** Empty without a dependency. */
+  List<DependencySample> dependency() {
+    return List.copyOf(dependencySamples);
   }
 
   boolean hasStats() {

@@ -1,6 +1,7 @@
 // The run second by second (`-timeline`): what clients saw (completions, p50, p99, errors, probe failures,
-// all bucketed by the second the request ENDED), what the server cost (processes, memory) and what it said
-// about itself (queue p95 from its own /stats; n/a for a server that cannot report it).
+// all bucketed by the second the request ENDED), what the server cost (processes, memory), what it said
+// about itself (queue p95 and concurrency limit from its own /stats; n/a for a server that cannot report
+// them), and, with a `dependency` line, the dependency's calls in flight and calls completed.
 package dev.pumaplus.bench.loadgen;
 
 import java.util.ArrayList;
@@ -11,10 +12,14 @@ import org.HdrHistogram.Histogram;
 final class Timeline {
   /**
    * One second. Latencies in ms (NaN with no completion that second); memory in MB; cpu = the server's
-   * whole tree, percent of one core since the previous sample (NaN unknown); queue NaN = n/a.
+   * whole tree, percent of one core since the previous sample (NaN unknown); queue NaN = n/a. {@code limit}:
+   * the concurrency limit in force (-1: none or n/a); {@code dependencyInFlight}: the dependency's calls in
+   * flight at the sample, {@code dependencyCalls}: calls it completed since the previous sample (-1: no
+   * dependency or no sample).
    */
   record Second(int t, double offeredRps, int sent, int ok, int errors, double p50Ms, double p99Ms, int processes,
-      double memoryMb, double cpuPercent, double queueP95Ms, int probeFailures, int connections) {}
+      double memoryMb, double cpuPercent, double queueP95Ms, int probeFailures, int connections, int limit,
+      int dependencyInFlight, long dependencyCalls) {}
 
   final List<Second> seconds;
 
@@ -23,7 +28,7 @@ final class Timeline {
   }
 
   static Timeline build(RateSchedule schedule, LoadGenerator.Result result, List<ProcessTree.Sample> processes,
-      List<ServerSampler.QueueSample> queue, boolean hasStats) {
+      List<ServerSampler.QueueSample> queue, boolean hasStats, List<ServerSampler.DependencySample> dependency) {
     long end = result.scheduleNs();
     for (RequestRecord r : result.load()) end = Math.max(end, r.doneNs);
     int n = (int) Math.ceil(end / 1e9);
@@ -51,13 +56,17 @@ final class Timeline {
         cpu = 100.0 * (p.cpuTicks() - before.cpuTicks()) / ProcessTree.TICKS_PER_SECOND / elapsed;
       }
       ServerSampler.QueueSample q = lastIn(queue, result.originNanos(), s, ServerSampler.QueueSample::atNanos);
+      ServerSampler.DependencySample d = lastIn(dependency, result.originNanos(), s, ServerSampler.DependencySample::atNanos);
+      int dIndex = d == null ? -1 : dependency.indexOf(d);
+      long calls = dIndex > 0 ? d.completed() - dependency.get(dIndex - 1).completed() : -1;
       Histogram h = latency[s];
       seconds.add(new Second(s + 1, schedule.rateAt(s * 1_000_000_000L), sent[s], ok[s], errors[s],
           h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(50) / 1e6,
           h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(99) / 1e6,
           p == null ? -1 : p.processes(), p == null ? Double.NaN : p.pssKb() / 1024.0, cpu,
           !hasStats || q == null ? Double.NaN : q.queueP95Ms(), probeFailures[s],
-          s < result.connections().size() ? result.connections().get(s) : -1));
+          s < result.connections().size() ? result.connections().get(s) : -1,
+          !hasStats || q == null ? -1 : q.concurrencyLimit(), d == null ? -1 : d.inFlight(), calls));
     }
     return new Timeline(seconds);
   }

@@ -32,9 +32,9 @@ class ReportTest {
           scenario.path(), scenario.schedule(), 1, scenario.timeoutNs(), scenario.connection(), scenario.probe()));
     }
     RunStats stats = RunStats.of(scenario.schedule(), result, scenario.sloNs());
-    Timeline timeline = Timeline.build(scenario.schedule(), result, List.of(), List.of(), false);
+    Timeline timeline = Timeline.build(scenario.schedule(), result, List.of(), List.of(), false, List.of());
     Report.writeRequests(result, out.resolve("null-r1.requests.csv"));
-    Report.write(scenario, List.of(new ScenarioRunner.Run("null", 1, stats, List.of(stats), 1, 2, 1, 50, timeline, "0 0 0", "0 0 0")), List.of(), out, "1");
+    Report.write(scenario, List.of(new ScenarioRunner.Run("null", 1, stats, List.of(stats), 1, 2, 1, 50, timeline, "0 0 0", "0 0 0", null)), List.of(), out, "1");
 
     List<String> csv = Files.readAllLines(out.resolve("null-r1.requests.csv"));
     assertEquals(1 + result.load().size() + result.probes().size(), csv.size());
@@ -57,13 +57,13 @@ class ReportTest {
           scenario.path(), scenario.schedule(), 1, scenario.timeoutNs(), scenario.connection(), null));
     }
     RunStats stats = RunStats.of(scenario.schedule(), result, scenario.sloNs());
-    Timeline timeline = Timeline.build(scenario.schedule(), result, List.of(), List.of(), false);
+    Timeline timeline = Timeline.build(scenario.schedule(), result, List.of(), List.of(), false, List.of());
     // Round 1: the other server's peak memory 1.5x and its CPU 0.5x the baseline's; round 2: 2x and 1x.
     List<ScenarioRunner.Run> runs = List.of(
-        new ScenarioRunner.Run("base", 1, stats, List.of(stats), 1, 100, 1, 40, timeline, "0 0 0", "0 0 0"),
-        new ScenarioRunner.Run("other", 1, stats, List.of(stats), 1, 150, 1, 20, timeline, "0 0 0", "0 0 0"),
-        new ScenarioRunner.Run("base", 2, stats, List.of(stats), 1, 50, 1, 10, timeline, "0 0 0", "0 0 0"),
-        new ScenarioRunner.Run("other", 2, stats, List.of(stats), 1, 100, 1, 10, timeline, "0 0 0", "0 0 0"));
+        new ScenarioRunner.Run("base", 1, stats, List.of(stats), 1, 100, 1, 40, timeline, "0 0 0", "0 0 0", null),
+        new ScenarioRunner.Run("other", 1, stats, List.of(stats), 1, 150, 1, 20, timeline, "0 0 0", "0 0 0", null),
+        new ScenarioRunner.Run("base", 2, stats, List.of(stats), 1, 50, 1, 10, timeline, "0 0 0", "0 0 0", null),
+        new ScenarioRunner.Run("other", 2, stats, List.of(stats), 1, 100, 1, 10, timeline, "0 0 0", "0 0 0", null));
     Report.write(scenario.withRepeat(2), runs, List.of("puma8: NOT RUN: no --puma8 DIR was given"), out, "1");
 
     String summary = Files.readString(out.resolve("summary.md"));

@@ -61,6 +61,50 @@ class ScenarioTest {
     }
   }
 
+  @Test
+  void theSlowDependencyScenarioStepsFromHalfToTwiceTheDependencysCapacityAndEveryServerCallsIt() throws Exception {
+    Scenario s = scenario("slowdep");
+    assertEquals(new Scenario.Dependency(20, 40_000_000L), s.dependency());
+    assertEquals(500, s.dependency().capacityPerSecond(), 1e-9);
+    assertEquals(List.of(250.0, 1000.0, 250.0), s.schedule().steps().stream().map(RateSchedule.Step::rps).toList());
+    assertEquals(ConnectionMode.Kind.POOL, s.connection().kind());
+    assertEquals(5_000_000_000L, s.timeoutNs());
+    for (Scenario.ServerSpec server : s.servers()) {
+      assertTrue(server.command().startsWith("env BENCH_DEPENDENCY={dependency} "), server.name());
+      assertTrue(server.command().endsWith("/bench/app/dependency.ru"), server.name());
+    }
+    Scenario.ServerSpec plus = s.servers().get(0);
+    assertTrue(plus.kind().equals("puma-plus") && plus.command().contains("--fibers 128") && plus.command().contains("{control_token}"));
+    assertTrue(s.servers().stream().anyMatch(x -> x.command().contains("async_http_rack.rb")));
+  }
+
+  @Test
+  void aDependencyLineWithoutItsHoldOrAPlaceholderWithoutTheLineIsAnErrorNamingIt() throws Exception {
+    Path file = Files.createTempFile("dep", ".scenario");
+    try {
+      Files.writeString(file, "path /dep\nstep 1s 10\ndependency 20\nserver x puma y\n");
+      IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Scenario.parse(file));
+      assertTrue(e.getMessage().contains(":3: dependency needs: CONCURRENCY HOLD"), e.getMessage());
+      Files.writeString(file, "path /dep\nstep 1s 10\ndependency 0 40ms\nserver x puma y\n");
+      e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Scenario.parse(file));
+      assertTrue(e.getMessage().contains(":3: dependency concurrency must be >= 1"), e.getMessage());
+      Files.writeString(file, "path /dep\nstep 1s 10\nserver x puma env B={dependency} y\n");
+      e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Scenario.parse(file));
+      assertTrue(e.getMessage().contains("server x uses {dependency} but there is no 'dependency' line"), e.getMessage());
+      Files.writeString(file, "path /dep\nstep 1s 10\nserver x puma y\n");
+      assertEquals(null, Scenario.parse(file).dependency());
+    } finally {
+      Files.delete(file);
+    }
+  }
+
+  @Test
+  void theDependencyPlaceholderBecomesItsHostAndPort() {
+    Scenario.ServerSpec spec = new Scenario.ServerSpec("x", "puma", "env BENCH_DEPENDENCY={dependency} ruby --port {port}");
+    assertEquals("env BENCH_DEPENDENCY=127.0.0.1:4567 ruby --port 80",
+        ScenarioRunner.command(spec, 80, 81, Path.of("/r"), null, "127.0.0.1:4567"));
+  }
+
   private static String sizing(String command) {
     String w = command.replaceAll(".*-w (\\d+).*", "$1");
     String t = command.replaceAll(".*-t (\\d+:\\d+).*", "$1");
