@@ -178,6 +178,16 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         super.channelReadComplete(ctx);
     }
 
+    /**
+     * Starts the header deadline for a header section in progress; a request held at the read-ahead bound
+     * waits for the connection, not the client, and is not timed until it is decoded.
+     */
+    private void armHeaderDeadline() {
+        if (!readAhead.held() && !refusing && !inactive) {
+            timeouts.armHeaderDeadline(readAhead.resumedAtNanos());
+        }
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof ParsedRequest parsed) {
@@ -390,16 +400,6 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         // The linger starts only once the last bytes are out and the idle timer is off: bytes still stuck
         // here (too few to make the channel unwritable) would otherwise keep the connection open forever.
         timeouts.armWriteTimer();
-    }
-
-    /**
-     * Starts the header deadline for a header section in progress; a request held at the read-ahead bound
-     * waits for the connection, not the client, and is not timed until it is decoded.
-     */
-    private void armHeaderDeadline() {
-        if (!readAhead.held() && !refusing && !inactive) {
-            timeouts.armHeaderDeadline(readAhead.resumedAtNanos());
-        }
     }
 
     /**
