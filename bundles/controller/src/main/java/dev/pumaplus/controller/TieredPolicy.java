@@ -32,7 +32,7 @@ import java.util.Map;
  * λ's alone (the backlog was sized by the decision that started them): a breach whose need they cover is
  * declined ("settled gate"); only a λ that outgrew them adds more. No timer is involved.
  *
- * <p>Guards, applied to every addition: CPU busy ≥ {@code cpuSaturation} declines (more processes would
+ * <p>Guards, applied to every addition ({@link TieredGuards}): CPU busy ≥ {@code cpuSaturation} declines (more processes would
  * compete for the same cores and raise queue time: shed instead); the number added is capped by what
  * fits in MemAvailable − {@code memReserveMb}; an unknown gain ({@link Observation#gainKnown()}) declines;
  * a concurrency limit that binds below the live slots ({@link Observation#limitBinds()}) declines unless the
@@ -56,10 +56,12 @@ public final class TieredPolicy implements Policy {
     private static final double POISSON_Z95 = 1.6449;
 
     private final Params p;
+    private final TieredGuards guards;
     private final TieredBridgeRule bridge;
 
     public TieredPolicy(Params params) {
         this.p = params.validated();
+        this.guards = new TieredGuards(p);
         this.bridge = new TieredBridgeRule(p);
     }
 
@@ -250,35 +252,11 @@ public final class TieredPolicy implements Policy {
             return none(held, tier, signals + ": " + need + ", at max " + p.maxUnits);
         }
         int delta = Math.min(shortfall, p.maxUnits - o.units());
-        if (!o.gainKnown()) {
-            return none(held, tier, signals + ": " + need + ", but the gain of a unit is unknown");
+        TieredGuards.Allowance allowed = guards.allow(o, delta);
+        if (allowed.refusal() != null) {
+            return none(held, tier, signals + ": " + need + allowed.refusal());
         }
-        if (o.limitBinds() && !(o.gvlWaitRatio() >= p.gvlBoundRatio)) {
-            // The limiter holds requests below the slots: what bounds capacity is the dependency behind them,
-            // not the slots; a worker would add slots the limit does not let run. Unless the workers' own
-            // thread is what inflates service time (fibers waiting for it): another process adds one.
-            return none(held, tier, signals + ": " + need + ", but the concurrency limit binds ("
-                    + o.concurrencyLimit() + " of " + o.liveSlots() + " slots may run) and the workers' threads are "
-                    + "not the bottleneck" + (Double.isNaN(o.gvlWaitRatio()) ? "" : " (requests wait for them "
-                    + fmt(o.gvlWaitRatio() * 100) + "% of their service time)")
-                    + ": more units would add slots the limit does not run, shed instead");
-        }
-        if (!Double.isNaN(o.cpuBusy()) && o.cpuBusy() >= p.cpuSaturation) {
-            return none(held, tier, signals + ": " + need + ", but CPU is saturated ("
-                    + fmt(o.cpuBusy() * 100) + "% busy): more units would add queue time, shed instead");
-        }
-        if (!Double.isNaN(o.memPerUnitMb()) && !Double.isNaN(o.memAvailableMb()) && o.memPerUnitMb() > 0) {
-            int fit = (int) Math.floor((o.memAvailableMb() - p.memReserveMb) / o.memPerUnitMb());
-            if (fit <= 0) {
-                return none(held, tier, signals + ": " + need + ", but the memory guard allows none ("
-                        + fmt(o.memAvailableMb()) + " MiB available, " + fmt(o.memPerUnitMb()) + " MiB per unit)");
-            }
-            if (fit < delta) {
-                delta = fit;
-                need = need + ", memory guard allows " + fit;
-            }
-        }
-        return add(o, held, tier, delta, signals + ": " + need);
+        return add(o, held, tier, allowed.units(), signals + ": " + need + allowed.note());
     }
 
     /** μ = c / S: the rate the dialled-in slots serve at, per second (S known and positive). */
