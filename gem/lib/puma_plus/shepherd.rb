@@ -42,6 +42,9 @@ module PumaPlus
     # Seconds between TERM and KILL when stopping the workers, before the configuration is known.
     STOP_TIMEOUT = 5.0
 
+    # One module a job (shepherd/*.rb). They are parts of this one object, not objects of their own: every
+    # one of them reads and writes the supervision state set up in #initialize (the workers, the mold, the
+    # phase), which one select loop drives.
     include StartUp
     include Workers
     include Refork
