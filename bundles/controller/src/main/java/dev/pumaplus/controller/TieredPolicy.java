@@ -32,7 +32,7 @@ import java.util.Map;
  * λ's alone (the backlog was sized by the decision that started them): a breach whose need they cover is
  * declined ("settled gate"); only a λ that outgrew them adds more. No timer is involved.
  *
- * <p>Guards, applied to every addition: CPU busy ≥ {@code cpuSaturation} declines (more processes would
+ * <p>Guards, applied to every addition ({@link TieredGuards}): CPU busy ≥ {@code cpuSaturation} declines (more processes would
  * compete for the same cores and raise queue time: shed instead); the number added is capped by what
  * fits in MemAvailable − {@code memReserveMb}; an unknown gain ({@link Observation#gainKnown()}) declines;
  * a concurrency limit that binds below the live slots ({@link Observation#limitBinds()}) declines unless the
@@ -41,7 +41,8 @@ import java.util.Map;
  * <p>Bridge (with a fast actuator beside the primary one, {@link Observation#hasBridge()}): a decision that
  * adds primary units whose dead time leads the bridge's by at least {@code bridgeMinLeadMs} also adds bridge
  * slots for the slots still on their way, at most {@code maxBridgeSlots}; once no primary unit is booting
- * every bridge slot is removed. The primary decision is the same with or without a bridge.
+ * every bridge slot is removed ({@link TieredBridgeRule}). The primary decision is the same with or without a
+ * bridge.
  *
  * <p>Alarm ({@link Observation#alarm()}, between ticks): acts only on a queue hot now, as a hot tick would
  * ({@link #decideAlarm}).
@@ -55,9 +56,13 @@ public final class TieredPolicy implements Policy {
     private static final double POISSON_Z95 = 1.6449;
 
     private final Params p;
+    private final TieredGuards guards;
+    private final TieredBridgeRule bridge;
 
     public TieredPolicy(Params params) {
         this.p = params.validated();
+        this.guards = new TieredGuards(p);
+        this.bridge = new TieredBridgeRule(p);
     }
 
     /** The policy with every default (docs/CONTROL.md). */
@@ -95,7 +100,7 @@ public final class TieredPolicy implements Policy {
             return decideAlarm(s, o);
         }
         Decision primary = decidePrimary(s, o);
-        return o.hasBridge() ? bridge(o, primary) : primary;
+        return o.hasBridge() ? bridge.apply(o, primary) : primary;
     }
 
     /**
@@ -128,7 +133,7 @@ public final class TieredPolicy implements Policy {
         if (d.delta() <= 0) {
             return new Decision(0, s.tier(), d.reason(), s);
         }
-        return o.hasBridge() ? bridge(o, d) : d;
+        return o.hasBridge() ? bridge.apply(o, d) : d;
     }
 
     /**
@@ -247,97 +252,11 @@ public final class TieredPolicy implements Policy {
             return none(held, tier, signals + ": " + need + ", at max " + p.maxUnits);
         }
         int delta = Math.min(shortfall, p.maxUnits - o.units());
-        if (!o.gainKnown()) {
-            return none(held, tier, signals + ": " + need + ", but the gain of a unit is unknown");
+        TieredGuards.Allowance allowed = guards.allow(o, delta);
+        if (allowed.refusal() != null) {
+            return none(held, tier, signals + ": " + need + allowed.refusal());
         }
-        if (o.limitBinds() && !(o.gvlWaitRatio() >= p.gvlBoundRatio)) {
-            // The limiter holds requests below the slots: what bounds capacity is the dependency behind them,
-            // not the slots; a worker would add slots the limit does not let run. Unless the workers' own
-            // thread is what inflates service time (fibers waiting for it): another process adds one.
-            return none(held, tier, signals + ": " + need + ", but the concurrency limit binds ("
-                    + o.concurrencyLimit() + " of " + o.liveSlots() + " slots may run) and the workers' threads are "
-                    + "not the bottleneck" + (Double.isNaN(o.gvlWaitRatio()) ? "" : " (requests wait for them "
-                    + fmt(o.gvlWaitRatio() * 100) + "% of their service time)")
-                    + ": more units would add slots the limit does not run, shed instead");
-        }
-        if (!Double.isNaN(o.cpuBusy()) && o.cpuBusy() >= p.cpuSaturation) {
-            return none(held, tier, signals + ": " + need + ", but CPU is saturated ("
-                    + fmt(o.cpuBusy() * 100) + "% busy): more units would add queue time, shed instead");
-        }
-        if (!Double.isNaN(o.memPerUnitMb()) && !Double.isNaN(o.memAvailableMb()) && o.memPerUnitMb() > 0) {
-            int fit = (int) Math.floor((o.memAvailableMb() - p.memReserveMb) / o.memPerUnitMb());
-            if (fit <= 0) {
-                return none(held, tier, signals + ": " + need + ", but the memory guard allows none ("
-                        + fmt(o.memAvailableMb()) + " MiB available, " + fmt(o.memPerUnitMb()) + " MiB per unit)");
-            }
-            if (fit < delta) {
-                delta = fit;
-                need = need + ", memory guard allows " + fit;
-            }
-        }
-        return add(o, held, tier, delta, signals + ": " + need);
-    }
-
-    /**
-     * The bridge rule, after the primary decision: when that decision adds primary units whose dead time
-     * leads the bridge's by at least {@code bridgeMinLeadMs}, bridge slots cover the slots still on their
-     * way (booting plus just added), up to {@code maxBridgeSlots}; once no primary unit is booting, every
-     * bridge slot is removed. The primary decision's guards (CPU, memory, min/max) have already passed when
-     * it adds; a bridge slot of unknown gain is never added, and none while MemAvailable is under the reserve.
-     * A bridge slot under the GVL (a thread) has no positive gain while the GVL is the bottleneck (GVL wait
-     * at least {@code gvlBoundRatio} of service time): none is added then, and those running are removed.
-     */
-    private Decision bridge(Observation o, Decision d) {
-        if (gvlBound(o) && o.bridgeUnits() > 0) {
-            return new Decision(d.delta(), -o.bridgeUnits(), d.tier(), d.reason() + "; bridge: remove "
-                    + o.bridgeUnits() + " slots, " + gvlBoundReason(o), d.next());
-        }
-        if (d.delta() > 0) {
-            double lead = o.deadTimeMs() - o.bridgeDeadTimeMs();
-            String why;
-            int add = 0;
-            int onTheWay = (o.bootingUnits() + d.delta()) * o.slotsPerUnit();
-            int want = Math.min(onTheWay, p.maxBridgeSlots);
-            if (Double.isNaN(lead) || lead < p.bridgeMinLeadMs) {
-                why = "bridge: none, its dead time " + fmt(o.bridgeDeadTimeMs()) + " ms leads the units' "
-                        + fmt(o.deadTimeMs()) + " ms by less than " + fmt(p.bridgeMinLeadMs) + " ms";
-            } else if (!o.bridgeGainKnown()) {
-                why = "bridge: none, the gain of a bridge slot is unknown";
-            } else if (gvlBound(o)) {
-                why = "bridge: none, " + gvlBoundReason(o);
-            } else if (!Double.isNaN(o.memAvailableMb()) && o.memAvailableMb() <= p.memReserveMb) {
-                why = "bridge: none, the memory guard allows none (" + fmt(o.memAvailableMb()) + " MiB available)";
-            } else if (want <= o.bridgeUnits()) {
-                why = "bridge: " + o.bridgeUnits() + " slots already cover the " + onTheWay + " slots on their way";
-            } else {
-                add = want - o.bridgeUnits();
-                why = "bridge: add " + add + " slots for the " + onTheWay + " on their way"
-                        + (want < onTheWay ? " (max " + p.maxBridgeSlots + ")" : "") + ", ready "
-                        + fmt(lead) + " ms sooner" + (o.bridgeSharesGvl() ? ", the GVL is free (requests wait "
-                        + "for it " + fmt(o.gvlWaitRatio() * 100) + "% of their service time)" : "");
-            }
-            return new Decision(d.delta(), add, d.tier(), d.reason() + "; " + why, d.next());
-        }
-        if (o.bridgeUnits() > 0 && o.bootingUnits() == 0) {
-            return new Decision(d.delta(), -o.bridgeUnits(), d.tier(), d.reason() + "; bridge: remove "
-                    + o.bridgeUnits() + " slots, no unit is booting", d.next());
-        }
-        return d;
-    }
-
-    /**
-     * Whether a bridge slot would only wait for its process's GVL: it shares the GVL, the wait is measured,
-     * and requests spend at least {@code gvlBoundRatio} of their service time waiting for it (the lock is
-     * busy with the running threads' Ruby code; one more thread adds a waiter, not capacity).
-     */
-    private boolean gvlBound(Observation o) {
-        return o.bridgeSharesGvl() && o.bridgeGainKnown() && !Double.isNaN(o.gvlWaitRatio())
-                && o.gvlWaitRatio() >= p.gvlBoundRatio;
-    }
-
-    private String gvlBoundReason(Observation o) {
-        return "the GVL is the bottleneck: requests wait for it " + fmt(o.gvlWaitRatio() * 100)
-                + "% of their service time (at least " + fmt(p.gvlBoundRatio * 100) + "%)";
+        return add(o, held, tier, allowed.units(), signals + ": " + need + allowed.note());
     }
 
     /** μ = c / S: the rate the dialled-in slots serve at, per second (S known and positive). */

@@ -45,16 +45,11 @@ import java.util.Locale;
  */
 final class H1HeadValidator {
 
-    private static final String DIGIT = "0123456789";
-    private static final String ALPHA = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    private static final String UNRESERVED = ALPHA + DIGIT + "-._~";
-    private static final String SUB_DELIMS = "!$&'()*+,;=";
     /** tchar, RFC 9110 §5.6.2. */
-    private static final boolean[] TCHAR = table(ALPHA + DIGIT + "!#$%&'*+-.^_`|~");
+    private static final AsciiSet TCHAR = new AsciiSet(AsciiSet.ALPHA + AsciiSet.DIGIT + "!#$%&'*+-.^_`|~");
     /** RFC 3986 pchar, "/", "?", plus what WHATWG URL serialisers leave unencoded (see the class comment). */
-    private static final boolean[] TARGET = table(UNRESERVED + SUB_DELIMS + ":@/?%" + "{}|\\^`[]");
-    private static final boolean[] REG_NAME = table(UNRESERVED + SUB_DELIMS);
-    private static final boolean[] HEX = table(DIGIT + "ABCDEFabcdef");
+    private static final AsciiSet TARGET = new AsciiSet(
+            AuthoritySyntax.UNRESERVED + AuthoritySyntax.SUB_DELIMS + ":@/?%" + "{}|\\^`[]");
     /** One line buffer per event loop thread, for the lines that fit it (nearly all). */
     private static final FastThreadLocal<byte[]> SCRATCH = new FastThreadLocal<>() {
         @Override
@@ -198,7 +193,7 @@ final class H1HeadValidator {
     private void requestLine(byte[] b, int from, int end) {
         int sp1 = from;
         while (sp1 < end && b[sp1] != ' ') {
-            if (!is(TCHAR, b[sp1])) {
+            if (!TCHAR.contains(b[sp1])) {
                 throw new RejectedRequestException(400, "method is not a token (RFC 9112 §3.1)");
             }
             sp1++;
@@ -236,7 +231,7 @@ final class H1HeadValidator {
     private void version(byte[] b, int from, int end) {
         if (end - from != 8 || b[from] != 'H' || b[from + 1] != 'T' || b[from + 2] != 'T'
                 || b[from + 3] != 'P' || b[from + 4] != '/' || b[from + 6] != '.'
-                || !isDigit(b[from + 5]) || !isDigit(b[from + 7])) {
+                || !AsciiSet.isDigit(b[from + 5]) || !AsciiSet.isDigit(b[from + 7])) {
             throw new RejectedRequestException(400, "HTTP-version is not HTTP/DIGIT.DIGIT (RFC 9112 §2.3)");
         }
         byte minor = b[from + 7];
@@ -289,7 +284,7 @@ final class H1HeadValidator {
         if (authority.indexOf('@') >= 0) {
             throw new RejectedRequestException(400, "userinfo in the target's authority (RFC 9110 §4.2.4)");
         }
-        if (authority.isEmpty() || !validAuthority(authority)) {
+        if (authority.isEmpty() || !AuthoritySyntax.valid(authority)) {
             throw new RejectedRequestException(400,
                     "the target's authority is not uri-host [\":\" port] with a host (RFC 9110 §4.2.1)");
         }
@@ -299,7 +294,7 @@ final class H1HeadValidator {
 
     private static void targetCharacters(byte[] b, int from, int end) {
         for (int i = from; i < end; i++) {
-            if (!is(TARGET, b[i])) {
+            if (!TARGET.contains(b[i])) {
                 throw new RejectedRequestException(400,
                         "byte 0x" + Integer.toHexString(b[i] & 0xFF) + " in the request target (RFC 9112 §3.2)");
             }
@@ -314,7 +309,7 @@ final class H1HeadValidator {
         }
         int colon = from;
         while (colon < end && b[colon] != ':') {
-            if (!is(TCHAR, b[colon])) {
+            if (!TCHAR.contains(b[colon])) {
                 throw new RejectedRequestException(400,
                         "field name is not a token, or whitespace before the colon (RFC 9112 §5.1)");
             }
@@ -362,7 +357,7 @@ final class H1HeadValidator {
     private void contentLength(String value) {
         for (String element : value.split(",", -1)) {
             String digits = trimOws(element, 0, element.length());
-            if (digits.isEmpty() || digits.length() > MAX_LENGTH_DIGITS || !digits.chars().allMatch(H1HeadValidator::isDigit)) {
+            if (digits.isEmpty() || digits.length() > MAX_LENGTH_DIGITS || !digits.chars().allMatch(AsciiSet::isDigit)) {
                 throw new RejectedRequestException(400,
                         "Content-Length is not 1*DIGIT within 64 bits (RFC 9112 §6.3, RFC 9110 §8.6)");
             }
@@ -417,143 +412,9 @@ final class H1HeadValidator {
         if (hostFields == 0 && !http10) {
             throw new RejectedRequestException(400, "HTTP/1.1 request without Host (RFC 9112 §3.2)");
         }
-        if (host != null && !validAuthority(host)) {
+        if (host != null && !AuthoritySyntax.valid(host)) {
             throw new RejectedRequestException(400, "Host is not uri-host [\":\" port] (RFC 9112 §3.2)");
         }
-    }
-
-    /**
-     * {@code uri-host [":" port]} (RFC 3986 §3.2.2, §3.2.3), the port at most 65535. An empty value is valid
-     * (an empty reg-name); a port without a host is not.
-     */
-    static boolean validAuthority(String authority) {
-        if (authority.isEmpty()) {
-            return true;
-        }
-        int portStart;
-        if (authority.charAt(0) == '[') {
-            int close = authority.indexOf(']');
-            if (close < 0 || !ipLiteral(authority.substring(1, close))) {
-                return false;
-            }
-            if (close + 1 == authority.length()) {
-                return true;
-            }
-            if (authority.charAt(close + 1) != ':') {
-                return false;
-            }
-            portStart = close + 2;
-        } else {
-            // Checked in place, without substrings: every request's Host passes through here.
-            int colon = authority.indexOf(':');
-            int nameEnd = colon < 0 ? authority.length() : colon;
-            if (nameEnd == 0 || !regName(authority, nameEnd)) {
-                return false;
-            }
-            if (colon < 0) {
-                return true;
-            }
-            portStart = colon + 1;
-        }
-        return validPort(authority, portStart);
-    }
-
-    /** {@code port = *DIGIT} from {@code from} to the end, at most 65535; empty is valid. */
-    private static boolean validPort(String authority, int from) {
-        if (authority.length() - from > 5) {
-            return false;
-        }
-        int port = 0;
-        for (int i = from; i < authority.length(); i++) {
-            char c = authority.charAt(i);
-            if (!isDigit(c)) {
-                return false;
-            }
-            port = port * 10 + (c - '0');
-        }
-        return port <= 65535;
-    }
-
-    /** Whether the first {@code end} chars of {@code name} are a reg-name (RFC 3986 §3.2.2). */
-    private static boolean regName(String name, int end) {
-        for (int i = 0; i < end; i++) {
-            char c = name.charAt(i);
-            if (c == '%') {
-                if (i + 2 >= end || !is(HEX, name.charAt(i + 1)) || !is(HEX, name.charAt(i + 2))) {
-                    return false;
-                }
-                i += 2;
-            } else if (!is(REG_NAME, c)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The inside of {@code [...]}: IPv6address or IPvFuture (RFC 3986 §3.2.2). */
-    private static boolean ipLiteral(String inner) {
-        if (!inner.isEmpty() && (inner.charAt(0) == 'v' || inner.charAt(0) == 'V')) {
-            int dot = inner.indexOf('.');
-            if (dot < 2 || dot == inner.length() - 1) {
-                return false;
-            }
-            for (int i = 1; i < dot; i++) {
-                if (!is(HEX, inner.charAt(i))) {
-                    return false;
-                }
-            }
-            for (int i = dot + 1; i < inner.length(); i++) {
-                char c = inner.charAt(i);
-                if (!is(REG_NAME, c) && c != ':') {
-                    return false;
-                }
-            }
-            return true;
-        }
-        int gap = inner.indexOf("::");
-        if (gap < 0) {
-            return pieces(inner, true) == 8;
-        }
-        if (inner.indexOf("::", gap + 1) >= 0) {
-            return false;
-        }
-        int left = gap == 0 ? 0 : pieces(inner.substring(0, gap), false);
-        int right = gap + 2 == inner.length() ? 0 : pieces(inner.substring(gap + 2), true);
-        return left >= 0 && right >= 0 && left + right <= 7;
-    }
-
-    /** The 16-bit pieces of {@code h16 *(":" h16)}, the last one maybe an IPv4address; -1 if malformed. */
-    private static int pieces(String groups, boolean mayEndInIpv4) {
-        String[] parts = groups.split(":", -1);
-        int count = 0;
-        for (int i = 0; i < parts.length; i++) {
-            String part = parts[i];
-            if (i == parts.length - 1 && mayEndInIpv4 && part.indexOf('.') >= 0) {
-                if (!ipv4(part)) {
-                    return -1;
-                }
-                count += 2;
-            } else if (part.isEmpty() || part.length() > 4 || !part.chars().allMatch(c -> is(HEX, c))) {
-                return -1;
-            } else {
-                count++;
-            }
-        }
-        return count;
-    }
-
-    private static boolean ipv4(String text) {
-        String[] octets = text.split("\\.", -1);
-        if (octets.length != 4) {
-            return false;
-        }
-        for (String octet : octets) {
-            if (octet.isEmpty() || octet.length() > 3 || (octet.length() > 1 && octet.charAt(0) == '0')
-                    || !octet.chars().allMatch(H1HeadValidator::isDigit) || Integer.parseInt(octet) > 255) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static String trimOws(String s, int from, int to) {
@@ -564,22 +425,5 @@ final class H1HeadValidator {
             to--;
         }
         return s.substring(from, to);
-    }
-
-    private static boolean isDigit(int c) {
-        return c >= '0' && c <= '9';
-    }
-
-    /** Whether {@code c} (a char, or a byte read as signed: above 0x7F is negative) is in {@code table}. */
-    private static boolean is(boolean[] table, int c) {
-        return c >= 0 && c < 128 && table[c];
-    }
-
-    private static boolean[] table(String chars) {
-        boolean[] table = new boolean[128];
-        for (int i = 0; i < chars.length(); i++) {
-            table[chars.charAt(i)] = true;
-        }
-        return table;
     }
 }

@@ -10,16 +10,11 @@ import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelProgressiveFuture;
-import io.netty.channel.ChannelProgressiveFutureListener;
 import io.netty.channel.FileRegion;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.ReferenceCounted;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -32,10 +27,10 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>Threading: the {@code ResponseSink} methods are called by host threads; each hops to the connection's
  * event loop with {@code execute}, which keeps their order. Every other method and all state belong to
  * that event loop. Output is written only while this response is the oldest unfinished one of its
- * connection ("head of line"); before that it is held in {@link #parts} and written when its turn comes.
+ * connection ("head of line"); before that it is held ({@link ResponseOutput}) and written when its turn comes.
  *
  * <p>Backpressure ({@link ResponseBackpressure}): the response body bytes {@code body} accepted that have not
- * yet been written to the socket (still queued for the event loop, held in {@link #parts} behind an earlier
+ * yet been written to the socket (still queued for the event loop, held behind an earlier
  * response, or in the channel's outbound buffer because the client reads slowly) are counted; {@code body}
  * returns false above the high-water mark, and the write completions that bring the count down to the
  * low-water mark call {@link Exchange#resumeResponse()}. Framing bytes (head, chunk sizes) are not counted:
@@ -74,9 +69,6 @@ final class PendingResponse implements ResponseSink {
                     Runnable welcome);
     }
 
-    /** Marks the place of the end marker among held parts. */
-    private static final Part END = new Part(Unpooled.EMPTY_BUFFER, 0);
-
     private final Connection connection;
     private final ChannelHandlerContext ctx;
     private final boolean http10;
@@ -84,11 +76,10 @@ final class PendingResponse implements ResponseSink {
 
     /** Body bytes accepted by {@code body} and not yet written to the socket (or released). */
     private final ResponseBackpressure backpressure = new ResponseBackpressure();
+    /** This response's bytes on their way to the socket: held, written, counted. */
+    private final ResponseOutput output;
 
     private Exchange exchange;
-    /** Output held until this response is head of line; created for the first part held. */
-    private ArrayDeque<Part> parts;
-    private boolean headOfLine;
     /** The connection ends after this response for reasons of its own (see {@link #closeConnectionAfter}). */
     private boolean lastOnConnection;
     /** The framing the head announced; null until the head is written. */
@@ -97,7 +88,6 @@ final class PendingResponse implements ResponseSink {
     private long remaining = -1;
     private boolean closeAfter;
     private boolean complete;
-    private boolean cancelled;
 
     /** @param ctx the connection handler's context: writes start there, on its event loop */
     PendingResponse(Connection connection, ChannelHandlerContext ctx, boolean http10, boolean headRequest) {
@@ -105,6 +95,7 @@ final class PendingResponse implements ResponseSink {
         this.ctx = ctx;
         this.http10 = http10;
         this.headRequest = headRequest;
+        this.output = new ResponseOutput(ctx, connection, backpressure);
     }
 
     // ---- called by the connection, on its event loop ----
@@ -113,13 +104,14 @@ final class PendingResponse implements ResponseSink {
     void writeContinue() {
         ByteBuf out = ctx.alloc().buffer(32);
         H1ResponseEncoder.unframedHead(out, false, 100, List.of());
-        emit(out, 0);
-        flush();
+        output.emit(out, 0);
+        output.flush();
     }
 
     /** The request was submitted: {@code exchange} hears of resumes, T6 and cancellation. */
     void submitted(Exchange exchange) {
         this.exchange = exchange;
+        output.submitted(exchange);
     }
 
     /**
@@ -141,29 +133,16 @@ final class PendingResponse implements ResponseSink {
      * @return true if this response is already complete (the caller moves on to the next one)
      */
     boolean becomeHeadOfLine() {
-        // Parts are written before headOfLine is set, so anything emitted meanwhile still queues behind them.
-        if (parts != null && !parts.isEmpty()) {
-            Part part;
-            while ((part = parts.poll()) != null) {
-                if (part == END) {
-                    writeEnd();
-                } else {
-                    write(part.msg(), part.bodyBytes());
-                }
-            }
-            ctx.flush();
-        }
-        headOfLine = true;
+        output.becomeHeadOfLine();
         return complete;
     }
 
     /** The client went away: drop held output and tell the host. */
     void cancel() {
-        if (cancelled) {
+        if (output.cancelled()) {
             return;
         }
-        cancelled = true;
-        releaseParts();
+        output.cancel();
         if (exchange != null) {
             exchange.cancel();
         }
@@ -174,14 +153,14 @@ final class PendingResponse implements ResponseSink {
      * already out, ends the response abnormally instead (the connection closes, the truncation shows).
      */
     void failResponse(int status) {
-        if (cancelled || complete) {
+        if (output.cancelled() || complete) {
             return;
         }
         closeAfter = true;
         if (framing == null) {
             ByteBuf out = ctx.alloc().buffer(H1ResponseEncoder.HEAD_BYTES);
             H1ResponseEncoder.error(out, http10, headRequest, status);
-            emit(out, 0);
+            output.emit(out, 0);
         }
         finish();
     }
@@ -194,11 +173,10 @@ final class PendingResponse implements ResponseSink {
         if (status > 0) {
             ByteBuf out = ctx.alloc().buffer(H1ResponseEncoder.HEAD_BYTES);
             H1ResponseEncoder.unframedHead(out, http10, status, headers);
-            write(out, 0);
+            output.write(out, 0);
         }
         complete = true;
-        cancelled = true;
-        releaseParts();
+        output.cancel();
     }
 
     // ---- ResponseSink: host threads ----
@@ -296,31 +274,31 @@ final class PendingResponse implements ResponseSink {
 
     /** The 103 ahead of the response proper; ignored once the head is out. */
     private void writeEarlyHints(List<Map.Entry<String, String>> headers) {
-        if (cancelled || complete || framing != null) {
+        if (output.cancelled() || complete || framing != null) {
             return;
         }
         ByteBuf out = ctx.alloc().buffer(H1ResponseEncoder.HEAD_BYTES);
         H1ResponseEncoder.unframedHead(out, false, 103, headers);
-        emit(out, 0);
-        flush();
+        output.emit(out, 0);
+        output.flush();
     }
 
     private void writeHead(int status, List<Map.Entry<String, String>> headers, boolean endOfStream) {
-        if (cancelled || complete || framing != null) {
+        if (output.cancelled() || complete || framing != null) {
             return;
         }
         ByteBuf out = ctx.alloc().buffer(H1ResponseEncoder.HEAD_BYTES);
         framing = H1ResponseEncoder.head(out, status, headers, http10, headRequest, endOfStream, lastOnConnection);
         remaining = framing.length();
         closeAfter = framing.closes();
-        emit(out, 0);
+        output.emit(out, 0);
         if (endOfStream) {
             next(true);
         } else {
             // The body usually comes in the same read of the worker's socket, its task already queued behind
             // this one: flushing after it sends head and body in one write instead of two. A body that is
             // not there yet finds the head flushed by this task, which runs next.
-            onEventLoop(this::flush, null);
+            onEventLoop(output::flush, null);
         }
     }
 
@@ -332,11 +310,11 @@ final class PendingResponse implements ResponseSink {
      */
     private void writePart(ReferenceCounted part, long bytes, boolean endOfStream) {
         if (!takesBody()) {
-            drop(part, bytes);
+            output.drop(part, bytes);
             return;
         }
         if (!framing.body() || bytes == 0) {
-            drop(part, bytes); // HEAD, 204, 304: dropped bytes are never waited for
+            output.drop(part, bytes); // HEAD, 204, 304: dropped bytes are never waited for
         } else if (framing.chunked()) {
             writeChunk(part, bytes);
         } else if (remaining >= 0 && bytes > remaining) {
@@ -347,15 +325,15 @@ final class PendingResponse implements ResponseSink {
             if (part instanceof ByteBuf buf) {
                 buf.writerIndex(buf.readerIndex() + (int) remaining);
                 remaining = 0;
-                emit(buf, bytes); // the cut-off bytes count until the rest is written: no separate path
+                output.emit(buf, bytes); // the cut-off bytes count until the rest is written: no separate path
             } else {
-                drop(part, bytes);
+                output.drop(part, bytes);
             }
         } else {
             if (remaining >= 0) {
                 remaining -= bytes;
             }
-            emit(part, bytes); // delimited by its Content-Length, or by the close
+            output.emit(part, bytes); // delimited by its Content-Length, or by the close
         }
         next(endOfStream);
     }
@@ -367,35 +345,29 @@ final class PendingResponse implements ResponseSink {
         ByteBuf end = ctx.alloc().buffer(2);
         H1ResponseEncoder.chunkEnd(end);
         if (part instanceof ByteBuf buf) {
-            emit(ctx.alloc().compositeBuffer(3).addComponents(true, header, buf, end), bytes);
+            output.emit(ctx.alloc().compositeBuffer(3).addComponents(true, header, buf, end), bytes);
         } else {
-            emit(header, 0);
-            emit(part, bytes);
-            emit(end, 0);
+            output.emit(header, 0);
+            output.emit(part, bytes);
+            output.emit(end, 0);
         }
     }
 
     /** Whether body parts are written: the head is out and the response neither complete nor cancelled. */
     private boolean takesBody() {
-        return framing != null && !complete && !cancelled;
-    }
-
-    /** A body part that is not sent: released, and uncounted so it is never waited for. */
-    private void drop(ReferenceCounted part, long bytes) {
-        part.release();
-        written(bytes);
+        return framing != null && !complete && !output.cancelled();
     }
 
     /** After a part: flushes it, or for the last one ends the body and completes the response. */
     private void next(boolean endOfStream) {
         if (!endOfStream) {
-            flush();
+            output.flush();
             return;
         }
         if (framing.chunked()) {
             ByteBuf last = ctx.alloc().buffer(5);
             H1ResponseEncoder.lastChunk(last);
-            emit(last, 0);
+            output.emit(last, 0);
         } else if (framing.body() && remaining > 0) {
             closeAfter = true; // shorter than announced: the client must see the truncation
         }
@@ -404,122 +376,16 @@ final class PendingResponse implements ResponseSink {
 
     private void finish() {
         complete = true;
-        if (!cancelled && exchange != null) {
-            if (headOfLine) {
-                writeEnd();
-            } else {
-                hold(END);
-            }
+        if (exchange != null) {
+            output.end();
         }
-        flush();
+        output.flush();
         connection.responseComplete(this);
-    }
-
-    /**
-     * The end marker: an empty write whose completion means every byte of this response before it reached
-     * the socket. Reports T6 to the host then.
-     */
-    private void writeEnd() {
-        Exchange ex = exchange;
-        ctx.write(Unpooled.EMPTY_BUFFER, ctx.newPromise().addListener((ChannelFutureListener) future -> {
-            if (future.isSuccess() && !cancelled) {
-                ex.responseSent(RequestClock.nanoTime(ctx.executor()));
-            }
-        }));
-    }
-
-    /** @param bodyBytes counted body bytes {@code msg} carries: uncounted when it is written or released */
-    private void emit(Object msg, long bodyBytes) {
-        if (cancelled) {
-            ReferenceCountUtil.release(msg);
-            written(bodyBytes);
-        } else if (headOfLine) {
-            write(msg, bodyBytes);
-        } else {
-            hold(new Part(msg, bodyBytes));
-        }
-    }
-
-    private void hold(Part part) {
-        if (parts == null) {
-            parts = new ArrayDeque<>();
-        }
-        parts.add(part);
-    }
-
-    /**
-     * Writes {@code msg}; a body write is followed to the socket by a {@link BodyWrite}, on a progressive
-     * promise so that each part the socket takes counts as write progress.
-     */
-    private void write(Object msg, long bodyBytes) {
-        if (bodyBytes == 0) {
-            ctx.write(msg, ctx.voidPromise());
-        } else {
-            ctx.write(msg, ctx.newProgressivePromise().addListener(new BodyWrite(bodyBytes)));
-        }
-    }
-
-    private void flush() {
-        if (headOfLine && !cancelled) {
-            ctx.flush();
-        }
-    }
-
-    private void releaseParts() {
-        if (parts == null) {
-            return;
-        }
-        Part part;
-        while ((part = parts.poll()) != null) {
-            ReferenceCountUtil.release(part.msg());
-            written(part.bodyBytes());
-        }
-    }
-
-    /**
-     * {@code bytes} of accepted body left the count (written to the socket, or released). Resumes the
-     * host once the count is down to the low-water mark after a pause.
-     */
-    private void written(long bytes) {
-        if (backpressure.written(bytes)) {
-            Exchange ex = exchange;
-            if (ex != null) {
-                ex.resumeResponse(); // a no-op for the host once the exchange is cancelled or finished
-            }
-        }
     }
 
     @Override
     public String toString() {
-        return "PendingResponse[complete=" + complete + ", cancelled=" + cancelled + ", held parts="
-                + (parts == null ? 0 : parts.size()) + ", unwritten body bytes=" + backpressure.unwritten() + "]";
-    }
-
-    /**
-     * Follows one body write to the socket: each part of it the socket takes is progress for the
-     * connection's write timeout (a large chunk reaching a slow client counts even before it is whole), and
-     * its completion uncounts its body bytes.
-     */
-    private final class BodyWrite implements ChannelProgressiveFutureListener {
-        private final long bodyBytes;
-
-        BodyWrite(long bodyBytes) {
-            this.bodyBytes = bodyBytes;
-        }
-
-        @Override
-        public void operationProgressed(ChannelProgressiveFuture future, long progress, long total) {
-            connection.writeProgressed();
-        }
-
-        @Override
-        public void operationComplete(ChannelProgressiveFuture future) {
-            // Success or failure alike: a failed write has released the bytes (the connection is closing).
-            written(bodyBytes);
-        }
-    }
-
-    /** Output held while not head of line, with the counted body bytes it carries (0 for framing). */
-    private record Part(Object msg, long bodyBytes) {
+        return "PendingResponse[complete=" + complete + ", cancelled=" + output.cancelled() + ", held parts="
+                + output.heldParts() + ", unwritten body bytes=" + backpressure.unwritten() + "]";
     }
 }

@@ -8,8 +8,10 @@ package dev.pumaplus.protocol.h1;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;
@@ -29,6 +31,30 @@ final class Splice extends ChannelInboundHandlerAdapter {
 
     Splice(Channel peer) {
         this.peer = peer;
+    }
+
+    /**
+     * Splices the client connection of {@code http1} (an HTTP/1.1 handler's context) to {@code app}: the
+     * handler and the {@code decoder} before it leave the client's pipeline, a splice goes on each side, and
+     * {@code welcome} (which lets the app write) runs in between. Bytes the decoder still holds (it hands them
+     * on when removed) reach the app after {@code welcome}. The client's event loop.
+     */
+    static void install(ChannelHandlerContext http1, ChannelHandler decoder, Channel app, Runnable welcome) {
+        Channel client = http1.channel();
+        client.config().setAutoRead(false);
+        // Both splice handlers go in before WELCOME lets the app write; the client's goes in before the
+        // decoder leaves, so the bytes the decoder still holds (it hands them on when removed) reach the app,
+        // after WELCOME since they are written from this same thread.
+        // Half-closes pass through the splice, so neither side may treat a FIN as a close any more.
+        client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        app.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+        app.pipeline().addLast("splice", new Splice(client));
+        http1.pipeline().addLast("splice", new Splice(app));
+        welcome.run();
+        http1.pipeline().remove(http1.handler());
+        http1.pipeline().remove(decoder);
+        app.config().setAutoRead(true);
+        client.config().setAutoRead(true);
     }
 
     @Override
