@@ -1,0 +1,1012 @@
+/*
+ * The host's one request queue (queue → dispatch): admitted requests wait here, in one FIFO, for an idle
+ * worker link, and idle links wait for requests. The only place queue depth, busy and live slots are
+ * counted. Called by the admission step and the exchange; it starts requests on worker links, which report
+ * back through WorkerLink.Listener.
+ */
+package dev.pumaplus.host.queue;
+
+import dev.pumaplus.host.measure.NanoClock;
+import dev.pumaplus.host.measure.QueueMetrics;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntConsumer;
+
+/**
+ * One structure under one lock, all of it this class's own: the FIFO of runnable requests, the line of
+ * held requests per client connection, the deque of idle links, and the bookkeeping of every link
+ * ({@link Slot}), worker process ({@link WorkerCounts}) and queued request ({@link Ticket}). Invariant: at
+ * most one of the FIFO and the idle deque is non-empty (below the concurrency limit, see below), so a link
+ * that becomes idle takes the oldest waiting request at once, and a request that finds an idle link is
+ * dispatched at once — except for sticky requests (a sticky WebSocket connection's events,
+ * {@link QueuedExchange#stickyPid}), which only a link of their worker process may take while that process
+ * has one: they wait while other processes' links idle, a link takes the oldest waiting request it may run,
+ * and when a process's last link closes its sticky requests become anyone's and go to idle links at once.
+ *
+ * <p>Fairness (see {@link dev.pumaplus.spi.RequestQueue}): at most one request per client connection is in
+ * the FIFO. A connection's further requests are held behind it and enter the FIFO tail, in order, once
+ * their predecessor is dispatched (or cancelled). Queue depth counts waiting and held requests.
+ *
+ * <p>Choice of link: a link of the worker process with the fewest busy links (ties: the process whose link
+ * has been idle longest), and within that process the link that became idle last. Threads of one Ruby
+ * process share a GVL, so spreading concurrent requests across processes first gives each request the
+ * most CPU; within a process, the thread that has just answered is the one to give the next request: it
+ * is still running or has only just blocked, its caches are warm, and the process's other threads stay
+ * asleep instead of each waking in turn to contend for the GVL (with a new connection per request, the
+ * worker's CPU per request fell from 51–56 to 44–46 µs, `-w 1 -t 5:5`). So requests that come one at a
+ * time all go to one process: its other links stay idle longest and keep it first. Its caches stay warm, and
+ * it is the worker fork_worker's automatic refork promotes (docs/CONFIG.md, "fork_worker and the mold").
+ *
+ * <p>Redispatch: a link that closes reports the request it had been given but never delivered to its worker
+ * (the link was closed when it came to it, or the REQUEST frame's write failed); that request goes back to
+ * the FIFO's head, ahead of its connection's later requests, and is dispatched again, at most
+ * {@link #MAX_DISPATCHES} times in all; after that, or when the queue is closed or the client gone, the link
+ * answers it. A request the worker may have had is never sent twice.
+ *
+ * <p>Timing: T3 is read from the injected {@link NanoClock} when a request is assigned to a link, under
+ * the lock, and again at each redispatch; queue time T3 − T2b (T2b taken at admission) is recorded by the
+ * link once it has written the REQUEST frame, so it is the T3 of the dispatch that delivered the request and
+ * includes the time lost on a dead link. Slot time (T3 → the link idle again) is recorded when the link
+ * finishes. The hop from here to the link's event loop is dispatch-to-call (T3 → T4), not queue time: the
+ * request already has its slot.
+ *
+ * <p>Hot-queue watch ({@link #watchHot}, the controller's reaction inside a tick): while a watch is set
+ * and requests wait in the FIFO, one check is scheduled on the watcher's timer for the moment the oldest of
+ * them will have waited the threshold; it calls the watcher when that request has waited at least that long
+ * with every live link busy, and schedules itself again (a threshold later after a call, else for the
+ * oldest one's moment) until it finds the FIFO empty. So nothing is scheduled while no request waits, and
+ * the watcher is called at most once per threshold.
+ *
+ * <p>Concurrency limit ({@link #concurrencyLimit}, docs/CONTROL.md "The concurrency limit"): while the
+ * generation's workers run fiber slots, at most {@code limit} requests run at once, whatever the live
+ * links: a request that finds an idle link but {@code limit} running waits in the FIFO like any other (so
+ * the FIFO and the idle deque may both be non-empty then), and a link that finishes takes the next one only
+ * below the limit. The limiter's window is kept beside it: requests finished, their slot time and the most
+ * running at once ({@link #takeLimitWindow}). Without a limit ({@link #UNLIMITED}, thread and Ractor slots)
+ * each dispatch decision reads the limit once and nothing else changes.
+ *
+ * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
+ * and closing a link happen after the lock is released.
+ */
+public final class Dispatcher implements WorkerLink.Listener {
+
+    /** Where a request stands in the queue. */
+    enum State { NEW, WAITING, HELD, DISPATCHED, CANCELLED, DONE }
+
+    /** What {@link #cancel} found. */
+    enum Cancelled {
+        /** The request was waiting or held: it is removed and will never be dispatched. */
+        REMOVED,
+        /** The request runs on a link: the link must discard the rest of it. */
+        RUNNING,
+        /** The request was done, refused or cancelled already: nothing to do. */
+        NONE
+    }
+
+    private static final VarHandle DEPTH;
+    private static final VarHandle LIVE;
+    private static final VarHandle IDLE_COUNT;
+    private static final VarHandle LIMIT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            DEPTH = lookup.findVarHandle(Dispatcher.class, "depth", int.class);
+            LIVE = lookup.findVarHandle(Dispatcher.class, "live", int.class);
+            IDLE_COUNT = lookup.findVarHandle(Dispatcher.class, "idleCount", int.class);
+            LIMIT = lookup.findVarHandle(Dispatcher.class, "limit", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+
+    /**
+     * Dispatches of one request, at most: after this many to links that closed before it reached a worker,
+     * the last of them answers it.
+     */
+    static final int MAX_DISPATCHES = 3;
+
+    /** No concurrency limit: every live link may run a request (thread and Ractor slots). */
+    public static final int UNLIMITED = Integer.MAX_VALUE;
+
+    /** A connection in {@link #lines} whose waiting request has nothing held behind it (never mutated). */
+    private static final ArrayDeque<Ticket> NOTHING_HELD = new ArrayDeque<>(0);
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when nothing waits and nothing runs, while {@link #drain} waits for that. */
+    private final Condition drained = lock.newCondition();
+    private final ArrayDeque<Ticket> runnable = new ArrayDeque<>();
+    private final ArrayDeque<Slot> idle = new ArrayDeque<>();
+    /** Per connection with a request in the FIFO: the requests held behind it. */
+    private final Map<Object, ArrayDeque<Ticket>> lines = new IdentityHashMap<>();
+    private final Map<Long, WorkerCounts> processes = new HashMap<>();
+    private final List<Slot> slots = new ArrayList<>();
+    private final NanoClock clock;
+    private final QueueMetrics metrics = new QueueMetrics();
+    private volatile IntConsumer liveLinksChanged = n -> { };
+    /** The hot-queue watch, or null for none. */
+    private volatile HotWatch hotWatch;
+    /** A check of the hot-queue watch is scheduled or running; under the lock. */
+    private boolean hotCheckPending;
+
+    /** Set by {@link #drain} (under the lock): later requests are refused (answered 503 on this executor). */
+    private volatile Executor closedLoop;
+    private boolean drainWaiting;
+    // Written under the lock only; depth, live and idleCount are also read without it, for admission.
+    private int depth;
+    private int busy;
+    private int live;
+    private int idleCount;
+    private long dropped;
+    private long completed;
+    private long lostLinks;
+    private long redispatched;
+    /** Requests that may run at once: {@link #UNLIMITED}, or the concurrency limit of fiber slots. */
+    private int limit = UNLIMITED;
+    // The concurrency limit's window (under the lock, kept only while limited): see takeLimitWindow.
+    private long windowCompleted;
+    private long windowSlotNanos;
+    private int windowPeakBusy;
+
+    /** @param clock T3, the end of a slot and (through admission) T2b are read from it */
+    public Dispatcher(NanoClock clock) {
+        this.clock = clock;
+    }
+
+    /** Called (outside the lock, on a link's event loop) with the new live-link count after each change. */
+    public void onLiveLinksChanged(IntConsumer listener) {
+        this.liveLinksChanged = listener;
+    }
+
+    /** The clock T3 is read from; admission reads T2b from it too. */
+    NanoClock clock() {
+        return clock;
+    }
+
+    /** The request timing aggregate: queue and slot time are recorded here, everything else beside it. */
+    public QueueMetrics metrics() {
+        return metrics;
+    }
+
+    // --- lock-free reads for admission --------------------------------------------------------------------
+
+    /** Requests waiting or held now (L), read without the lock: a moment's view for admission. */
+    int depthNow() {
+        return (int) DEPTH.getOpaque(this);
+    }
+
+    /** Live links now (c), read without the lock. */
+    int liveNow() {
+        return (int) LIVE.getOpaque(this);
+    }
+
+    /** Whether the queue refuses requests (it was drained: the host is shutting down). Any thread. */
+    boolean closed() {
+        return closedLoop != null;
+    }
+
+    /**
+     * Whether a request admitted now would wait (no idle link, or under a concurrency limit requests already
+     * wait), read without the lock.
+     */
+    boolean wouldWait() {
+        return (int) IDLE_COUNT.getOpaque(this) == 0 || (int) LIMIT.getOpaque(this) != UNLIMITED && depthNow() > 0;
+    }
+
+    /**
+     * Requests that may run at once now (c for W_pred): the live links, or the concurrency limit when it is
+     * lower. Read without the lock.
+     */
+    int capacityNow() {
+        return Math.min(liveNow(), (int) LIMIT.getOpaque(this));
+    }
+
+    // --- requests -----------------------------------------------------------------------------------------
+
+    /**
+     * Enters {@code ex} (not yet queued): it goes to an idle link at once, or waits at the FIFO's tail, or
+     * at its head with {@code jump} (the health check), or is held behind its connection's waiting request.
+     * After a {@link #drain} it is refused instead: answered 503 on the drain's executor. Any thread.
+     */
+    void enqueue(QueuedExchange ex, boolean jump) {
+        Ticket t = ex.ticket;
+        Object connection = ex.connection;
+        Slot target = null;
+        Executor refuse;
+        int cap;
+        lock.lock();
+        try {
+            refuse = closedLoop;
+            ArrayDeque<Ticket> line = lines.get(connection);
+            if (refuse != null) {
+                t.state = State.CANCELLED;
+            } else if (line != null) {
+                if (line == NOTHING_HELD) {
+                    line = new ArrayDeque<>(2);
+                    lines.put(connection, line);
+                }
+                t.state = State.HELD;
+                line.add(t);
+                setDepth(depth + 1);
+            } else if (busy < (cap = limit) && (target = takeIdle(affinity(t))) != null) {
+                assign(t, target, cap);
+            } else {
+                t.state = State.WAITING;
+                if (jump) {
+                    runnable.addFirst(t); // the next free slot is its
+                } else {
+                    runnable.addLast(t);
+                }
+                lines.put(connection, NOTHING_HELD);
+                setDepth(depth + 1);
+                armHotCheck();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (target != null) {
+            target.link.start(ex);
+        } else if (refuse != null) {
+            ex.body.discard();
+            refuse.execute(() -> ex.response.fail(503, "server shutting down", false));
+        }
+    }
+
+    /**
+     * The client went away. A waiting or held request is removed and never dispatched (counted as
+     * dropped); for a running one the caller tells its link. Any thread.
+     */
+    Cancelled cancel(Ticket t) {
+        lock.lock();
+        try {
+            switch (t.state) {
+                case WAITING -> {
+                    runnable.remove(t);
+                    promote(t.exchange.connection);
+                }
+                case HELD -> lines.get(t.exchange.connection).remove(t);
+                case DISPATCHED -> {
+                    return Cancelled.RUNNING;
+                }
+                default -> {
+                    return Cancelled.NONE;
+                }
+            }
+            t.state = State.CANCELLED;
+            setDepth(depth - 1);
+            dropped++;
+            signalIfDrained();
+            return Cancelled.REMOVED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // --- links (WorkerLink.Listener) ----------------------------------------------------------------------
+
+    @Override
+    public Object ready(WorkerLink link) {
+        Slot slot;
+        Ticket next;
+        int liveNow;
+        lock.lock();
+        try {
+            WorkerCounts process = processes.computeIfAbsent(link.hello.pid(),
+                    pid -> new WorkerCounts(pid, link.hello.workerIndex(), link.hello.generation(),
+                            System.currentTimeMillis()));
+            slot = new Slot(link, process);
+            process.live++;
+            LIVE.setOpaque(this, live + 1);
+            slots.add(slot);
+            next = nextFor(slot, limit);
+            liveNow = live;
+        } finally {
+            lock.unlock();
+        }
+        if (next != null) {
+            link.start(next.exchange);
+        }
+        liveLinksChanged.accept(liveNow);
+        return slot;
+    }
+
+    @Override
+    public QueuedExchange finished(Object token) {
+        Slot slot = (Slot) token;
+        Ticket done;
+        Ticket next = null;
+        boolean close;
+        lock.lock();
+        try {
+            done = slot.running;
+            done.state = State.DONE;
+            slot.running = null;
+            busy--;
+            slot.process.busy--;
+            slot.process.completed++;
+            completed++;
+            int cap = limit;
+            if (cap != UNLIMITED) {
+                windowCompleted++;
+                windowSlotNanos += clock.nanoTime() - done.dispatchedNanos;
+            }
+            close = slot.draining;
+            if (!close) {
+                next = nextFor(slot, cap);
+            }
+            signalIfDrained();
+        } finally {
+            lock.unlock();
+        }
+        metrics.slot.record(clock.nanoTime() - done.dispatchedNanos);
+        if (close) {
+            slot.link.retire();
+            return null;
+        }
+        return next == null ? null : next.exchange;
+    }
+
+    @Override
+    public void draining(Object token) {
+        Slot slot = (Slot) token;
+        boolean idleNow;
+        lock.lock();
+        try {
+            slot.draining = true;
+            leaveIdle(slot);
+            idleNow = slot.running == null;
+        } finally {
+            lock.unlock();
+        }
+        if (idleNow) {
+            slot.link.retire();
+        }
+    }
+
+    @Override
+    public QueuedExchange closed(Object token, QueuedExchange delivered) {
+        Slot slot = (Slot) token;
+        int liveNow;
+        Ticket running;
+        Ticket requeued = null;
+        List<Ticket> released = List.of();
+        lock.lock();
+        try {
+            if (!slot.live) {
+                return null;
+            }
+            slot.live = false;
+            slots.remove(slot);
+            leaveIdle(slot);
+            LIVE.setOpaque(this, live - 1);
+            if (!slot.draining) {
+                lostLinks++;
+            }
+            WorkerCounts process = slot.process;
+            process.live--;
+            running = slot.running;
+            if (running != null) {
+                slot.running = null;
+                busy--;
+                process.busy--;
+                if (running.exchange != delivered && mayRedispatch(running)) {
+                    redispatched++;
+                    requeue(running);
+                    requeued = running;
+                    running = null;
+                } else {
+                    running.state = State.DONE;
+                }
+            }
+            if (process.live == 0) {
+                processes.remove(process.pid);
+            }
+            if (requeued != null || process.live == 0) {
+                released = dispatchToIdle(process);
+            }
+            liveNow = live;
+            signalIfDrained();
+        } finally {
+            lock.unlock();
+        }
+        if (requeued != null) {
+            // rare (a worker died), and the one trace that its request was not lost: say so
+            LOG.log(System.Logger.Level.INFO, slot.link + " closed before its worker had request "
+                    + requeued.exchange.requestId + "; it goes back to the head of the queue");
+        }
+        for (Ticket t : released) {
+            t.link.start(t.exchange);
+        }
+        liveLinksChanged.accept(liveNow);
+        return running == null ? null : running.exchange;
+    }
+
+    // --- the concurrency limit -----------------------------------------------------------------------------
+
+    /**
+     * Sets how many requests may run at once ({@code limit} ≥ 1), or removes the limit ({@link #UNLIMITED}):
+     * the launcher sets it to the generation's slot count when its workers run fiber slots, and removes it
+     * when they run threads or Ractors. When it rises, waiting requests take idle links up to it at once.
+     * Any thread.
+     */
+    public void concurrencyLimit(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("concurrency limit must be at least 1: " + limit);
+        }
+        List<Ticket> released;
+        lock.lock();
+        try {
+            if (limit != UNLIMITED && this.limit == UNLIMITED) {
+                windowCompleted = 0; // a window starts with the limit
+                windowSlotNanos = 0;
+                windowPeakBusy = busy;
+            }
+            LIMIT.setOpaque(this, limit);
+            released = dispatchToIdle(null);
+        } finally {
+            lock.unlock();
+        }
+        for (Ticket t : released) {
+            t.link.start(t.exchange);
+        }
+    }
+
+    /**
+     * The controller's limit: like {@link #concurrencyLimit}, but only while a limit is in force (a decision
+     * that arrives after the launcher removed it changes nothing). Returns whether it applied. Any thread.
+     */
+    boolean adjustLimit(int limit) {
+        limit = Math.min(limit, UNLIMITED - 1); // a limit never turns itself off
+        lock.lock();
+        try {
+            if (this.limit == UNLIMITED) {
+                return false;
+            }
+        } finally {
+            lock.unlock();
+        }
+        concurrencyLimit(limit);
+        return true;
+    }
+
+    /**
+     * The concurrency limiter's window since the previous call (or since the limit was set), and a new one
+     * begun: requests finished on a link in it, the sum of their slot times (T3 → the link idle) in ns, and
+     * the most running at once; with the depth, live links and limit now. Any thread.
+     */
+    LimitWindow takeLimitWindow() {
+        lock.lock();
+        try {
+            LimitWindow w = new LimitWindow(windowCompleted, windowSlotNanos, windowPeakBusy, depth, live, limit);
+            windowCompleted = 0;
+            windowSlotNanos = 0;
+            windowPeakBusy = busy;
+            return w;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One window of the concurrency limiter, as {@link #takeLimitWindow} took it. */
+    record LimitWindow(long completed, long slotNanos, int peakBusy, int depth, int live, int limit) {
+    }
+
+    // --- shutdown and status ------------------------------------------------------------------------------
+
+    /**
+     * Graceful stop, after the listeners stopped accepting: waits until nothing waits and nothing runs, at
+     * most {@code timeoutNanos}; then answers every queued request 503 (on {@code loop}) and closes every
+     * busy link, which answers its request 503 too. Either way nothing is dispatched afterwards: a later
+     * request is answered 503 at once. Blocks the calling thread (the launcher's).
+     *
+     * @return true if everything finished within the timeout
+     */
+    public boolean drain(long timeoutNanos, Executor loop) {
+        List<Ticket> queued = new ArrayList<>();
+        List<WorkerLink> busyLinks = new ArrayList<>();
+        boolean done;
+        lock.lock();
+        try {
+            long left = timeoutNanos;
+            drainWaiting = true;
+            try {
+                while (!isDrainedLocked() && left > 0) {
+                    left = drained.awaitNanos(left);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // stop waiting; the queue closes all the same
+            } finally {
+                drainWaiting = false;
+            }
+            done = isDrainedLocked();
+            closedLoop = loop;
+            queued.addAll(runnable);
+            for (ArrayDeque<Ticket> line : lines.values()) {
+                queued.addAll(line);
+            }
+            runnable.clear();
+            lines.clear();
+            setDepth(0);
+            // Not counted as dropped: the host gave up on them, not the client.
+            for (Ticket t : queued) {
+                t.state = State.CANCELLED;
+            }
+            for (Slot slot : slots) {
+                slot.draining = true;
+                leaveIdle(slot);
+                if (slot.running != null) {
+                    busyLinks.add(slot.link);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Ticket t : queued) {
+            t.exchange.body.discard();
+            loop.execute(() -> t.exchange.response.fail(503, "server shutting down", false));
+        }
+        for (WorkerLink link : busyLinks) {
+            link.close(503, "server shutting down");
+        }
+        return done;
+    }
+
+    /**
+     * Live links whose HELLO named shepherd generation {@code generation}: how the launcher tells that a
+     * new generation (hot restart, config reload) has dialled in before it retires the old one.
+     */
+    public int liveLinks(long generation) {
+        lock.lock();
+        try {
+            int n = 0;
+            for (Slot slot : slots) {
+                if (slot.link.hello.generation() == generation && !slot.draining) {
+                    n++;
+                }
+            }
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** True when nothing waits and nothing runs. */
+    boolean isDrained() {
+        lock.lock();
+        try {
+            return isDrainedLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A consistent snapshot of the counters, for the control app, the load signals and tests. */
+    public Snapshot snapshot() {
+        lock.lock();
+        try {
+            List<ProcessStatus> status = new ArrayList<>(processes.size());
+            for (WorkerCounts p : processes.values()) {
+                status.add(new ProcessStatus(p.pid, p.workerIndex, p.generation, p.startedAtMillis, p.live,
+                        p.live - p.busy, p.busy, p.completed));
+            }
+            status.sort((a, b) -> a.workerIndex != b.workerIndex
+                    ? Long.compare(a.workerIndex, b.workerIndex) : Long.compare(a.pid, b.pid));
+            return new Snapshot(depth, busy, live, dropped, completed, lostLinks, redispatched, limit, status);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // --- under the lock -----------------------------------------------------------------------------------
+
+    private boolean isDrainedLocked() {
+        return depth == 0 && busy == 0;
+    }
+
+    private void signalIfDrained() {
+        if (drainWaiting && isDrainedLocked()) {
+            drained.signalAll();
+        }
+    }
+
+    private void setDepth(int value) {
+        DEPTH.setOpaque(this, value);
+    }
+
+    /**
+     * The oldest waiting request {@code slot} may run, assigned to it, when fewer than {@code cap} (the limit
+     * as the caller read it) run; or null, and {@code slot} becomes idle.
+     */
+    private Ticket nextFor(Slot slot, int cap) {
+        Ticket t = busy < cap ? pollFor(slot) : null;
+        if (t == null) {
+            slot.idle = true;
+            idle.add(slot);
+            IDLE_COUNT.setOpaque(this, idleCount + 1);
+            return null;
+        }
+        setDepth(depth - 1);
+        assign(t, slot, cap);
+        promote(t.exchange.connection);
+        return t;
+    }
+
+    /** Assigns {@code t} to {@code slot}; {@code cap} is the limit as the caller read it (for its window). */
+    private void assign(Ticket t, Slot slot, int cap) {
+        t.state = State.DISPATCHED;
+        t.dispatches++;
+        t.dispatchedNanos = clock.nanoTime();
+        t.link = slot.link;
+        slot.running = t;
+        busy++;
+        slot.process.busy++;
+        if (cap != UNLIMITED && busy > windowPeakBusy) {
+            windowPeakBusy = busy;
+        }
+    }
+
+    /** Whether a request its link never delivered may be dispatched again rather than answered. */
+    private boolean mayRedispatch(Ticket t) {
+        return closedLoop == null && t.dispatches < MAX_DISPATCHES && !t.exchange.response.cancelled();
+    }
+
+    /**
+     * Puts a request its link never delivered back at the FIFO's head. It is its connection's oldest, so it
+     * is the connection's one request in the FIFO again: a successor promoted into the FIFO at its dispatch
+     * goes back to the head of the connection's held line.
+     */
+    private void requeue(Ticket t) {
+        Object connection = t.exchange.connection;
+        ArrayDeque<Ticket> line = lines.get(connection);
+        if (line == null) {
+            lines.put(connection, NOTHING_HELD);
+        } else {
+            for (Iterator<Ticket> it = runnable.iterator(); it.hasNext(); ) {
+                Ticket successor = it.next();
+                if (successor.exchange.connection == connection) {
+                    it.remove();
+                    successor.state = State.HELD;
+                    if (line == NOTHING_HELD) {
+                        line = new ArrayDeque<>(2);
+                        lines.put(connection, line);
+                    }
+                    line.addFirst(successor);
+                    break;
+                }
+            }
+        }
+        t.state = State.WAITING;
+        t.link = null;
+        runnable.addFirst(t);
+        setDepth(depth + 1);
+        armHotCheck();
+    }
+
+    /**
+     * The connection's waiting request left the FIFO: its next held request, if any, takes its place at the
+     * tail. (No link may take it here: the FIFO was not empty, so none is idle or the limit binds.)
+     */
+    private void promote(Object connection) {
+        ArrayDeque<Ticket> line = lines.remove(connection);
+        if (line == null || line.isEmpty()) {
+            return;
+        }
+        Ticket next = line.poll();
+        next.state = State.WAITING;
+        runnable.add(next);
+        lines.put(connection, line);
+        armHotCheck();
+    }
+
+    // --- the hot-queue watch ------------------------------------------------------------------------------
+
+    /** Who is told of a hot queue, when and on which timer ({@link dev.pumaplus.spi.LoadSignals#watchHotQueue}). */
+    private record HotWatch(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
+    }
+
+    /**
+     * Sets the hot-queue watch (see the class comment), replacing any earlier one; {@code onHot} null stops
+     * it. {@code onHot} runs on {@code timer}. Any thread.
+     */
+    void watchHot(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
+        if (onHot != null && thresholdNanos <= 0) {
+            throw new IllegalArgumentException("hot-queue threshold must be > 0 ns: " + thresholdNanos);
+        }
+        hotWatch = onHot == null ? null : new HotWatch(thresholdNanos, timer, onHot);
+        lock.lock();
+        try {
+            armHotCheck(); // requests already waiting are watched from now
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How long the oldest request in the FIFO has waited now, ns (from its T2b); 0 when none waits. */
+    long oldestWaitNanos() {
+        lock.lock();
+        try {
+            Ticket oldest = runnable.peekFirst();
+            return oldest == null ? 0 : Math.max(0, clock.nanoTime() - oldest.exchange.runnableNanos);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock, after a request entered the FIFO: schedules the watch's check unless one is pending. */
+    private void armHotCheck() {
+        HotWatch w = hotWatch;
+        Ticket oldest = runnable.peekFirst();
+        if (hotCheckPending || w == null || oldest == null) {
+            return;
+        }
+        long waited = clock.nanoTime() - oldest.exchange.runnableNanos;
+        hotCheckPending = scheduleHotCheck(w, Math.max(0, w.thresholdNanos - waited));
+    }
+
+    private boolean scheduleHotCheck(HotWatch w, long delayNanos) {
+        try {
+            w.timer.schedule(this::checkHot, delayNanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false; // the watcher's timer is shut down: it is going away
+        }
+    }
+
+    /** The scheduled check, on the watch's timer. */
+    private void checkHot() {
+        HotWatch w = hotWatch;
+        boolean hot;
+        long delay;
+        lock.lock();
+        try {
+            Ticket oldest = runnable.peekFirst();
+            if (w == null || oldest == null) {
+                hotCheckPending = false;
+                return;
+            }
+            long waited = clock.nanoTime() - oldest.exchange.runnableNanos;
+            hot = waited >= w.thresholdNanos && busy >= Math.min(live, limit);
+            delay = waited >= w.thresholdNanos ? w.thresholdNanos : w.thresholdNanos - waited;
+            hotCheckPending = scheduleHotCheck(w, delay);
+        } finally {
+            lock.unlock();
+        }
+        if (hot) {
+            try {
+                w.onHot.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "hot-queue watcher failed", e);
+            }
+        }
+    }
+
+    /** Removes and returns the oldest waiting request {@code slot} may run, or null. */
+    private Ticket pollFor(Slot slot) {
+        Ticket first = runnable.peekFirst();
+        if (first == null || mayRun(slot, first)) {
+            return runnable.pollFirst();
+        }
+        for (Iterator<Ticket> it = runnable.iterator(); it.hasNext(); ) {
+            Ticket t = it.next();
+            if (mayRun(slot, t)) {
+                it.remove();
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** A sticky request runs on its process's links only, while that process has one. */
+    private boolean mayRun(Slot slot, Ticket t) {
+        long pid = affinity(t);
+        return pid == 0 || pid == slot.process.pid;
+    }
+
+    /** The pid whose links alone may run {@code t}: its sticky pid while that process is live, else 0 (any). */
+    private long affinity(Ticket t) {
+        long pid = t.exchange.stickyPid;
+        return pid != 0 && processes.containsKey(pid) ? pid : 0;
+    }
+
+    /**
+     * A link of {@code dying} closed: a request it never delivered is back at the FIFO's head, or, at the
+     * process's last link, the sticky requests that waited for it may run anywhere now; so idle links take
+     * them, those of other processes first (the dying one's other links may be dead too, not yet seen
+     * closed). With {@code dying} null: the concurrency limit rose, and waiting requests take idle links up to
+     * it. Below the limit only. Returns the requests assigned, for the caller to start after the lock.
+     */
+    private List<Ticket> dispatchToIdle(WorkerCounts dying) {
+        if (runnable.isEmpty() || idle.isEmpty()) {
+            return List.of();
+        }
+        List<Ticket> assigned = new ArrayList<>();
+        List<Slot> candidates = new ArrayList<>(idle.size());
+        for (Slot slot : idle) {
+            if (slot.process != dying) {
+                candidates.add(slot);
+            }
+        }
+        for (Slot slot : idle) {
+            if (slot.process == dying) {
+                candidates.add(slot);
+            }
+        }
+        for (Slot slot : candidates) {
+            if (busy >= limit) {
+                break;
+            }
+            Ticket t = pollFor(slot);
+            if (t != null) {
+                leaveIdle(slot);
+                setDepth(depth - 1);
+                assign(t, slot, limit);
+                promote(t.exchange.connection);
+                assigned.add(t);
+            }
+        }
+        return assigned;
+    }
+
+    /**
+     * The idle link to take for a request that may run on {@code pid}'s links only (0: on any): a link of
+     * the process with the fewest busy links (ties: the one idle longest), and of that process's idle links
+     * the one idle the shortest time.
+     */
+    private Slot takeIdle(long pid) {
+        WorkerCounts process = null;
+        for (Slot slot : idle) {
+            if (pid != 0 && slot.process.pid != pid) {
+                continue;
+            }
+            if (process == null || slot.process.busy < process.busy) {
+                process = slot.process;
+                if (process.busy == 0) {
+                    break;
+                }
+            }
+        }
+        if (process == null) {
+            return null;
+        }
+        Slot best = null;
+        for (Iterator<Slot> it = idle.descendingIterator(); best == null; ) {
+            Slot slot = it.next();
+            if (slot.process == process) {
+                best = slot;
+            }
+        }
+        if (best == idle.peekLast()) {
+            idle.pollLast();
+        } else {
+            idle.remove(best);
+        }
+        best.idle = false;
+        IDLE_COUNT.setOpaque(this, idleCount - 1);
+        return best;
+    }
+
+    private void leaveIdle(Slot slot) {
+        if (slot.idle) {
+            idle.remove(slot);
+            slot.idle = false;
+            IDLE_COUNT.setOpaque(this, idleCount - 1);
+        }
+    }
+
+    // --- the dispatcher's own records ---------------------------------------------------------------------
+
+    /**
+     * The queue's record of one request: where it stands, on which link it runs and when it was dispatched.
+     * Made by the exchange (one each); every field but the final ones is written under the dispatcher's lock.
+     */
+    public static final class Ticket {
+        final QueuedExchange exchange;
+        private State state = State.NEW;
+        /** Times it was assigned to a link (more than once only when a link closed before delivering it). */
+        private int dispatches;
+        /** T3, ns, of its latest dispatch; 0 before. Read after dispatch only (the link's start and later). */
+        private long dispatchedNanos;
+        /**
+         * The link it runs on, set at each dispatch, null while it waits again after a link closed before
+         * delivering it; read without the lock by the exchange and by a link's start.
+         */
+        private volatile WorkerLink link;
+
+        Ticket(QueuedExchange exchange) {
+            this.exchange = exchange;
+        }
+
+        /** T3, ns: when the request was last assigned to a link; 0 before. Valid once the link has it. */
+        long dispatchedNanos() {
+            return dispatchedNanos;
+        }
+
+        /** The link it was last dispatched to, or null before dispatch or while it waits again. Any thread. */
+        public WorkerLink link() {
+            return link;
+        }
+    }
+
+    /** The queue's record of one worker link, from its HELLO until it closes. */
+    private static final class Slot {
+        final WorkerLink link;
+        final WorkerCounts process;
+        boolean idle;
+        boolean live = true;
+        /** Nothing more is dispatched to it (the worker sent GOAWAY, or the host is shutting down). */
+        boolean draining;
+        Ticket running;
+
+        Slot(WorkerLink link, WorkerCounts process) {
+            this.link = link;
+            this.process = process;
+        }
+    }
+
+    /** The queue's count of one worker process's links (grouped by the pid in their HELLO). */
+    private static final class WorkerCounts {
+        final long pid;
+        final long workerIndex;
+        /** The shepherd generation its first link's HELLO named. */
+        final long generation;
+        /** Wall-clock ms when its first link said HELLO. */
+        final long startedAtMillis;
+        int live;
+        int busy;
+        long completed;
+
+        WorkerCounts(long pid, long workerIndex, long generation, long startedAtMillis) {
+            this.pid = pid;
+            this.workerIndex = workerIndex;
+            this.generation = generation;
+            this.startedAtMillis = startedAtMillis;
+        }
+    }
+
+    /** Per worker process: its shepherd generation, live, idle and busy links, requests completed on them. */
+    public record ProcessStatus(long pid, long workerIndex, long generation, long startedAtMillis, int live, int idle,
+                         int busy, long completed) {
+    }
+
+    /**
+     * @param depth     requests waiting in the FIFO or held behind their connection's waiting request
+     * @param busy      links running a request
+     * @param live      links said HELLO and not closed
+     * @param dropped   requests cancelled by their client before dispatch
+     * @param completed requests finished on a link
+     * @param lostLinks links that closed while still taking requests (no GOAWAY, no drain first): a worker
+     *                  died or its link broke
+     * @param redispatched requests a closing link had been given but never delivered to its worker, put back
+     *                  at the queue's head to go down another link
+     * @param limit     requests that may run at once: the concurrency limit of fiber slots, or
+     *                  {@link #UNLIMITED}
+     */
+    public record Snapshot(int depth, int busy, int live, long dropped, long completed, long lostLinks, long redispatched,
+                    int limit, List<ProcessStatus> processes) {
+
+        /** Whether a concurrency limit is in force (the workers run fiber slots). */
+        public boolean limited() {
+            return limit != UNLIMITED;
+        }
+
+        /** Requests that may run at once: c for W_pred, the live links or the limit when lower. */
+        public int capacity() {
+            return Math.min(live, limit);
+        }
+    }
+}
