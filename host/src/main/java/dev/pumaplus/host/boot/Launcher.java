@@ -23,6 +23,7 @@ import dev.pumaplus.host.queue.Admission;
 import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.HostConcurrencyLimit;
 import dev.pumaplus.host.queue.HostLoadSignals;
+import dev.pumaplus.host.queue.QueueSnapshot;
 import dev.pumaplus.host.queue.RequestLog;
 import dev.pumaplus.host.queue.RequestReporting;
 import dev.pumaplus.host.queue.WebSockets;
@@ -373,7 +374,7 @@ public final class Launcher {
         long timeoutNanos = !booted || halting ? 0 : latest.shutdownTimeout().toNanos();
         systemd.stopping("stopping (" + stopCause + ")");
         if (booted) {
-            Dispatcher.Snapshot now = dispatcher.snapshot();
+            QueueSnapshot now = dispatcher.snapshot();
             LOG.log(Level.INFO, "stopping (" + stopCause + "): no new connections; finishing " + now.depth()
                     + " queued and " + now.busy() + " running requests (up to " + (timeoutNanos / 1_000_000_000L)
                     + " s)");

@@ -1,6 +1,6 @@
 /*
  * The host's control app: a small HTTP server on the host's own event loops that answers /stats, /metrics
- * and pumactl's verbs from the Dispatcher's live counters and the request timing (QueueMetrics), never
+ * and pumactl's verbs from the queue's live counters (QueueReadout) and the request timing (QueueMetrics), never
  * through the request queue, so it answers even when every slot is busy; and the read-only metrics
  * listener (metrics_url), which serves the same route table's public routes without the token.
  */
@@ -13,6 +13,9 @@ import dev.pumaplus.host.framework.EmbeddedFelix;
 import dev.pumaplus.host.link.HostTransport;
 import dev.pumaplus.host.measure.QueueMetrics;
 import dev.pumaplus.host.queue.Dispatcher;
+import dev.pumaplus.host.queue.ProcessStatus;
+import dev.pumaplus.host.queue.QueueReadout;
+import dev.pumaplus.host.queue.QueueSnapshot;
 import dev.pumaplus.spi.Autoscaler;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -72,7 +75,7 @@ import java.util.function.Consumer;
  * on a page's behalf ({@link #fromBrowserPage}); without a token, every request whose {@code Host} is not
  * this machine's is refused (DNS rebinding), and the listener binds only to a loopback address.
  *
- * <p>{@code GET /stats}: puma's cluster stats shape, computed live from {@link Dispatcher#snapshot()}
+ * <p>{@code GET /stats}: puma's cluster stats shape, computed live from {@link QueueReadout#snapshot()}
  * with worker links grouped by the pid in their HELLO, plus a {@code queue} object (below).
  * {@code ?pretty=1} indents. {@code GET /metrics}: the Prometheus text format ({@link PrometheusExposition}).
  * {@code /dashboard} and below: the live page and its stream ({@link Dashboard}).
@@ -156,7 +159,7 @@ public final class ControlApp {
         void stop(boolean halt);
     }
 
-    private final Dispatcher dispatcher;
+    private final QueueReadout queue;
     /** Required as {@code ?token=} on the control listener; null: none ({@code no_token}, loopback only). */
     private final String token;
     /** The only directory {@code POST /controller?jar=} loads from; null: swapping is refused. */
@@ -179,15 +182,15 @@ public final class ControlApp {
     private volatile EmbeddedFelix felix;
     private final Dashboard dashboard;
 
-    public ControlApp(Dispatcher dispatcher, String token, Path controllerJarDir, int workers, int threads,
+    public ControlApp(QueueReadout queue, String token, Path controllerJarDir, int workers, int threads,
                Instant startedAt) {
-        this.dispatcher = dispatcher;
+        this.queue = queue;
         this.token = token;
         this.controllerJarDir = controllerJarDir;
         this.workers = workers;
         this.threads = threads;
         this.startedAt = startedAt;
-        this.dashboard = new Dashboard(dispatcher, () -> {
+        this.dashboard = new Dashboard(queue, () -> {
             EmbeddedFelix runtime = felix;
             return runtime == null ? List.of() : runtime.services(Autoscaler.class);
         });
@@ -287,10 +290,10 @@ public final class ControlApp {
 
     /** The /stats document. */
     ObjectNode stats() {
-        Dispatcher.Snapshot s = dispatcher.snapshot();
+        QueueSnapshot s = queue.snapshot();
         ObjectNode root = JSON.createObjectNode();
         Instant now = Instant.now();
-        List<Dispatcher.ProcessStatus> booted = s.processes();
+        List<ProcessStatus> booted = s.processes();
         root.put("started_at", startedAt.toString());
         root.put("workers", workers);
         root.put("phase", phase);
@@ -301,7 +304,7 @@ public final class ControlApp {
         ArrayNode status = root.putArray("worker_status");
         int n = booted.size();
         for (int i = 0; i < n; i++) {
-            Dispatcher.ProcessStatus p = booted.get(i);
+            ProcessStatus p = booted.get(i);
             int backlog = s.depth() / n + (i < s.depth() % n ? 1 : 0);
             ObjectNode w = status.addObject();
             w.put("started_at", Instant.ofEpochMilli(p.startedAtMillis()).toString());
@@ -322,8 +325,8 @@ public final class ControlApp {
         return root;
     }
 
-    private void queue(ObjectNode queue, Dispatcher.Snapshot s) {
-        QueueMetrics metrics = dispatcher.metrics();
+    private void queue(ObjectNode queue, QueueSnapshot s) {
+        QueueMetrics metrics = this.queue.metrics();
         QueueMetrics.Window main = metrics.window(QueueMetrics.MAIN_WINDOW_SECONDS);
         double slotMean = metrics.meanSlotNanos();
         queue.put("window", QueueMetrics.MAIN_WINDOW_SECONDS + "s");
@@ -500,7 +503,7 @@ public final class ControlApp {
     }
 
     private FullHttpResponse metricsResponse(QueryStringDecoder query) {
-        byte[] body = PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot())
+        byte[] body = PrometheusExposition.render(queue.metrics(), queue.snapshot())
                 .getBytes(StandardCharsets.UTF_8);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                 Unpooled.wrappedBuffer(body));

@@ -6,6 +6,7 @@
 package dev.pumaplus.host.control;
 
 import dev.pumaplus.host.queue.Dispatcher;
+import dev.pumaplus.host.queue.QueueReadout;
 import dev.pumaplus.spi.Autoscaler;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -72,12 +73,12 @@ final class Dashboard {
     private record Asset(String contentType, byte[] bytes) {
     }
 
-    private final Dispatcher dispatcher;
+    private final QueueReadout queue;
     private final Supplier<List<Autoscaler>> autoscalers;
 
     /** @param autoscalers the running autoscalers (empty when autoscaling is off); asked once a snapshot */
-    Dashboard(Dispatcher dispatcher, Supplier<List<Autoscaler>> autoscalers) {
-        this.dispatcher = dispatcher;
+    Dashboard(QueueReadout queue, Supplier<List<Autoscaler>> autoscalers) {
+        this.queue = queue;
         this.autoscalers = autoscalers;
     }
 
@@ -117,7 +118,7 @@ final class Dashboard {
         HttpUtil.setKeepAlive(head, HttpUtil.isKeepAlive(request));
         ctx.write(head);
         ctx.writeAndFlush(chunk("retry: 2000\n\n")).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
-        DashboardFeed feed = new DashboardFeed(dispatcher, autoscalers);
+        DashboardFeed feed = new DashboardFeed(queue, autoscalers);
         ScheduledFuture<?> timer = ctx.executor().scheduleAtFixedRate(() -> {
             if (!ctx.channel().isWritable()) {
                 return;

@@ -1,5 +1,5 @@
 /*
- * One dashboard stream's snapshots: once a second it reads the queue (Dispatcher, QueueMetrics), the
+ * One dashboard stream's snapshots: once a second it reads the queue (QueueReadout, QueueMetrics), the
  * processes' memory (RuntimeGauges) and the autoscaler's recent decisions, and writes the JSON object the
  * page plots. Beside the request path: it reads the counters the queue keeps and changes nothing.
  */
@@ -11,6 +11,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pumaplus.host.measure.QueueMetrics;
 import dev.pumaplus.host.measure.RuntimeGauges;
 import dev.pumaplus.host.queue.Dispatcher;
+import dev.pumaplus.host.queue.ProcessStatus;
+import dev.pumaplus.host.queue.QueueReadout;
+import dev.pumaplus.host.queue.QueueSnapshot;
 import dev.pumaplus.spi.Autoscaler;
 import java.util.HashMap;
 import java.util.List;
@@ -49,7 +52,7 @@ final class DashboardFeed {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Dispatcher dispatcher;
+    private final QueueReadout queue;
     private final Supplier<List<Autoscaler>> autoscalers;
 
     private boolean started;
@@ -62,18 +65,18 @@ final class DashboardFeed {
     private long lastTick = -1;
 
     /** @param autoscalers the running autoscalers (empty when autoscaling is off), asked once a snapshot */
-    DashboardFeed(Dispatcher dispatcher, Supplier<List<Autoscaler>> autoscalers) {
-        this.dispatcher = dispatcher;
+    DashboardFeed(QueueReadout queue, Supplier<List<Autoscaler>> autoscalers) {
+        this.queue = queue;
         this.autoscalers = autoscalers;
     }
 
     /** The next snapshot, taken now ({@code nowMillis}: wall clock, ms since the epoch). */
     ObjectNode next(long nowMillis) {
-        Dispatcher.Snapshot s = dispatcher.snapshot();
-        QueueMetrics metrics = dispatcher.metrics();
+        QueueSnapshot s = queue.snapshot();
+        QueueMetrics metrics = queue.metrics();
         QueueMetrics.Window last = metrics.window(1);
         double slotMean = metrics.meanSlotNanos();
-        List<Long> pids = s.processes().stream().map(Dispatcher.ProcessStatus::pid).toList();
+        List<Long> pids = s.processes().stream().map(ProcessStatus::pid).toList();
         RuntimeGauges.Sample runtime = RuntimeGauges.sample(pids);
 
         ObjectNode root = JSON.createObjectNode();
@@ -96,7 +99,7 @@ final class DashboardFeed {
         slots.put("idle", s.live() - s.busy());
         ArrayNode workers = root.putArray("workers");
         long workersRss = 0;
-        for (Dispatcher.ProcessStatus p : s.processes()) {
+        for (ProcessStatus p : s.processes()) {
             ObjectNode w = workers.addObject();
             w.put("pid", p.pid());
             w.put("index", p.workerIndex());
@@ -127,9 +130,9 @@ final class DashboardFeed {
         return root;
     }
 
-    private void workerEvents(ArrayNode events, long now, Dispatcher.Snapshot s) {
+    private void workerEvents(ArrayNode events, long now, QueueSnapshot s) {
         Map<Long, Long> current = new HashMap<>();
-        for (Dispatcher.ProcessStatus p : s.processes()) {
+        for (ProcessStatus p : s.processes()) {
             current.put(p.pid(), p.generation());
         }
         long newest = current.values().stream().mapToLong(Long::longValue).max().orElse(newestGeneration);

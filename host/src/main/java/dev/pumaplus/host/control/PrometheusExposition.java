@@ -1,6 +1,6 @@
 /*
  * Renders GET /metrics of the control app: the host's request timing (QueueMetrics), slot counters
- * (Dispatcher) and process and JVM gauges (RuntimeGauges) in the Prometheus text exposition format 0.0.4,
+ * (QueueReadout) and process and JVM gauges (RuntimeGauges) in the Prometheus text exposition format 0.0.4,
  * for scrapers and autoscalers (HPA, KEDA).
  */
 package dev.pumaplus.host.control;
@@ -9,6 +9,8 @@ import dev.pumaplus.host.measure.QueueMetrics;
 import dev.pumaplus.host.measure.RuntimeGauges;
 import dev.pumaplus.host.measure.TimingHistogram;
 import dev.pumaplus.host.queue.Dispatcher;
+import dev.pumaplus.host.queue.ProcessStatus;
+import dev.pumaplus.host.queue.QueueSnapshot;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -84,13 +86,13 @@ final class PrometheusExposition {
     }
 
     /** The whole /metrics page, reading the process and JVM gauges now. */
-    static String render(QueueMetrics metrics, Dispatcher.Snapshot slots) {
+    static String render(QueueMetrics metrics, QueueSnapshot slots) {
         return render(metrics, slots, RuntimeGauges.sample(slots.processes().stream()
-                .map(Dispatcher.ProcessStatus::pid).toList()));
+                .map(ProcessStatus::pid).toList()));
     }
 
     /** The whole /metrics page from these readings. */
-    static String render(QueueMetrics metrics, Dispatcher.Snapshot slots, RuntimeGauges.Sample runtime) {
+    static String render(QueueMetrics metrics, QueueSnapshot slots, RuntimeGauges.Sample runtime) {
         StringBuilder out = new StringBuilder(8192);
         // Read first: they roll the seconds that ended since the last submit, so the cumulative histograms
         // below hold what an idle host recorded since (no timer rolls them: see QueueMetrics).
@@ -145,15 +147,15 @@ final class PrometheusExposition {
     }
 
     /** W_pred in seconds, capped at {@link #PREDICTED_WAIT_CAP_SECONDS} (its value with no live slot). */
-    static double predictedWaitSeconds(Dispatcher.Snapshot slots, double slotMeanNanos) {
+    static double predictedWaitSeconds(QueueSnapshot slots, double slotMeanNanos) {
         double wait = QueueMetrics.predictedWaitNanos(slots.depth(), slots.busy(), slots.capacity(), slotMeanNanos) / 1e9;
         return Math.min(wait, PREDICTED_WAIT_CAP_SECONDS);
     }
 
-    private static void workers(StringBuilder out, Dispatcher.Snapshot slots, Map<Long, Long> resident) {
+    private static void workers(StringBuilder out, QueueSnapshot slots, Map<Long, Long> resident) {
         out.append("# HELP puma_plus_worker_slots Slots (links) of one worker process, busy or idle.\n");
         out.append("# TYPE puma_plus_worker_slots gauge\n");
-        for (Dispatcher.ProcessStatus p : slots.processes()) {
+        for (ProcessStatus p : slots.processes()) {
             String labels = workerLabels(p);
             out.append("puma_plus_worker_slots{").append(labels).append(",state=\"busy\"} ").append(p.busy())
                     .append('\n');
@@ -162,7 +164,7 @@ final class PrometheusExposition {
         }
         out.append("# HELP puma_plus_worker_resident_memory_bytes Resident set size of one worker process.\n");
         out.append("# TYPE puma_plus_worker_resident_memory_bytes gauge\n");
-        for (Dispatcher.ProcessStatus p : slots.processes()) {
+        for (ProcessStatus p : slots.processes()) {
             Long rss = resident.get(p.pid());
             if (rss != null) {
                 out.append("puma_plus_worker_resident_memory_bytes{").append(workerLabels(p)).append("} ")
@@ -171,7 +173,7 @@ final class PrometheusExposition {
         }
     }
 
-    private static String workerLabels(Dispatcher.ProcessStatus p) {
+    private static String workerLabels(ProcessStatus p) {
         return "pid=\"" + p.pid() + "\",index=\"" + p.workerIndex() + "\",generation=\"" + p.generation() + "\"";
     }
 

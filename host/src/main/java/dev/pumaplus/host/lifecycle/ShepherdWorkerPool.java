@@ -6,6 +6,8 @@
 package dev.pumaplus.host.lifecycle;
 
 import dev.pumaplus.host.queue.Dispatcher;
+import dev.pumaplus.host.queue.ProcessStatus;
+import dev.pumaplus.host.queue.QueueReadout;
 import dev.pumaplus.spi.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,13 +18,13 @@ import java.util.function.IntConsumer;
  * is live beyond them: readiness is the connections, never a timer. A count is sent as it comes (the
  * shepherd acts on the last one it read).
  *
- * @param dispatcher       where the live links are counted
+ * @param queue            where the live links are counted
  * @param workerCounts     sends a worker process count to the current shepherd ({@link Generations#scaleWorkers})
  * @param extraSlotCounts  sends an extra-slot count to the current shepherd ({@link Generations#scaleExtraSlots})
  * @param threadsPerWorker slots per worker process, from the first generation's CONFIG
  * @param initialWorkers   worker processes the first generation starts with
  */
-public record ShepherdWorkerPool(Dispatcher dispatcher, IntConsumer workerCounts, IntConsumer extraSlotCounts,
+public record ShepherdWorkerPool(QueueReadout queue, IntConsumer workerCounts, IntConsumer extraSlotCounts,
                           int threadsPerWorker, int initialWorkers) implements WorkerPool {
 
     @Override
@@ -33,7 +35,7 @@ public record ShepherdWorkerPool(Dispatcher dispatcher, IntConsumer workerCounts
     @Override
     public List<Long> readyWorkerPids() {
         List<Long> ready = new ArrayList<>();
-        for (Dispatcher.ProcessStatus p : dispatcher.snapshot().processes()) {
+        for (ProcessStatus p : queue.snapshot().processes()) {
             if (p.live() >= threadsPerWorker) {
                 ready.add(p.pid());
             }
@@ -49,7 +51,7 @@ public record ShepherdWorkerPool(Dispatcher dispatcher, IntConsumer workerCounts
     @Override
     public int readyExtraSlots() {
         int extra = 0;
-        for (Dispatcher.ProcessStatus p : dispatcher.snapshot().processes()) {
+        for (ProcessStatus p : queue.snapshot().processes()) {
             extra += Math.max(0, p.live() - threadsPerWorker);
         }
         return extra;

@@ -316,7 +316,7 @@ public final class QueueMetrics {
      * @param depth requests waiting or held (L)
      * @param busy  links running a request
      * @param live  c: the live links, or the concurrency limit of fiber slots when it is lower
-     *              ({@link dev.pumaplus.host.queue.Dispatcher.Snapshot#capacity()}): the requests that may run at once
+     *              ({@link dev.pumaplus.host.queue.QueueSnapshot#capacity()}): the requests that may run at once
      */
     public static double predictedWaitNanos(int depth, int busy, int live, double meanSlotNanos) {
         if (busy < live && depth == 0) {

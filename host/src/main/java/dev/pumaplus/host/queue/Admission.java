@@ -165,7 +165,7 @@ public final class Admission implements RequestQueue {
      * says what the host knows. Counted by status like any response.
      */
     private void answerHealth(ResponseSink sink) {
-        Dispatcher.Snapshot s = dispatcher.snapshot();
+        QueueSnapshot s = dispatcher.snapshot();
         double wait = QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.capacity(),
                 reporting.metrics().cachedMeanSlotNanos());
         String waitMs = Double.isNaN(wait) || Double.isInfinite(wait) ? "null" : Long.toString(Math.round(wait / 1e6));

@@ -81,7 +81,7 @@ import java.util.function.IntConsumer;
  * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
  * and closing a link happen after the lock is released.
  */
-public final class Dispatcher implements WorkerLink.Listener {
+public final class Dispatcher implements WorkerLink.Listener, QueueReadout {
 
     /** Where a request stands in the queue. */
     enum State { NEW, WAITING, HELD, DISPATCHED, CANCELLED, DONE }
@@ -179,6 +179,7 @@ public final class Dispatcher implements WorkerLink.Listener {
     }
 
     /** The request timing aggregate: queue and slot time are recorded here, everything else beside it. */
+    @Override
     public QueueMetrics metrics() {
         return metrics;
     }
@@ -502,10 +503,6 @@ public final class Dispatcher implements WorkerLink.Listener {
         }
     }
 
-    /** One window of the concurrency limiter, as {@link #takeLimitWindow} took it. */
-    record LimitWindow(long completed, long slotNanos, int peakBusy, int depth, int live, int limit) {
-    }
-
     // --- shutdown and status ------------------------------------------------------------------------------
 
     /**
@@ -595,8 +592,8 @@ public final class Dispatcher implements WorkerLink.Listener {
         }
     }
 
-    /** A consistent snapshot of the counters, for the control app, the load signals and tests. */
-    public Snapshot snapshot() {
+    @Override
+    public QueueSnapshot snapshot() {
         lock.lock();
         try {
             List<ProcessStatus> status = new ArrayList<>(processes.size());
@@ -604,9 +601,9 @@ public final class Dispatcher implements WorkerLink.Listener {
                 status.add(new ProcessStatus(p.pid, p.workerIndex, p.generation, p.startedAtMillis, p.live,
                         p.live - p.busy, p.busy, p.completed));
             }
-            status.sort((a, b) -> a.workerIndex != b.workerIndex
-                    ? Long.compare(a.workerIndex, b.workerIndex) : Long.compare(a.pid, b.pid));
-            return new Snapshot(depth, busy, live, dropped, completed, lostLinks, redispatched, limit, status);
+            status.sort((a, b) -> a.workerIndex() != b.workerIndex()
+                    ? Long.compare(a.workerIndex(), b.workerIndex()) : Long.compare(a.pid(), b.pid()));
+            return new QueueSnapshot(depth, busy, live, dropped, completed, lostLinks, redispatched, limit, status);
         } finally {
             lock.unlock();
         }
@@ -975,38 +972,6 @@ public final class Dispatcher implements WorkerLink.Listener {
             this.workerIndex = workerIndex;
             this.generation = generation;
             this.startedAtMillis = startedAtMillis;
-        }
-    }
-
-    /** Per worker process: its shepherd generation, live, idle and busy links, requests completed on them. */
-    public record ProcessStatus(long pid, long workerIndex, long generation, long startedAtMillis, int live, int idle,
-                         int busy, long completed) {
-    }
-
-    /**
-     * @param depth     requests waiting in the FIFO or held behind their connection's waiting request
-     * @param busy      links running a request
-     * @param live      links said HELLO and not closed
-     * @param dropped   requests cancelled by their client before dispatch
-     * @param completed requests finished on a link
-     * @param lostLinks links that closed while still taking requests (no GOAWAY, no drain first): a worker
-     *                  died or its link broke
-     * @param redispatched requests a closing link had been given but never delivered to its worker, put back
-     *                  at the queue's head to go down another link
-     * @param limit     requests that may run at once: the concurrency limit of fiber slots, or
-     *                  {@link #UNLIMITED}
-     */
-    public record Snapshot(int depth, int busy, int live, long dropped, long completed, long lostLinks, long redispatched,
-                    int limit, List<ProcessStatus> processes) {
-
-        /** Whether a concurrency limit is in force (the workers run fiber slots). */
-        public boolean limited() {
-            return limit != UNLIMITED;
-        }
-
-        /** Requests that may run at once: c for W_pred, the live links or the limit when lower. */
-        public int capacity() {
-            return Math.min(live, limit);
         }
     }
 }

@@ -17,7 +17,7 @@ public final class HostConcurrencyLimit implements ConcurrencyLimit {
 
     @Override
     public Window window() {
-        Dispatcher.LimitWindow w = dispatcher.takeLimitWindow();
+        LimitWindow w = dispatcher.takeLimitWindow();
         return w.limit() == Dispatcher.UNLIMITED ? null
                 : new Window(w.completed(), w.slotNanos(), w.peakBusy(), w.depth(), w.live(), w.limit());
     }

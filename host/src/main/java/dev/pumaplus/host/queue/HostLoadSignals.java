@@ -52,7 +52,7 @@ public final class HostLoadSignals implements LoadSignals {
     }
 
     private Sample sampleWith(double cpuBusy) {
-        Dispatcher.Snapshot s = dispatcher.snapshot();
+        QueueSnapshot s = dispatcher.snapshot();
         QueueMetrics metrics = dispatcher.metrics();
         QueueMetrics.Window last = metrics.window(1);
         double slot = metrics.meanSlotNanos();

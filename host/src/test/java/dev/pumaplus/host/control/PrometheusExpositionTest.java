@@ -16,6 +16,7 @@ import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.DispatcherTest;
 import dev.pumaplus.host.queue.EmbeddedWorker;
 import dev.pumaplus.host.queue.QueueFixture;
+import dev.pumaplus.host.queue.QueueSnapshot;
 import dev.pumaplus.host.queue.RecordingSink;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -156,7 +157,7 @@ class PrometheusExpositionTest {
         queue.admission.submit(new Object(), DispatcherTest.get("/"), io.netty.buffer.Unpooled.EMPTY_BUFFER, null,
                 new RecordingSink());
         a.discardSent();
-        Dispatcher.Snapshot slots = dispatcher.snapshot();
+        QueueSnapshot slots = dispatcher.snapshot();
         RuntimeGauges.Sample runtime = new RuntimeGauges.Sample(50L << 20, 1.5, 42, 1024, 17, 10L << 20, 20L << 20,
                 -1, List.of(new RuntimeGauges.Collector("G1 \"Young\" Generation", 3, 0.012)),
                 Map.of(100L, 80L << 20));

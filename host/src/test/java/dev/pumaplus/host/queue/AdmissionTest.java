@@ -54,7 +54,7 @@ class AdmissionTest {
         assertEquals(503, shed.status);
         assertTrue(shed.events.get(0).contains("Retry-After=2"), shed.events.toString());
         assertTrue(shed.bodyText().matches("(?s)server busy: predicted wait 150\\d ms exceeds 1100 ms\\n"), shed.bodyText());
-        Dispatcher.Snapshot s = dispatcher.snapshot();
+        QueueSnapshot s = dispatcher.snapshot();
         assertEquals(1, queue.metrics.shed());
         assertEquals(2, s.depth());
         assertEquals(1, dispatcher.metrics().statusCount(5));

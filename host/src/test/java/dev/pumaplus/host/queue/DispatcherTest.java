@@ -659,7 +659,7 @@ public class DispatcherTest {
         assertEquals(List.of(), sink.events, "second dead link: dispatched again");
         c.channel.runPendingTasks();
         assertEquals(List.of("fail 502 headSent=false"), sink.events, "third dead link: answered, never looping");
-        Dispatcher.Snapshot after = dispatcher.snapshot();
+        QueueSnapshot after = dispatcher.snapshot();
         assertEquals(0, after.live());
         assertEquals(0, after.depth());
         assertEquals(0, after.busy());
@@ -849,7 +849,7 @@ public class DispatcherTest {
         for (String path : List.of("/a", "/b", "/c", "/d")) {
             submit(new Object(), path, new RecordingSink());
         }
-        Dispatcher.Snapshot held = dispatcher.snapshot();
+        QueueSnapshot held = dispatcher.snapshot();
         assertEquals(2, held.busy(), "two run: the limit");
         assertEquals(2, held.depth(), "two wait although two slots idle");
         assertEquals(4, held.live());
@@ -890,12 +890,12 @@ public class DispatcherTest {
         for (EmbeddedWorker w : running(fibers).values()) {
             w.respond("ok");
         }
-        Dispatcher.LimitWindow w = dispatcher.takeLimitWindow();
+        LimitWindow w = dispatcher.takeLimitWindow();
         assertEquals(3, w.completed());
         assertEquals(30_000_000L, w.slotNanos(), "three slot times of 10 ms");
         assertEquals(3, w.peakBusy());
         assertEquals(10, w.limit());
-        Dispatcher.LimitWindow next = dispatcher.takeLimitWindow();
+        LimitWindow next = dispatcher.takeLimitWindow();
         assertEquals(0, next.completed(), "a window begins where the last one was taken");
         assertEquals(0, next.peakBusy(), "its peak starts at what runs now");
     }
@@ -908,7 +908,7 @@ public class DispatcherTest {
         worker.respond("ok");
         assertFalse(dispatcher.snapshot().limited());
         assertFalse(dispatcher.adjustLimit(1));
-        Dispatcher.LimitWindow w = dispatcher.takeLimitWindow();
+        LimitWindow w = dispatcher.takeLimitWindow();
         assertEquals(Dispatcher.UNLIMITED, w.limit());
         assertEquals(0, w.completed());
         assertFalse(dispatcher.wouldWait(), "an idle slot and nothing waiting: a request runs at once");
