@@ -5,7 +5,6 @@
  */
 package dev.pumaplus.host.control;
 
-import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.QueueReadout;
 import dev.pumaplus.spi.Autoscaler;
 import io.netty.buffer.ByteBuf;

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pumaplus.host.measure.QueueMetrics;
 import dev.pumaplus.host.measure.RuntimeGauges;
-import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.ProcessStatus;
 import dev.pumaplus.host.queue.QueueReadout;
 import dev.pumaplus.host.queue.QueueSnapshot;
@@ -82,9 +81,9 @@ final class DashboardFeed {
         ObjectNode root = JSON.createObjectNode();
         root.put("t", nowMillis);
         ObjectNode queue = root.putObject("queue");
-        queue.put("p50_ms", ControlApp.millis(last.queue().p50()));
-        queue.put("p95_ms", ControlApp.millis(last.queue().p95()));
-        queue.put("p99_ms", ControlApp.millis(last.queue().p99()));
+        queue.put("p50_ms", StatsDocument.millis(last.queue().p50()));
+        queue.put("p95_ms", StatsDocument.millis(last.queue().p95()));
+        queue.put("p99_ms", StatsDocument.millis(last.queue().p99()));
         putMillis(queue, "predicted_wait_ms", QueueMetrics.predictedWaitNanos(s.depth(), s.busy(), s.capacity(), slotMean));
         queue.put("depth", s.depth());
         root.put("arrivals_per_s", round(last.arrivalsPerSecond(), 3));
@@ -206,7 +205,7 @@ final class DashboardFeed {
         if (Double.isNaN(nanos) || Double.isInfinite(nanos)) {
             node.putNull(name);
         } else {
-            node.put(name, ControlApp.millis(Math.round(nanos)));
+            node.put(name, StatsDocument.millis(Math.round(nanos)));
         }
     }
 

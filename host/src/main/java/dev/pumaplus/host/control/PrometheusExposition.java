@@ -8,7 +8,6 @@ package dev.pumaplus.host.control;
 import dev.pumaplus.host.measure.QueueMetrics;
 import dev.pumaplus.host.measure.RuntimeGauges;
 import dev.pumaplus.host.measure.TimingHistogram;
-import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.ProcessStatus;
 import dev.pumaplus.host.queue.QueueSnapshot;
 import java.util.List;

@@ -9,6 +9,7 @@ package dev.pumaplus.host.queue;
 import dev.pumaplus.host.measure.QueueMetrics;
 
 
+
 /**
  * Settings a config reload may change while requests run. Thread-safe: the switches are volatile, read once
  * per request.

@@ -59,7 +59,7 @@ class ControlAppTest {
         a1.discardSent(); // three requests run, three wait
         a1.respond("done"); // a1 takes the next waiting one
         b1.discardSent();
-        JsonNode stats = new ControlApp(dispatcher, null, null, 2, 2, Instant.parse("2026-01-01T00:00:00Z")).stats();
+        JsonNode stats = new StatsDocument(dispatcher, 2, 2, Instant.parse("2026-01-01T00:00:00Z")).render();
         assertEquals("2026-01-01T00:00:00Z", stats.get("started_at").asText());
         assertEquals(2, stats.get("workers").asInt());
         assertEquals(2, stats.get("booted_workers").asInt());
@@ -91,7 +91,7 @@ class ControlAppTest {
         worker.respond("one"); // the second is dispatched, the third waits
         worker.discardSent();
         dispatcher.metrics().tick(System.nanoTime(), queue.admission.submitted());
-        JsonNode stats = new ControlApp(dispatcher, null, null, 1, 1, Instant.now()).stats();
+        JsonNode stats = new StatsDocument(dispatcher, 1, 1, Instant.now()).render();
         for (String key : new String[] {"started_at", "workers", "phase", "booted_workers", "old_workers",
                 "backlog", "worker_status"}) {
             assertTrue(stats.has(key), key);
@@ -124,7 +124,7 @@ class ControlAppTest {
 
     @Test
     void withFiberSlotsStatsShowTheConcurrencyLimitAndPredictTheWaitBehindIt() {
-        JsonNode threads = new ControlApp(dispatcher, null, null, 1, 1, Instant.now()).stats().get("queue");
+        JsonNode threads = new StatsDocument(dispatcher, 1, 1, Instant.now()).render().get("queue");
         assertFalse(threads.has("concurrency_limit"), "thread slots have no limit: " + threads);
         dispatcher.concurrencyLimit(1);
         for (int i = 0; i < 4; i++) {
@@ -133,7 +133,7 @@ class ControlAppTest {
         for (int i = 0; i < 3; i++) {
             queue.admission.submit(new Object(), DispatcherTest.get("/" + i), Unpooled.EMPTY_BUFFER, null, new RecordingSink());
         }
-        JsonNode limited = new ControlApp(dispatcher, null, null, 1, 4, Instant.now()).stats().get("queue");
+        JsonNode limited = new StatsDocument(dispatcher, 1, 4, Instant.now()).render().get("queue");
         assertEquals(1, limited.get("concurrency_limit").asInt());
         assertEquals(4, limited.get("live_slots").asInt());
         assertEquals(1, limited.get("busy_slots").asInt());
@@ -152,7 +152,7 @@ class ControlAppTest {
         a.discardSent();
         b.discardSent();
         c.discardSent();
-        JsonNode stats = new ControlApp(dispatcher, null, null, 3, 1, Instant.now()).stats();
+        JsonNode stats = new StatsDocument(dispatcher, 3, 1, Instant.now()).render();
         assertEquals(5, stats.get("backlog").asInt());
         int[] backlog = new int[3];
         for (int i = 0; i < 3; i++) {
