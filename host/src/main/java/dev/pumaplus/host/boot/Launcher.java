@@ -74,10 +74,8 @@ import org.osgi.framework.BundleException;
  * shut the host's event loops down → delete the private dir and the {@link ProcessFiles} → exit 0. A
  * shepherd that dies on its own after boot makes the host stop with status 1.
  *
- * <p>Lifecycle signals, as puma's (docs/ARCHITECTURE.md, "Lifecycle"), go to {@link Generations}: USR2 =
- * hot restart, USR1 = phased restart, URG = refork (fork_worker), TTIN/TTOU = one worker process more/less;
- * HUP reopens the stdout_redirect files ({@link ProcessFiles}), or stops without them. The control app's
- * /restart, /phased-restart, /refork, /stop and /halt do the same. Under systemd, {@link SystemdNotify} tells the unit READY,
+ * <p>Lifecycle signals (USR2, USR1, URG, TTIN/TTOU, HUP, TERM/INT) and the control app's verbs are
+ * {@link OperatorCommands}' job. Under systemd, {@link SystemdNotify} tells the unit READY,
  * RELOADING around a hot restart, STOPPING, and keeps its watchdog fed.
  *
  * <p>Threading: the main thread boots and then waits for a stop request; link callbacks arrive on the
@@ -107,16 +105,18 @@ public final class Launcher {
     private RequestReporting reporting;
     private LinkServer linkServer;
     private EmbeddedFelix felix;
-    /** Set once in boot; read by signal handlers and the shutdown hook. */
+    /** Set once in boot; read by the shutdown hook. */
     private volatile Generations generations;
     private volatile ControlApp controlApp;
     /** The first generation's settings: the process's (log, files, stop timeouts); null until its CONFIG. */
     private HostConfig config;
-    /** Set once in boot, after the first generation is current; read by the SIGHUP handler. */
+    /** Set once in boot, after the first generation is current; read by shutdown. */
     private volatile ProcessFiles files;
     private volatile RequestLog requestLog;
     /** systemd's NOTIFY_SOCKET (silent when not under systemd); opened first, closed last. */
     private SystemdNotify systemd;
+    /** The operator's signals and the control app's verbs, mapped onto the generations and a stop. */
+    private final OperatorCommands commands = new OperatorCommands(this::requestStop, () -> stopping);
 
     Launcher(Path ruby, Path gem, List<String> userArgs) {
         this.ruby = ruby;
@@ -170,7 +170,7 @@ public final class Launcher {
     /** Boots, serves until stopped, and returns the exit status; {@code log} takes the CONFIG's format. */
     int run(HostLogHandler log) {
         systemd = SystemdNotify.open(System.getenv(), ProcessHandle.current().pid());
-        installSignalHandlers();
+        commands.installSignalHandlers();
         Runtime.getRuntime().addShutdownHook(new Thread(this::emergencyCleanup, "puma-plus-cleanup"));
         int status;
         try {
@@ -209,6 +209,7 @@ public final class Launcher {
         Path socket = privateDir.resolve("link.sock");
         generations = new Generations(new ShepherdCommand(ruby, gem, userArgs, socket), dispatcher::liveLinks, stop,
                 generationEvents());
+        commands.generations(generations);
         // Each CONFIG goes to the generation its HELLO names (hot restart: two shepherds at once).
         webSockets = new WebSockets(admission, dispatcher.metrics());
         linkServer = new LinkServer(transport, dispatcher, reporting, webSockets, generations::configured);
@@ -232,6 +233,7 @@ public final class Launcher {
         generations.serveFirst(first); // current from now on: the actuators and the control app act on it
         config = settings.host();
         files = ProcessFiles.open(config);
+        commands.files(files);
         log.setFormatter(config.logFormat());
         configureRequests(config);
         LOG.log(Level.INFO, "host pid " + ProcessHandle.current().pid() + ", Java " + Runtime.version().feature()
@@ -274,7 +276,7 @@ public final class Launcher {
             ControlApp app = new ControlApp(dispatcher, token, config.controllerJarDir(), config.workers(),
                     config.threads(), startedAt);
             app.felix(felix);
-            app.actions(controlActions());
+            app.actions(commands);
             controlApp = app;
             if (control) {
                 InetSocketAddress bound = app.bind(transport, controlUrl);
@@ -453,86 +455,11 @@ public final class Launcher {
         }
     }
 
-    private void installSignalHandlers() {
-        for (String name : new String[] {"TERM", "INT"}) {
-            try {
-                sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> requestStop("SIG" + signal.getName(), false));
-            } catch (IllegalArgumentException unsupported) {
-                // e.g. INT is ignored when started in the background; the shutdown hook still cleans up
-            }
-        }
-        handle("USR2", () -> generations.hotRestart("SIGUSR2"));
-        handle("USR1", () -> generations.phasedRestart("SIGUSR1"));
-        handle("URG", () -> generations.refork("SIGURG"));
-        handle("TTIN", () -> generations.adjustWorkers(+1, "SIGTTIN"));
-        handle("TTOU", () -> generations.adjustWorkers(-1, "SIGTTOU"));
-        handle("HUP", this::hangUp);
-    }
-
-    /**
-     * SIGHUP, as puma's: with stdout_redirect the files are reopened at their paths (log rotation: the host
-     * here, the shepherds and their workers by their own SIGHUP), else the server stops.
-     */
-    private void hangUp() {
-        ProcessFiles files = this.files;
-        if (files == null) {
-            return; // boot has not opened them yet: there is nothing to reopen
-        }
-        if (!files.redirected()) {
-            requestStop("SIGHUP", false);
-            return;
-        }
-        try {
-            files.reopenOutput();
-        } catch (IOException e) {
-            LOG.log(Level.ERROR, "SIGHUP: cannot reopen the stdout_redirect files: " + e.getMessage());
-            return;
-        }
-        LOG.log(Level.INFO, "SIGHUP: stdout_redirect files reopened");
-        generations.reopenOutput();
-    }
-
-    /** Runs {@code action} when signal {@code name} arrives (ignored before boot and while stopping). */
-    private void handle(String name, Runnable action) {
-        try {
-            sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> {
-                if (generations != null && generations.current() != null && !stopping) {
-                    action.run();
-                }
-            });
-        } catch (IllegalArgumentException unsupported) {
-            LOG.log(Level.WARNING, "cannot handle SIG" + name + ": " + unsupported.getMessage());
-        }
-    }
-
+    /** Asks the main thread to stop (a signal, the control app, or the host itself). Any thread. */
     private void requestStop(String cause, boolean halt) {
         halting = halt;
         stopCause = cause;
         stop.complete(0);
-    }
-
-    private ControlApp.Actions controlActions() {
-        return new ControlApp.Actions() {
-            @Override
-            public void restart() {
-                generations.hotRestart("control app");
-            }
-
-            @Override
-            public void phasedRestart() {
-                generations.phasedRestart("control app");
-            }
-
-            @Override
-            public void refork() {
-                generations.refork("control app");
-            }
-
-            @Override
-            public void stop(boolean halt) {
-                requestStop(halt ? "control app halt" : "control app stop", halt);
-            }
-        };
     }
 
     /**
