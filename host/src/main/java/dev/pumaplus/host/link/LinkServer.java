@@ -6,6 +6,7 @@
 package dev.pumaplus.host.link;
 
 import dev.pumaplus.host.queue.Hijacks;
+import dev.pumaplus.host.queue.LinkListener;
 import dev.pumaplus.host.queue.RequestReporting;
 import dev.pumaplus.host.queue.WebSockets;
 import dev.pumaplus.host.queue.WorkerLink;
@@ -43,7 +44,7 @@ public final class LinkServer {
     static final String HIJACK_SOCKET = "hijack.sock";
 
     private final HostTransport transport;
-    private final WorkerLink.Listener queue;
+    private final LinkListener queue;
     private final RequestReporting reporting;
     private final ShepherdLink.Listener shepherdListener;
     private final WebSockets webSockets;
@@ -58,7 +59,7 @@ public final class LinkServer {
      * @param reporting the response timing settings every worker link is given
      * @param webSockets where every worker link's WS_COMMAND frames go
      */
-    public LinkServer(HostTransport transport, WorkerLink.Listener queue, RequestReporting reporting,
+    public LinkServer(HostTransport transport, LinkListener queue, RequestReporting reporting,
                WebSockets webSockets, ShepherdLink.Listener shepherdListener) {
         this.transport = transport;
         this.queue = queue;

@@ -5,7 +5,7 @@
  */
 package dev.pumaplus.host.link;
 
-import dev.pumaplus.host.queue.WorkerLink;
+import dev.pumaplus.host.queue.LinkProtocolError;
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
 import dev.pumaplus.wire.Hello;
@@ -65,6 +65,6 @@ final class ShepherdLink extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        WorkerLink.protocolError(ctx.channel(), cause.getMessage());
+        LinkProtocolError.answer(ctx.channel(), cause.getMessage());
     }
 }

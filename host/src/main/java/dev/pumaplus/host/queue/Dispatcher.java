@@ -2,7 +2,7 @@
  * The host's one request queue (queue → dispatch): admitted requests wait here, in one FIFO, for an idle
  * worker link, and idle links wait for requests. The only place queue depth, busy and live slots are
  * counted. Called by the admission step and the exchange; it starts requests on worker links, which report
- * back through WorkerLink.Listener.
+ * back through LinkListener.
  */
 package dev.pumaplus.host.queue;
 
@@ -81,7 +81,7 @@ import java.util.function.IntConsumer;
  * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
  * and closing a link happen after the lock is released.
  */
-public final class Dispatcher implements WorkerLink.Listener, QueueReadout {
+public final class Dispatcher implements LinkListener, QueueReadout {
 
     /** Where a request stands in the queue. */
     enum State { NEW, WAITING, HELD, DISPATCHED, CANCELLED, DONE }
@@ -298,7 +298,7 @@ public final class Dispatcher implements WorkerLink.Listener, QueueReadout {
         }
     }
 
-    // --- links (WorkerLink.Listener) ----------------------------------------------------------------------
+    // --- links (LinkListener) ----------------------------------------------------------------------
 
     @Override
     public Object ready(WorkerLink link) {

@@ -7,8 +7,7 @@
 package dev.pumaplus.host.queue;
 
 import dev.pumaplus.host.measure.QueueMetrics;
-
-
+import dev.pumaplus.wire.ResponseHead;
 
 /**
  * Settings a config reload may change while requests run. Thread-safe: the switches are volatile, read once
@@ -22,6 +21,32 @@ public final class RequestReporting {
 
     public RequestReporting(QueueMetrics metrics) {
         this.metrics = metrics;
+    }
+
+    /**
+     * The worker has the request's REQUEST frame: its queue time T3 − T2b ends at the T3 of the dispatch that
+     * delivered it.
+     */
+    void queueTime(QueuedExchange ex) {
+        metrics.queue.record(ex.dispatchedNanos() - ex.runnableNanos);
+    }
+
+    /**
+     * Body wait ends when the worker has the whole body: the client's part ends at T2b (the request is
+     * submitted only once its body arrived), the worker's read of it ({@code head}'s body read ns) follows.
+     */
+    void bodyWait(QueuedExchange ex, ResponseHead head) {
+        metrics.bodyWait.record(ex.runnableNanos - ex.head.headersParsedNanos() + head.bodyReadNanos());
+    }
+
+    /** A response the worker ended normally: service time T5 − T4 − body read, and its GVL wait if measured. */
+    void serviceTime(ResponseRecord response) {
+        long service = response.serviceNanos();
+        metrics.service.record(service);
+        long gvl = response.workerHead().gvlWaitNanos();
+        if (gvl >= 0) {
+            metrics.recordGvlWait(gvl, service);
+        }
     }
 
     /** The aggregate every duration is recorded into. */

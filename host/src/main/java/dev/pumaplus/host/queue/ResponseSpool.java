@@ -8,6 +8,7 @@ package dev.pumaplus.host.queue;
 
 import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.ResponseSink;
+import dev.pumaplus.wire.ResponseFile;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.DefaultFileRegion;
@@ -110,7 +111,23 @@ final class ResponseSpool {
         }
     }
 
-    /** A file region from the worker ({@code data} is owned from now on): delivered now, or held. */
+    /**
+     * A file body the worker named (RESPONSE_FILE), opened here: delivered now, or held. A file the host
+     * cannot open fails the response (the head is out: the client sees a truncated response).
+     */
+    void file(ResponseFile named, boolean endOfStream) {
+        FileChannel data;
+        try {
+            data = FileChannel.open(Path.of(named.path()), StandardOpenOption.READ);
+        } catch (IOException | RuntimeException e) {
+            discard();
+            response.fail(502, "cannot read the response's file " + named.path() + ": " + e, true);
+            return;
+        }
+        file(data, named.offset(), named.length(), endOfStream);
+    }
+
+    /** A file region, opened ({@code data} is owned from now on): delivered now, or held. */
     void file(FileChannel data, long offset, long length, boolean endOfStream) {
         if (closed) {
             RequestBodyBuffer.closeSpool(data);

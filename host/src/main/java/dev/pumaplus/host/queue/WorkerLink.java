@@ -1,13 +1,12 @@
 /*
  * One worker thread's connection to the host, after its HELLO: the dispatch end of the request path. It
  * writes a dispatched request (REQUEST, BODY frames) to the worker and forwards the worker's response frames
- * to the protocol bundle's ResponseSink; it reports to the queue only through its Listener.
+ * to the protocol bundle's ResponseSink; it reports to the queue only through its LinkListener.
  */
 package dev.pumaplus.host.queue;
 
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.FrameType;
-import dev.pumaplus.wire.Goaway;
 import dev.pumaplus.wire.Hello;
 import dev.pumaplus.wire.PairList;
 import dev.pumaplus.wire.Protocol;
@@ -19,16 +18,12 @@ import dev.pumaplus.wire.WebSocketCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
-import io.netty.util.AttributeKey;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
@@ -36,7 +31,7 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * The pipeline handler and state of one worker link (docs/PROTOCOL.md, "State machine": IDLE ⇄ BUSY).
  * The link is BUSY from dispatch until the host has sent its request END_STREAM <em>and</em> the worker its
- * response END_STREAM or RESPONSE_ABORT; then it tells its {@link Listener} (the {@link Dispatcher}), which
+ * response END_STREAM or RESPONSE_ABORT; then it tells its {@link LinkListener} (the {@link Dispatcher}), which
  * makes it IDLE again or hands it the oldest waiting request, which the link starts at once.
  *
  * <p>The worker is never paced by the client, in either direction. The request body is complete before
@@ -51,7 +46,7 @@ import java.util.concurrent.RejectedExecutionException;
  * link closes while BUSY with a request the worker has (its REQUEST frame was written), the exchange's sink
  * gets {@code fail(502, ..., headSent)} at once; nothing else is affected. A request the worker provably
  * never had (the link was closed when it came to it, or its REQUEST frame's write failed) is reported as not
- * delivered to the {@link Listener}, which puts it back at the head of the queue, for another link, a bounded
+ * delivered to the {@link LinkListener}, which puts it back at the head of the queue, for another link, a bounded
  * number of times; the request's parts stay in its {@link PendingBody} until the worker has the REQUEST
  * frame, so another link can send them whole.
  *
@@ -78,42 +73,15 @@ import java.util.concurrent.RejectedExecutionException;
 public final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     private static final System.Logger LOG = System.getLogger(WorkerLink.class.getName());
-    /** Set on a link's channel once {@link #protocolError} answered it. */
-    private static final AttributeKey<Boolean> PROTOCOL_ERROR = AttributeKey.valueOf(WorkerLink.class, "protocolError");
-
-    /**
-     * What a worker link reports to the queue, on the link's event loop. The queue answers with the next
-     * request to run where there is one; it may also {@link #start} a request on the link or
-     * {@link #retire} it itself.
-     */
-    public interface Listener {
-
-        /** The link said HELLO and joined the pipeline: it is a live slot and idle. Returns its token. */
-        Object ready(WorkerLink link);
-
-        /** The link's request is finished (both END_STREAMs): returns the next request to run, or null. */
-        QueuedExchange finished(Object token);
-
-        /** The worker sent GOAWAY: dispatch nothing more to the link (retired now if idle). */
-        void draining(Object token);
-
-        /**
-         * The link's channel closed. {@code delivered} is the request whose REQUEST frame the link wrote to
-         * the worker (null: none). The queue puts a request it had given the link that was not delivered back
-         * at the head of its FIFO, a bounded number of times; it returns the request the link must answer (one
-         * the worker had, or one given up), or null.
-         */
-        QueuedExchange closed(Object token, QueuedExchange delivered);
-    }
 
     final long id;
     public final Channel channel;
     final Hello hello;
-    private final Listener listener;
+    private final LinkListener listener;
     private final RequestReporting reporting;
     private final Hijacks hijacks;
     private final WebSockets webSockets;
-    /** The listener's token for this link, from {@link Listener#ready}. Event loop. */
+    /** The listener's token for this link, from {@link LinkListener#ready}. Event loop. */
     private Object token;
 
     /** What a request cut short by the link closing is answered with. */
@@ -127,10 +95,8 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
     private ChannelFuture requestWrite;
     private boolean headForwarded;
     private boolean responseEnded;
-    /** The current request's spooled body while it goes down in BODY frames; null otherwise. */
-    private FileChannel bodyFile;
-    private long bodyFilePosition;
-    private long bodyFileEnd;
+    /** Sends the current request's body down in BODY frames (a spooled one as the socket takes them). */
+    private final RequestBodyWriter bodyWriter;
     /** The current request's full hijack was announced (HIJACK), and its offer, until claimed or withdrawn. */
     private Hijacks.Offer hijackOffer;
 
@@ -140,7 +106,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
      * @param hijacks   where HIJACK / HIJACK_HEAD announcements meet the worker's hijack connections
      * @param webSockets where WS_COMMAND frames are applied (the held WebSocket connections)
      */
-    public WorkerLink(long id, Channel channel, Hello hello, Listener listener, RequestReporting reporting,
+    public WorkerLink(long id, Channel channel, Hello hello, LinkListener listener, RequestReporting reporting,
                Hijacks hijacks, WebSockets webSockets) {
         this.id = id;
         this.channel = channel;
@@ -149,6 +115,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
         this.reporting = reporting;
         this.hijacks = hijacks;
         this.webSockets = webSockets;
+        this.bodyWriter = new RequestBodyWriter(channel);
     }
 
     @Override
@@ -171,11 +138,6 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
     /** Closes the link, which runs nothing and will be given nothing more (it is draining). */
     void retire() {
         channel.close();
-    }
-
-    /** Whether the worker's socket takes more request body now. Any thread. */
-    boolean writable() {
-        return channel.isWritable();
     }
 
     private void run(QueuedExchange ex) {
@@ -205,7 +167,8 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
         });
         requestEndSent = endNow;
         if (body != null) {
-            writeBodyFrames(body);
+            bodyWriter.writeFrames(body);
+            requestEndSent = true;
         } else if (file != null) {
             sendBodyFile(file);
         }
@@ -217,7 +180,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
      * at this T3 (the dispatch that delivered it), and its parts go once its body is written too.
      */
     private void requestDelivered(QueuedExchange ex) {
-        reporting.metrics().queue.record(ex.dispatchedNanos() - ex.runnableNanos);
+        reporting.queueTime(ex);
         releaseSentBody();
     }
 
@@ -228,21 +191,10 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Writes an in-memory body as BODY frames of at most MAX_PAYLOAD, the last with END_STREAM. */
-    private void writeBodyFrames(ByteBuf body) {
-        while (body.readableBytes() > Frame.MAX_PAYLOAD) {
-            channel.write(Frame.of(FrameType.BODY, false, body.readRetainedSlice(Frame.MAX_PAYLOAD)));
-        }
-        channel.write(Frame.of(FrameType.BODY, true, body));
-        requestEndSent = true;
-    }
-
     /** Starts sending a spooled body; the rest follows as the worker's socket turns writable. */
     private void sendBodyFile(FileChannel file) {
-        bodyFile = file;
-        bodyFilePosition = 0;
         try {
-            bodyFileEnd = file.size();
+            bodyWriter.start(file);
         } catch (IOException e) {
             unreadableBodyFile(e);
             return;
@@ -251,34 +203,14 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Writes the spooled body's next BODY frames while the worker's socket takes them; the last carries
-     * END_STREAM, and the file is closed with the request's other parts. A spool file that cannot be read
-     * closes the link (the client gets 502 from channelInactive): the worker must not run the app on a body
-     * that is not the client's.
+     * Writes the spooled body's next BODY frames while the worker's socket takes them. A spool file that
+     * cannot be read closes the link (the client gets 502 from channelInactive): the worker must not run the
+     * app on a body that is not the client's.
      */
     private void pumpBodyFile() {
         try {
-            while (bodyFile != null && channel.isWritable()) {
-                int size = (int) Math.min(Frame.MAX_PAYLOAD, bodyFileEnd - bodyFilePosition);
-                ByteBuf piece = channel.alloc().buffer(size);
-                try {
-                    for (int done = 0; done < size; ) {
-                        int n = piece.writeBytes(bodyFile, bodyFilePosition + done, size - done);
-                        if (n <= 0) {
-                            throw new IOException("the spooled body ended " + (size - done) + " bytes early");
-                        }
-                        done += n;
-                    }
-                } catch (IOException | RuntimeException e) {
-                    piece.release();
-                    throw e;
-                }
-                bodyFilePosition += size;
-                boolean last = bodyFilePosition == bodyFileEnd;
-                channel.write(Frame.of(FrameType.BODY, last, piece));
-                if (last) {
-                    endBodyFile();
-                }
+            if (bodyWriter.pump()) {
+                endBodyFile();
             }
         } catch (IOException e) {
             unreadableBodyFile(e);
@@ -293,7 +225,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
     }
 
     private void endBodyFile() {
-        bodyFile = null;
+        bodyWriter.stop();
         requestEndSent = true;
         releaseSentBody();
     }
@@ -354,9 +286,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
     /** Records the head's timing (status, T4, T5, body read; body wait T2b − T2 + body read). */
     private void headArrived(QueuedExchange ex, ResponseHead head) {
         ex.response.head(head);
-        // Body wait ends when the worker has the whole body: the client's part ends at T2b (the request is
-        // submitted only once its body arrived), the worker's read of it follows.
-        reporting.metrics().bodyWait.record(ex.runnableNanos - ex.head.headersParsedNanos() + head.bodyReadNanos());
+        reporting.bodyWait(ex, head);
     }
 
     private void onHead(Frame frame) {
@@ -381,7 +311,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
         } else if (!response.cancelled()) {
             List<Map.Entry<String, String>> headers = head.headers();
             if (reporting.serverTiming()) {
-                headers.add(Map.entry("Server-Timing", serverTiming(ex.dispatchedNanos() - ex.runnableNanos,
+                headers.add(Map.entry("Server-Timing", ServerTimingHeader.value(ex.dispatchedNanos() - ex.runnableNanos,
                         response.serviceNanos())));
             }
             response.sink().head(head.status(), headers, responseEnded);
@@ -432,9 +362,8 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * A file body (RESPONSE_FILE): the host opens the file and hands it to the exchange's spool, which sends
-     * it as a file region when the sink takes files, else reads it in pieces. A file the host cannot open
-     * fails the response (the head is out: the client sees a truncated response).
+     * A file body (RESPONSE_FILE): the exchange's spool opens it and sends it as a file region when the sink
+     * takes files, else reads it in pieces (a file it cannot open fails the response).
      */
     private void onFile(Frame frame) {
         if (current == null || !headForwarded || responseEnded) {
@@ -445,16 +374,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
         QueuedExchange ex = current;
         ResponseRecord response = ex.response;
         if (!response.cancelled() && !response.failed() && !response.hijacked()) {
-            FileChannel data = null;
-            try {
-                data = FileChannel.open(Path.of(file.path()), StandardOpenOption.READ);
-            } catch (IOException | RuntimeException e) {
-                ex.spool.discard();
-                response.fail(502, "cannot read the response's file " + file.path() + ": " + e, true);
-            }
-            if (data != null) {
-                ex.spool.file(data, file.offset(), file.length(), responseEnded);
-            }
+            ex.spool.file(file, responseEnded);
         }
         if (responseEnded) {
             responseDone(ex);
@@ -501,12 +421,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
         ResponseRecord response = ex.response;
         response.finish();
         if (!response.failed() && !response.cancelled()) {
-            long service = response.serviceNanos();
-            reporting.metrics().service.record(service);
-            long gvl = response.workerHead().gvlWaitNanos();
-            if (gvl >= 0) {
-                reporting.metrics().recordGvlWait(gvl, service);
-            }
+            reporting.serviceTime(response);
         }
         if (!requestEndSent) {
             // The worker answered before reading the whole body; it discards BODY frames up to END_STREAM,
@@ -531,7 +446,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (bodyFile != null && channel.isWritable()) {
+        if (bodyWriter.active() && channel.isWritable()) {
             pumpBodyFile();
             channel.flush();
         }
@@ -540,7 +455,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        bodyFile = null; // the exchange's PendingBody holds the file and closes it
+        bodyWriter.stop(); // the exchange's PendingBody holds the file and closes it
         // Closing fails the writes still pending before this runs, so a REQUEST write not failed by now was
         // delivered (or could have been: it is answered, never sent twice).
         QueuedExchange delivered = current != null && requestWrite.cause() == null ? current : null;
@@ -564,7 +479,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         if (cause instanceof DecoderException || cause instanceof ProtocolException) {
             failReason = "worker link protocol error: " + cause.getMessage();
-            protocolError(channel, cause.getMessage());
+            LinkProtocolError.answer(channel, cause.getMessage());
         } else {
             if (!(cause instanceof IOException)) {
                 // not the worker's fault (e.g. a sink threw): say so, since closing costs a slot
@@ -572,46 +487,6 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
             }
             channel.close();
         }
-    }
-
-    /**
-     * The Server-Timing value for a queue time and an app time in ns: {@code queue;dur=1.234, app;dur=5.678}
-     * (ms, 3 decimals, rounded to the µs; negative durations show as 0).
-     */
-    public static String serverTiming(long queueNanos, long appNanos) {
-        StringBuilder value = new StringBuilder(40).append("queue;dur=");
-        millis(value, queueNanos);
-        value.append(", app;dur=");
-        millis(value, appNanos);
-        return value.toString();
-    }
-
-    private static void millis(StringBuilder out, long nanos) {
-        long micros = (Math.max(0, nanos) + 500) / 1000;
-        long fraction = micros % 1000;
-        out.append(micros / 1000).append('.');
-        if (fraction < 100) {
-            out.append('0');
-        }
-        if (fraction < 10) {
-            out.append('0');
-        }
-        out.append(fraction);
-    }
-
-    /**
-     * Sends GOAWAY(1) with {@code reason}, closes {@code channel} and logs it: once per link, though frames
-     * decoded in the same read may each fail before the close completes (the peer broke the protocol once).
-     */
-    public static void protocolError(Channel channel, String reason) {
-        if (!channel.isActive() || channel.attr(PROTOCOL_ERROR).getAndSet(Boolean.TRUE) != null) {
-            return;
-        }
-        LOG.log(System.Logger.Level.WARNING, "worker link " + channel.id().asShortText() + ": protocol error: " + reason
-                + "; sent GOAWAY(1), closing the link");
-        channel.writeAndFlush(new Goaway(Goaway.CODE_PROTOCOL_ERROR, reason == null ? "protocol error" : reason)
-                        .toFrame(channel.alloc()))
-                .addListener(ChannelFutureListener.CLOSE);
     }
 
     @Override

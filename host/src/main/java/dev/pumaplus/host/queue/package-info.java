@@ -7,7 +7,7 @@
  *
  * <p>Why the queue and the worker link share one room: a link is the queue's free slot and an exchange
  * moves between them both ways (dispatch down, "finished, give me the next" back up through
- * {@code WorkerLink.Listener}), so splitting them would only hide that cycle behind interfaces.
+ * {@code LinkListener}), so splitting them would only hide that cycle behind interfaces.
  *
  * <p>May use: the measure room, the SPI and the wire codec. Must never touch: the link server, lifecycle,
  * config, control, framework or boot rooms (they sit above it and call down). Other rooms read the queue

@@ -32,7 +32,7 @@ import dev.pumaplus.host.queue.QueueFixture;
 import dev.pumaplus.host.queue.QueuedExchange;
 import dev.pumaplus.host.queue.RecordingSink;
 import dev.pumaplus.host.queue.RequestLog;
-import dev.pumaplus.host.queue.WorkerLink;
+import dev.pumaplus.host.queue.ServerTimingHeader;
 
 @Timeout(15)
 class QueueMetricsTest {
@@ -324,9 +324,9 @@ class QueueMetricsTest {
 
     @Test
     void serverTimingValueIsMillisecondsWithThreeDecimals() {
-        assertEquals("queue;dur=0.012, app;dur=100.000", WorkerLink.serverTiming(12_345, 100 * MS));
-        assertEquals("queue;dur=0.000, app;dur=0.001", WorkerLink.serverTiming(-5, 600));
-        assertEquals("queue;dur=1500.250, app;dur=0.100", WorkerLink.serverTiming(1_500_250_000L, 100_000));
+        assertEquals("queue;dur=0.012, app;dur=100.000", ServerTimingHeader.value(12_345, 100 * MS));
+        assertEquals("queue;dur=0.000, app;dur=0.001", ServerTimingHeader.value(-5, 600));
+        assertEquals("queue;dur=1500.250, app;dur=0.100", ServerTimingHeader.value(1_500_250_000L, 100_000));
     }
 
     @Test
