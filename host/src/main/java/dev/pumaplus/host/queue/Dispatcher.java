@@ -8,27 +8,25 @@ package dev.pumaplus.host.queue;
 
 import dev.pumaplus.host.measure.NanoClock;
 import dev.pumaplus.host.measure.QueueMetrics;
+import dev.pumaplus.host.queue.SlotRoster.Slot;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
 
 /**
  * One structure under one lock, all of it this class's own: the FIFO of runnable requests, the line of
- * held requests per client connection, the deque of idle links, and the bookkeeping of every link
- * ({@link Slot}), worker process ({@link WorkerCounts}) and queued request ({@link Ticket}). Invariant: at
+ * held requests per client connection, the idle links and the bookkeeping of every link and worker
+ * process ({@link SlotRoster}), and of every queued request ({@link Ticket}). Invariant: at
  * most one of the FIFO and the idle deque is non-empty (below the concurrency limit, see below), so a link
  * that becomes idle takes the oldest waiting request at once, and a request that finds an idle link is
  * dispatched at once — except for sticky requests (a sticky WebSocket connection's events,
@@ -40,15 +38,7 @@ import java.util.function.IntConsumer;
  * the FIFO. A connection's further requests are held behind it and enter the FIFO tail, in order, once
  * their predecessor is dispatched (or cancelled). Queue depth counts waiting and held requests.
  *
- * <p>Choice of link: a link of the worker process with the fewest busy links (ties: the process whose link
- * has been idle longest), and within that process the link that became idle last. Threads of one Ruby
- * process share a GVL, so spreading concurrent requests across processes first gives each request the
- * most CPU; within a process, the thread that has just answered is the one to give the next request: it
- * is still running or has only just blocked, its caches are warm, and the process's other threads stay
- * asleep instead of each waking in turn to contend for the GVL (with a new connection per request, the
- * worker's CPU per request fell from 51–56 to 44–46 µs, `-w 1 -t 5:5`). So requests that come one at a
- * time all go to one process: its other links stay idle longest and keep it first. Its caches stay warm, and
- * it is the worker fork_worker's automatic refork promotes (docs/CONFIG.md, "fork_worker and the mold").
+ * <p>Choice of link: see {@link SlotRoster}. Hot-queue watch ({@link #watchHot}): see {@link HotQueueWatch}.
  *
  * <p>Redispatch: a link that closes reports the request it had been given but never delivered to its worker
  * (the link was closed when it came to it, or the REQUEST frame's write failed); that request goes back to
@@ -62,13 +52,6 @@ import java.util.function.IntConsumer;
  * includes the time lost on a dead link. Slot time (T3 → the link idle again) is recorded when the link
  * finishes. The hop from here to the link's event loop is dispatch-to-call (T3 → T4), not queue time: the
  * request already has its slot.
- *
- * <p>Hot-queue watch ({@link #watchHot}, the controller's reaction inside a tick): while a watch is set
- * and requests wait in the FIFO, one check is scheduled on the watcher's timer for the moment the oldest of
- * them will have waited the threshold; it calls the watcher when that request has waited at least that long
- * with every live link busy, and schedules itself again (a threshold later after a call, else for the
- * oldest one's moment) until it finds the FIFO empty. So nothing is scheduled while no request waits, and
- * the watcher is called at most once per threshold.
  *
  * <p>Concurrency limit ({@link #concurrencyLimit}, docs/CONTROL.md "The concurrency limit"): while the
  * generation's workers run fiber slots, at most {@code limit} requests run at once, whatever the live
@@ -98,7 +81,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     private static final VarHandle DEPTH;
     private static final VarHandle LIVE;
-    private static final VarHandle IDLE_COUNT;
     private static final VarHandle LIMIT;
 
     static {
@@ -106,7 +88,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             DEPTH = lookup.findVarHandle(Dispatcher.class, "depth", int.class);
             LIVE = lookup.findVarHandle(Dispatcher.class, "live", int.class);
-            IDLE_COUNT = lookup.findVarHandle(Dispatcher.class, "idleCount", int.class);
             LIMIT = lookup.findVarHandle(Dispatcher.class, "limit", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -131,27 +112,21 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     /** Signalled when nothing waits and nothing runs, while {@link #drain} waits for that. */
     private final Condition drained = lock.newCondition();
     private final ArrayDeque<Ticket> runnable = new ArrayDeque<>();
-    private final ArrayDeque<Slot> idle = new ArrayDeque<>();
     /** Per connection with a request in the FIFO: the requests held behind it. */
     private final Map<Object, ArrayDeque<Ticket>> lines = new IdentityHashMap<>();
-    private final Map<Long, WorkerCounts> processes = new HashMap<>();
-    private final List<Slot> slots = new ArrayList<>();
+    private final SlotRoster roster = new SlotRoster();
     private final NanoClock clock;
     private final QueueMetrics metrics = new QueueMetrics();
     private volatile IntConsumer liveLinksChanged = n -> { };
-    /** The hot-queue watch, or null for none. */
-    private volatile HotWatch hotWatch;
-    /** A check of the hot-queue watch is scheduled or running; under the lock. */
-    private boolean hotCheckPending;
+    private final HotQueueWatch hot;
 
     /** Set by {@link #drain} (under the lock): later requests are refused (answered 503 on this executor). */
     private volatile Executor closedLoop;
     private boolean drainWaiting;
-    // Written under the lock only; depth, live and idleCount are also read without it, for admission.
+    // Written under the lock only; depth and live are also read without it, for admission.
     private int depth;
     private int busy;
     private int live;
-    private int idleCount;
     private long dropped;
     private long completed;
     private long lostLinks;
@@ -166,6 +141,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     /** @param clock T3, the end of a slot and (through admission) T2b are read from it */
     public Dispatcher(NanoClock clock) {
         this.clock = clock;
+        this.hot = new HotQueueWatch(clock, this::checkHot);
     }
 
     /** Called (outside the lock, on a link's event loop) with the new live-link count after each change. */
@@ -206,7 +182,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * wait), read without the lock.
      */
     boolean wouldWait() {
-        return (int) IDLE_COUNT.getOpaque(this) == 0 || (int) LIMIT.getOpaque(this) != UNLIMITED && depthNow() > 0;
+        return roster.idleNow() == 0 || (int) LIMIT.getOpaque(this) != UNLIMITED && depthNow() > 0;
     }
 
     /**
@@ -244,7 +220,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                 t.state = State.HELD;
                 line.add(t);
                 setDepth(depth + 1);
-            } else if (busy < (cap = limit) && (target = takeIdle(affinity(t))) != null) {
+            } else if (busy < (cap = limit) && (target = roster.take(affinity(t))) != null) {
                 assign(t, target, cap);
             } else {
                 t.state = State.WAITING;
@@ -307,13 +283,8 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         int liveNow;
         lock.lock();
         try {
-            WorkerCounts process = processes.computeIfAbsent(link.hello.pid(),
-                    pid -> new WorkerCounts(pid, link.hello.workerIndex(), link.hello.generation(),
-                            System.currentTimeMillis()));
-            slot = new Slot(link, process);
-            process.live++;
+            slot = roster.join(link);
             LIVE.setOpaque(this, live + 1);
-            slots.add(slot);
             next = nextFor(slot, limit);
             liveNow = live;
         } finally {
@@ -369,7 +340,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         lock.lock();
         try {
             slot.draining = true;
-            leaveIdle(slot);
+            roster.unpark(slot);
             idleNow = slot.running == null;
         } finally {
             lock.unlock();
@@ -392,14 +363,12 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                 return null;
             }
             slot.live = false;
-            slots.remove(slot);
-            leaveIdle(slot);
+            boolean last = roster.leave(slot);
             LIVE.setOpaque(this, live - 1);
             if (!slot.draining) {
                 lostLinks++;
             }
-            WorkerCounts process = slot.process;
-            process.live--;
+            SlotRoster.WorkerCounts process = slot.process;
             running = slot.running;
             if (running != null) {
                 slot.running = null;
@@ -414,10 +383,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                     running.state = State.DONE;
                 }
             }
-            if (process.live == 0) {
-                processes.remove(process.pid);
-            }
-            if (requeued != null || process.live == 0) {
+            if (requeued != null || last) {
                 released = dispatchToIdle(process);
             }
             liveNow = live;
@@ -543,9 +509,9 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             for (Ticket t : queued) {
                 t.state = State.CANCELLED;
             }
-            for (Slot slot : slots) {
+            for (Slot slot : roster.all()) {
                 slot.draining = true;
-                leaveIdle(slot);
+                roster.unpark(slot);
                 if (slot.running != null) {
                     busyLinks.add(slot.link);
                 }
@@ -570,13 +536,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     public int liveLinks(long generation) {
         lock.lock();
         try {
-            int n = 0;
-            for (Slot slot : slots) {
-                if (slot.link.hello.generation() == generation && !slot.draining) {
-                    n++;
-                }
-            }
-            return n;
+            return roster.liveLinks(generation);
         } finally {
             lock.unlock();
         }
@@ -596,14 +556,8 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     public QueueSnapshot snapshot() {
         lock.lock();
         try {
-            List<ProcessStatus> status = new ArrayList<>(processes.size());
-            for (WorkerCounts p : processes.values()) {
-                status.add(new ProcessStatus(p.pid, p.workerIndex, p.generation, p.startedAtMillis, p.live,
-                        p.live - p.busy, p.busy, p.completed));
-            }
-            status.sort((a, b) -> a.workerIndex() != b.workerIndex()
-                    ? Long.compare(a.workerIndex(), b.workerIndex()) : Long.compare(a.pid(), b.pid()));
-            return new QueueSnapshot(depth, busy, live, dropped, completed, lostLinks, redispatched, limit, status);
+            return new QueueSnapshot(depth, busy, live, dropped, completed, lostLinks, redispatched, limit,
+                    roster.statuses());
         } finally {
             lock.unlock();
         }
@@ -632,9 +586,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     private Ticket nextFor(Slot slot, int cap) {
         Ticket t = busy < cap ? pollFor(slot) : null;
         if (t == null) {
-            slot.idle = true;
-            idle.add(slot);
-            IDLE_COUNT.setOpaque(this, idleCount + 1);
+            roster.park(slot);
             return null;
         }
         setDepth(depth - 1);
@@ -712,19 +664,12 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     // --- the hot-queue watch ------------------------------------------------------------------------------
 
-    /** Who is told of a hot queue, when and on which timer ({@link dev.pumaplus.spi.LoadSignals#watchHotQueue}). */
-    private record HotWatch(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
-    }
-
     /**
-     * Sets the hot-queue watch (see the class comment), replacing any earlier one; {@code onHot} null stops
+     * Sets the hot-queue watch ({@link HotQueueWatch}), replacing any earlier one; {@code onHot} null stops
      * it. {@code onHot} runs on {@code timer}. Any thread.
      */
     void watchHot(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
-        if (onHot != null && thresholdNanos <= 0) {
-            throw new IllegalArgumentException("hot-queue threshold must be > 0 ns: " + thresholdNanos);
-        }
-        hotWatch = onHot == null ? null : new HotWatch(thresholdNanos, timer, onHot);
+        hot.watch(thresholdNanos, timer, onHot);
         lock.lock();
         try {
             armHotCheck(); // requests already waiting are watched from now
@@ -744,48 +689,28 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         }
     }
 
-    /** Under the lock, after a request entered the FIFO: schedules the watch's check unless one is pending. */
+    /** Under the lock, after a request entered the FIFO. */
     private void armHotCheck() {
-        HotWatch w = hotWatch;
         Ticket oldest = runnable.peekFirst();
-        if (hotCheckPending || w == null || oldest == null) {
-            return;
-        }
-        long waited = clock.nanoTime() - oldest.exchange.runnableNanos;
-        hotCheckPending = scheduleHotCheck(w, Math.max(0, w.thresholdNanos - waited));
-    }
-
-    private boolean scheduleHotCheck(HotWatch w, long delayNanos) {
-        try {
-            w.timer.schedule(this::checkHot, delayNanos, TimeUnit.NANOSECONDS);
-            return true;
-        } catch (RejectedExecutionException e) {
-            return false; // the watcher's timer is shut down: it is going away
+        if (oldest != null) {
+            hot.arm(oldest.exchange.runnableNanos);
         }
     }
 
-    /** The scheduled check, on the watch's timer. */
+    /** The watch's scheduled check, on its timer: decided under the lock, the watcher called after it. */
     private void checkHot() {
-        HotWatch w = hotWatch;
-        boolean hot;
-        long delay;
+        Runnable onHot;
         lock.lock();
         try {
             Ticket oldest = runnable.peekFirst();
-            if (w == null || oldest == null) {
-                hotCheckPending = false;
-                return;
-            }
-            long waited = clock.nanoTime() - oldest.exchange.runnableNanos;
-            hot = waited >= w.thresholdNanos && busy >= Math.min(live, limit);
-            delay = waited >= w.thresholdNanos ? w.thresholdNanos : w.thresholdNanos - waited;
-            hotCheckPending = scheduleHotCheck(w, delay);
+            onHot = hot.check(oldest == null ? HotQueueWatch.NONE_WAITING : oldest.exchange.runnableNanos,
+                    busy >= Math.min(live, limit));
         } finally {
             lock.unlock();
         }
-        if (hot) {
+        if (onHot != null) {
             try {
-                w.onHot.run();
+                onHot.run();
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "hot-queue watcher failed", e);
             }
@@ -817,7 +742,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     /** The pid whose links alone may run {@code t}: its sticky pid while that process is live, else 0 (any). */
     private long affinity(Ticket t) {
         long pid = t.exchange.stickyPid;
-        return pid != 0 && processes.containsKey(pid) ? pid : 0;
+        return pid != 0 && roster.hasProcess(pid) ? pid : 0;
     }
 
     /**
@@ -827,29 +752,18 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * closed). With {@code dying} null: the concurrency limit rose, and waiting requests take idle links up to
      * it. Below the limit only. Returns the requests assigned, for the caller to start after the lock.
      */
-    private List<Ticket> dispatchToIdle(WorkerCounts dying) {
-        if (runnable.isEmpty() || idle.isEmpty()) {
+    private List<Ticket> dispatchToIdle(SlotRoster.WorkerCounts dying) {
+        if (runnable.isEmpty() || !roster.anyIdle()) {
             return List.of();
         }
         List<Ticket> assigned = new ArrayList<>();
-        List<Slot> candidates = new ArrayList<>(idle.size());
-        for (Slot slot : idle) {
-            if (slot.process != dying) {
-                candidates.add(slot);
-            }
-        }
-        for (Slot slot : idle) {
-            if (slot.process == dying) {
-                candidates.add(slot);
-            }
-        }
-        for (Slot slot : candidates) {
+        for (Slot slot : roster.idleCandidates(dying)) {
             if (busy >= limit) {
                 break;
             }
             Ticket t = pollFor(slot);
             if (t != null) {
-                leaveIdle(slot);
+                roster.unpark(slot);
                 setDepth(depth - 1);
                 assign(t, slot, limit);
                 promote(t.exchange.connection);
@@ -857,52 +771,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             }
         }
         return assigned;
-    }
-
-    /**
-     * The idle link to take for a request that may run on {@code pid}'s links only (0: on any): a link of
-     * the process with the fewest busy links (ties: the one idle longest), and of that process's idle links
-     * the one idle the shortest time.
-     */
-    private Slot takeIdle(long pid) {
-        WorkerCounts process = null;
-        for (Slot slot : idle) {
-            if (pid != 0 && slot.process.pid != pid) {
-                continue;
-            }
-            if (process == null || slot.process.busy < process.busy) {
-                process = slot.process;
-                if (process.busy == 0) {
-                    break;
-                }
-            }
-        }
-        if (process == null) {
-            return null;
-        }
-        Slot best = null;
-        for (Iterator<Slot> it = idle.descendingIterator(); best == null; ) {
-            Slot slot = it.next();
-            if (slot.process == process) {
-                best = slot;
-            }
-        }
-        if (best == idle.peekLast()) {
-            idle.pollLast();
-        } else {
-            idle.remove(best);
-        }
-        best.idle = false;
-        IDLE_COUNT.setOpaque(this, idleCount - 1);
-        return best;
-    }
-
-    private void leaveIdle(Slot slot) {
-        if (slot.idle) {
-            idle.remove(slot);
-            slot.idle = false;
-            IDLE_COUNT.setOpaque(this, idleCount - 1);
-        }
     }
 
     // --- the dispatcher's own records ---------------------------------------------------------------------
@@ -936,42 +804,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         /** The link it was last dispatched to, or null before dispatch or while it waits again. Any thread. */
         public WorkerLink link() {
             return link;
-        }
-    }
-
-    /** The queue's record of one worker link, from its HELLO until it closes. */
-    private static final class Slot {
-        final WorkerLink link;
-        final WorkerCounts process;
-        boolean idle;
-        boolean live = true;
-        /** Nothing more is dispatched to it (the worker sent GOAWAY, or the host is shutting down). */
-        boolean draining;
-        Ticket running;
-
-        Slot(WorkerLink link, WorkerCounts process) {
-            this.link = link;
-            this.process = process;
-        }
-    }
-
-    /** The queue's count of one worker process's links (grouped by the pid in their HELLO). */
-    private static final class WorkerCounts {
-        final long pid;
-        final long workerIndex;
-        /** The shepherd generation its first link's HELLO named. */
-        final long generation;
-        /** Wall-clock ms when its first link said HELLO. */
-        final long startedAtMillis;
-        int live;
-        int busy;
-        long completed;
-
-        WorkerCounts(long pid, long workerIndex, long generation, long startedAtMillis) {
-            this.pid = pid;
-            this.workerIndex = workerIndex;
-            this.generation = generation;
-            this.startedAtMillis = startedAtMillis;
         }
     }
 }
