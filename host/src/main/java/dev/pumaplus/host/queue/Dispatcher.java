@@ -11,12 +11,8 @@ import dev.pumaplus.host.measure.QueueMetrics;
 import dev.pumaplus.host.queue.SlotRoster.Slot;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.Condition;
@@ -24,9 +20,10 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
 
 /**
- * One structure under one lock, all of it this class's own: the FIFO of runnable requests, the line of
- * held requests per client connection, the idle links and the bookkeeping of every link and worker
- * process ({@link SlotRoster}), and of every queued request ({@link Ticket}). Invariant: at
+ * One structure under one lock: the FIFO of runnable requests and the lines of held requests per client
+ * connection ({@link FairFifo}), the idle links and the bookkeeping of every link and worker process
+ * ({@link SlotRoster}), the hot-queue watch ({@link HotQueueWatch}), and every queued request's
+ * {@link Ticket}; the helpers' state is theirs, and only the dispatcher calls them, always under its lock. Invariant: at
  * most one of the FIFO and the idle deque is non-empty (below the concurrency limit, see below), so a link
  * that becomes idle takes the oldest waiting request at once, and a request that finds an idle link is
  * dispatched at once — except for sticky requests (a sticky WebSocket connection's events,
@@ -34,9 +31,7 @@ import java.util.function.IntConsumer;
  * has one: they wait while other processes' links idle, a link takes the oldest waiting request it may run,
  * and when a process's last link closes its sticky requests become anyone's and go to idle links at once.
  *
- * <p>Fairness (see {@link dev.pumaplus.spi.RequestQueue}): at most one request per client connection is in
- * the FIFO. A connection's further requests are held behind it and enter the FIFO tail, in order, once
- * their predecessor is dispatched (or cancelled). Queue depth counts waiting and held requests.
+ * <p>Fairness across client connections: see {@link FairFifo}. Queue depth counts waiting and held requests.
  *
  * <p>Choice of link: see {@link SlotRoster}. Hot-queue watch ({@link #watchHot}): see {@link HotQueueWatch}.
  *
@@ -105,15 +100,11 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     /** No concurrency limit: every live link may run a request (thread and Ractor slots). */
     public static final int UNLIMITED = Integer.MAX_VALUE;
 
-    /** A connection in {@link #lines} whose waiting request has nothing held behind it (never mutated). */
-    private static final ArrayDeque<Ticket> NOTHING_HELD = new ArrayDeque<>(0);
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when nothing waits and nothing runs, while {@link #drain} waits for that. */
     private final Condition drained = lock.newCondition();
-    private final ArrayDeque<Ticket> runnable = new ArrayDeque<>();
-    /** Per connection with a request in the FIFO: the requests held behind it. */
-    private final Map<Object, ArrayDeque<Ticket>> lines = new IdentityHashMap<>();
+    private final FairFifo fifo = new FairFifo();
     private final SlotRoster roster = new SlotRoster();
     private final NanoClock clock;
     private final QueueMetrics metrics = new QueueMetrics();
@@ -209,27 +200,17 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         lock.lock();
         try {
             refuse = closedLoop;
-            ArrayDeque<Ticket> line = lines.get(connection);
             if (refuse != null) {
                 t.state = State.CANCELLED;
-            } else if (line != null) {
-                if (line == NOTHING_HELD) {
-                    line = new ArrayDeque<>(2);
-                    lines.put(connection, line);
-                }
+            } else if (fifo.waiting(connection)) {
                 t.state = State.HELD;
-                line.add(t);
+                fifo.hold(t);
                 setDepth(depth + 1);
-            } else if (busy < (cap = limit) && (target = roster.take(affinity(t))) != null) {
+            } else if (busy < (cap = limit) && (target = roster.take(roster.affinity(t))) != null) {
                 assign(t, target, cap);
             } else {
                 t.state = State.WAITING;
-                if (jump) {
-                    runnable.addFirst(t); // the next free slot is its
-                } else {
-                    runnable.addLast(t);
-                }
-                lines.put(connection, NOTHING_HELD);
+                fifo.enter(t, jump);
                 setDepth(depth + 1);
                 armHotCheck();
             }
@@ -252,11 +233,8 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         lock.lock();
         try {
             switch (t.state) {
-                case WAITING -> {
-                    runnable.remove(t);
-                    promote(t.exchange.connection);
-                }
-                case HELD -> lines.get(t.exchange.connection).remove(t);
+                case WAITING -> promoted(fifo.removeWaiting(t));
+                case HELD -> fifo.removeHeld(t);
                 case DISPATCHED -> {
                     return Cancelled.RUNNING;
                 }
@@ -498,12 +476,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             }
             done = isDrainedLocked();
             closedLoop = loop;
-            queued.addAll(runnable);
-            for (ArrayDeque<Ticket> line : lines.values()) {
-                queued.addAll(line);
-            }
-            runnable.clear();
-            lines.clear();
+            queued.addAll(fifo.clear());
             setDepth(0);
             // Not counted as dropped: the host gave up on them, not the client.
             for (Ticket t : queued) {
@@ -584,14 +557,14 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * as the caller read it) run; or null, and {@code slot} becomes idle.
      */
     private Ticket nextFor(Slot slot, int cap) {
-        Ticket t = busy < cap ? pollFor(slot) : null;
+        Ticket t = busy < cap ? fifo.poll(slot, roster) : null;
         if (t == null) {
             roster.park(slot);
             return null;
         }
         setDepth(depth - 1);
         assign(t, slot, cap);
-        promote(t.exchange.connection);
+        promoted(fifo.promote(t.exchange.connection));
         return t;
     }
 
@@ -615,51 +588,26 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     }
 
     /**
-     * Puts a request its link never delivered back at the FIFO's head. It is its connection's oldest, so it
-     * is the connection's one request in the FIFO again: a successor promoted into the FIFO at its dispatch
-     * goes back to the head of the connection's held line.
+     * Puts a request its link never delivered back at the FIFO's head ({@link FairFifo#requeue}); a successor
+     * of its connection that was promoted at its dispatch is held again.
      */
     private void requeue(Ticket t) {
-        Object connection = t.exchange.connection;
-        ArrayDeque<Ticket> line = lines.get(connection);
-        if (line == null) {
-            lines.put(connection, NOTHING_HELD);
-        } else {
-            for (Iterator<Ticket> it = runnable.iterator(); it.hasNext(); ) {
-                Ticket successor = it.next();
-                if (successor.exchange.connection == connection) {
-                    it.remove();
-                    successor.state = State.HELD;
-                    if (line == NOTHING_HELD) {
-                        line = new ArrayDeque<>(2);
-                        lines.put(connection, line);
-                    }
-                    line.addFirst(successor);
-                    break;
-                }
-            }
+        Ticket successor = fifo.requeue(t);
+        if (successor != null) {
+            successor.state = State.HELD;
         }
         t.state = State.WAITING;
         t.link = null;
-        runnable.addFirst(t);
         setDepth(depth + 1);
         armHotCheck();
     }
 
-    /**
-     * The connection's waiting request left the FIFO: its next held request, if any, takes its place at the
-     * tail. (No link may take it here: the FIFO was not empty, so none is idle or the limit binds.)
-     */
-    private void promote(Object connection) {
-        ArrayDeque<Ticket> line = lines.remove(connection);
-        if (line == null || line.isEmpty()) {
-            return;
+    /** A held request {@link FairFifo#promote}d into the FIFO (null: none) waits there now. */
+    private void promoted(Ticket next) {
+        if (next != null) {
+            next.state = State.WAITING;
+            armHotCheck();
         }
-        Ticket next = line.poll();
-        next.state = State.WAITING;
-        runnable.add(next);
-        lines.put(connection, line);
-        armHotCheck();
     }
 
     // --- the hot-queue watch ------------------------------------------------------------------------------
@@ -682,7 +630,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     long oldestWaitNanos() {
         lock.lock();
         try {
-            Ticket oldest = runnable.peekFirst();
+            Ticket oldest = fifo.oldest();
             return oldest == null ? 0 : Math.max(0, clock.nanoTime() - oldest.exchange.runnableNanos);
         } finally {
             lock.unlock();
@@ -691,7 +639,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     /** Under the lock, after a request entered the FIFO. */
     private void armHotCheck() {
-        Ticket oldest = runnable.peekFirst();
+        Ticket oldest = fifo.oldest();
         if (oldest != null) {
             hot.arm(oldest.exchange.runnableNanos);
         }
@@ -702,7 +650,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         Runnable onHot;
         lock.lock();
         try {
-            Ticket oldest = runnable.peekFirst();
+            Ticket oldest = fifo.oldest();
             onHot = hot.check(oldest == null ? HotQueueWatch.NONE_WAITING : oldest.exchange.runnableNanos,
                     busy >= Math.min(live, limit));
         } finally {
@@ -717,34 +665,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         }
     }
 
-    /** Removes and returns the oldest waiting request {@code slot} may run, or null. */
-    private Ticket pollFor(Slot slot) {
-        Ticket first = runnable.peekFirst();
-        if (first == null || mayRun(slot, first)) {
-            return runnable.pollFirst();
-        }
-        for (Iterator<Ticket> it = runnable.iterator(); it.hasNext(); ) {
-            Ticket t = it.next();
-            if (mayRun(slot, t)) {
-                it.remove();
-                return t;
-            }
-        }
-        return null;
-    }
-
-    /** A sticky request runs on its process's links only, while that process has one. */
-    private boolean mayRun(Slot slot, Ticket t) {
-        long pid = affinity(t);
-        return pid == 0 || pid == slot.process.pid;
-    }
-
-    /** The pid whose links alone may run {@code t}: its sticky pid while that process is live, else 0 (any). */
-    private long affinity(Ticket t) {
-        long pid = t.exchange.stickyPid;
-        return pid != 0 && roster.hasProcess(pid) ? pid : 0;
-    }
-
     /**
      * A link of {@code dying} closed: a request it never delivered is back at the FIFO's head, or, at the
      * process's last link, the sticky requests that waited for it may run anywhere now; so idle links take
@@ -753,7 +673,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * it. Below the limit only. Returns the requests assigned, for the caller to start after the lock.
      */
     private List<Ticket> dispatchToIdle(SlotRoster.WorkerCounts dying) {
-        if (runnable.isEmpty() || !roster.anyIdle()) {
+        if (fifo.isEmpty() || !roster.anyIdle()) {
             return List.of();
         }
         List<Ticket> assigned = new ArrayList<>();
@@ -761,12 +681,12 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             if (busy >= limit) {
                 break;
             }
-            Ticket t = pollFor(slot);
+            Ticket t = fifo.poll(slot, roster);
             if (t != null) {
                 roster.unpark(slot);
                 setDepth(depth - 1);
                 assign(t, slot, limit);
-                promote(t.exchange.connection);
+                promoted(fifo.promote(t.exchange.connection));
                 assigned.add(t);
             }
         }

@@ -89,9 +89,16 @@ final class SlotRoster {
         return !idle.isEmpty();
     }
 
-    /** Whether worker process {@code pid} has a live link. */
-    boolean hasProcess(long pid) {
-        return processes.containsKey(pid);
+    /** A sticky request runs on its process's links only, while that process has one. */
+    boolean mayRun(Slot slot, Dispatcher.Ticket t) {
+        long pid = affinity(t);
+        return pid == 0 || pid == slot.process.pid;
+    }
+
+    /** The pid whose links alone may run {@code t}: its sticky pid while that process is live, else 0 (any). */
+    long affinity(Dispatcher.Ticket t) {
+        long pid = t.exchange.stickyPid;
+        return pid != 0 && processes.containsKey(pid) ? pid : 0;
     }
 
     /**
