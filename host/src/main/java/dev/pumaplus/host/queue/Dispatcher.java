@@ -283,12 +283,9 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         boolean close;
         lock.lock();
         try {
-            done = slot.running;
+            done = roster.finished(slot);
             done.state = State.DONE;
-            slot.running = null;
             busy--;
-            slot.process.busy--;
-            slot.process.completed++;
             completed++;
             int cap = limit;
             if (cap != UNLIMITED) {
@@ -317,8 +314,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         boolean idleNow;
         lock.lock();
         try {
-            slot.draining = true;
-            roster.unpark(slot);
+            roster.drain(slot);
             idleNow = slot.running == null;
         } finally {
             lock.unlock();
@@ -340,18 +336,15 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             if (!slot.live) {
                 return null;
             }
-            slot.live = false;
             boolean last = roster.leave(slot);
             LIVE.setOpaque(this, live - 1);
             if (!slot.draining) {
                 lostLinks++;
             }
             SlotRoster.WorkerCounts process = slot.process;
-            running = slot.running;
+            running = roster.dropRunning(slot);
             if (running != null) {
-                slot.running = null;
                 busy--;
-                process.busy--;
                 if (running.exchange != delivered && mayRedispatch(running)) {
                     redispatched++;
                     requeue(running);
@@ -483,8 +476,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                 t.state = State.CANCELLED;
             }
             for (Slot slot : roster.all()) {
-                slot.draining = true;
-                roster.unpark(slot);
+                roster.drain(slot);
                 if (slot.running != null) {
                     busyLinks.add(slot.link);
                 }
@@ -574,9 +566,8 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         t.dispatches++;
         t.dispatchedNanos = clock.nanoTime();
         t.link = slot.link;
-        slot.running = t;
+        roster.run(slot, t);
         busy++;
-        slot.process.busy++;
         if (cap != UNLIMITED && busy > windowPeakBusy) {
             windowPeakBusy = busy;
         }

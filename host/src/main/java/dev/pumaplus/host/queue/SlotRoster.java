@@ -58,10 +58,12 @@ final class SlotRoster {
     }
 
     /**
-     * A slot's link closed: it leaves the roster and its process's live count. Returns whether it was its
-     * process's last link (the process is no longer live then: its sticky requests may run anywhere).
+     * A slot's link closed: it is no longer live, and leaves the roster and its process's live count. Returns
+     * whether it was its process's last link (the process is no longer live then: its sticky requests may run
+     * anywhere).
      */
     boolean leave(Slot slot) {
+        slot.live = false;
         slots.remove(slot);
         unpark(slot);
         WorkerCounts process = slot.process;
@@ -71,6 +73,37 @@ final class SlotRoster {
             return true;
         }
         return false;
+    }
+
+    /** {@code slot} runs {@code t} now (counted busy in its process). */
+    void run(Slot slot, Dispatcher.Ticket t) {
+        slot.running = t;
+        slot.process.busy++;
+    }
+
+    /** {@code slot}'s request finished: returned, and counted completed in its process. */
+    Dispatcher.Ticket finished(Slot slot) {
+        Dispatcher.Ticket done = slot.running;
+        slot.running = null;
+        slot.process.busy--;
+        slot.process.completed++;
+        return done;
+    }
+
+    /** {@code slot}'s link closed: the request it was running (null: none), no longer counted busy. */
+    Dispatcher.Ticket dropRunning(Slot slot) {
+        Dispatcher.Ticket running = slot.running;
+        if (running != null) {
+            slot.running = null;
+            slot.process.busy--;
+        }
+        return running;
+    }
+
+    /** Nothing more is dispatched to {@code slot} (its worker sent GOAWAY, or the host drains). */
+    void drain(Slot slot) {
+        slot.draining = true;
+        unpark(slot);
     }
 
     /** {@code slot} has nothing to run: it waits at the idle deque's tail (the most recently idle). */
@@ -195,16 +228,19 @@ final class SlotRoster {
         }
     }
 
-    /** The queue's record of one worker link, from its HELLO until it closes. */
+    /**
+     * The queue's record of one worker link, from its HELLO until it closes. Written by the roster alone
+     * (script/field-writes holds that); the dispatcher reads it under its lock.
+     */
     static final class Slot {
         final WorkerLink link;
         final WorkerCounts process;
-        /** In the idle deque; written by the roster alone. */
+        /** In the idle deque. */
         private boolean idle;
         boolean live = true;
         /** Nothing more is dispatched to it (the worker sent GOAWAY, or the host is shutting down). */
         boolean draining;
-        /** The request it runs; written by the dispatcher. */
+        /** The request it runs, or null. */
         Dispatcher.Ticket running;
 
         Slot(WorkerLink link, WorkerCounts process) {
@@ -213,10 +249,7 @@ final class SlotRoster {
         }
     }
 
-    /**
-     * The queue's count of one worker process's links (grouped by the pid in their HELLO): {@code live} is
-     * the roster's, {@code busy} and {@code completed} the dispatcher's.
-     */
+    /** The queue's count of one worker process's links (grouped by the pid in their HELLO). */
     static final class WorkerCounts {
         final long pid;
         final long workerIndex;
