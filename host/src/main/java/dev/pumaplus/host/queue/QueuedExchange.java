@@ -24,20 +24,20 @@ import java.nio.channels.FileChannel;
  *
  * <p>Threading: every method is thread-safe.
  */
-public final class QueuedExchange implements Exchange {
+final class QueuedExchange implements Exchange {
 
     /** The client connection it came on (the fairness rule's key). */
     final Object connection;
-    public final long requestId;
+    final long requestId;
     /** The parsed request: method, target, T1 and T2. */
     final RequestHead head;
     /** T2b: when the request was admitted, right before it entered the queue. */
-    public final long runnableNanos;
+    final long runnableNanos;
     final PendingBody body;
-    public final ResponseRecord response;
+    final ResponseRecord response;
     /** The response's parts its sink has not taken yet; used on the worker link's event loop only. */
     final ResponseSpool spool;
-    public final Dispatcher.Ticket ticket;
+    final Dispatcher.Ticket ticket;
     /** The worker process whose links alone may run it while that process has one (sticky WebSocket events); 0: any. */
     final long stickyPid;
     private final Dispatcher dispatcher;
@@ -74,7 +74,7 @@ public final class QueuedExchange implements Exchange {
     }
 
     /** T3: when it was last assigned to a link; 0 before dispatch. */
-    public long dispatchedNanos() {
+    long dispatchedNanos() {
         return ticket.dispatchedNanos();
     }
 

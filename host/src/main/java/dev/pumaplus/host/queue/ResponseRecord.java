@@ -17,7 +17,7 @@ import java.util.Map;
  * written before {@link #status}, so whoever reads {@code status} first sees it. Every method may be called
  * from any thread; it calls only the sink and the metrics.
  */
-public final class ResponseRecord {
+final class ResponseRecord {
 
     private final ResponseSink sink;
     private final QueueMetrics metrics;
@@ -101,7 +101,7 @@ public final class ResponseRecord {
     }
 
     /** Whether the host failed or answered the request itself ({@link #fail}, {@link #answer}). */
-    public boolean failed() {
+    boolean failed() {
         return failed;
     }
 

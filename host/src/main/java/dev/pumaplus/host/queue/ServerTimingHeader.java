@@ -5,7 +5,7 @@
 package dev.pumaplus.host.queue;
 
 /** Formats {@code Server-Timing: queue;dur=..., app;dur=...}; stateless, any thread. */
-public final class ServerTimingHeader {
+final class ServerTimingHeader {
 
     private ServerTimingHeader() {
     }
@@ -14,7 +14,7 @@ public final class ServerTimingHeader {
      * The Server-Timing value for a queue time and an app time in ns: {@code queue;dur=1.234, app;dur=5.678}
      * (ms, 3 decimals, rounded to the µs; negative durations show as 0).
      */
-    public static String value(long queueNanos, long appNanos) {
+    static String value(long queueNanos, long appNanos) {
         StringBuilder value = new StringBuilder(40).append("queue;dur=");
         millis(value, queueNanos);
         value.append(", app;dur=");

@@ -15,7 +15,6 @@ import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.DispatcherTest;
 import dev.pumaplus.host.queue.EmbeddedWorker;
 import dev.pumaplus.host.queue.QueueFixture;
-import dev.pumaplus.host.queue.QueuedExchange;
 import dev.pumaplus.host.queue.RecordingSink;
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.ResponseSink;
@@ -41,7 +40,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -222,7 +220,7 @@ class LinkServerTest {
             await(() -> sink.bodies == 1, "the first piece");
             // The file is fed on the link's loop, and only a resume feeds more: once a task queued there
             // after the first piece has run, whatever the pause let through has arrived.
-            ((QueuedExchange) ex).ticket.link().channel.eventLoop().submit(() -> { }).get(5, TimeUnit.SECONDS);
+            QueueFixture.awaitLinkLoop(ex);
             assertEquals(1, sink.bodies, "no more pieces while the sink is paused");
             sink.acceptMore = true;
             ex.resumeResponse();
@@ -257,7 +255,7 @@ class LinkServerTest {
                     new ResponseFile(0, content.length, file.toString()).toFrame(ByteBufAllocator.DEFAULT, false),
                     Frame.of(FrameType.RESPONSE_BODY, true, Unpooled.copiedBuffer("tail", StandardCharsets.US_ASCII)));
             await(() -> first.bodies == 1, "the file's first piece");
-            ((QueuedExchange) ex).ticket.link().channel.eventLoop().submit(() -> { }).get(5, TimeUnit.SECONDS);
+            QueueFixture.awaitLinkLoop(ex);
             assertEquals(1, first.bodies, "the tail waits behind the paused file");
             first.acceptMore = true;
             ex.resumeResponse();
@@ -308,12 +306,12 @@ class LinkServerTest {
         worker.read().release();
         await(() -> dispatcher.snapshot().live() == 1, "the slot");
         HijackingSink sink = new HijackingSink();
-        QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/ws"),
+        Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/ws"),
                 Unpooled.EMPTY_BUFFER, null, sink);
         worker.read().release(); // REQUEST
         worker.write(Frame.empty(FrameType.HIJACK, false));
         LinkClient hijack = new LinkClient(socket.resolveSibling(LinkServer.HIJACK_SOCKET));
-        hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0, ex.requestId)
+        hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0, QueueFixture.requestId(ex))
                 .toFrame(ByteBufAllocator.DEFAULT));
         Frame welcome = hijack.read();
         assertEquals(FrameType.WELCOME, welcome.type());
@@ -396,12 +394,12 @@ class LinkServerTest {
             worker.read().release();
             await(() -> dispatcher.snapshot().live() == 1, "the slot");
             HijackingSink sink = new HijackingSink();
-            QueuedExchange ex = (QueuedExchange) queue.admission.submit(new Object(), DispatcherTest.get("/partial"),
+            Exchange ex = queue.admission.submit(new Object(), DispatcherTest.get("/partial"),
                     Unpooled.EMPTY_BUFFER, null, sink);
             worker.read().release();
             hijack.write(new Hello(Protocol.VERSION, Hello.ROLE_HIJACK, 4242, 1, 0, 0,
-                    ex.requestId).toFrame(ByteBufAllocator.DEFAULT));
-            await(() -> server.hijacks().waiting(ex.requestId), "the hijack connection to wait for the announcement");
+                    QueueFixture.requestId(ex)).toFrame(ByteBufAllocator.DEFAULT));
+            await(() -> server.hijacks().waiting(QueueFixture.requestId(ex)), "the hijack connection to wait for the announcement");
             assertTrue(sink.events.isEmpty());
             worker.write(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-type", "text/plain")))
                     .toFrame(ByteBufAllocator.DEFAULT, FrameType.HIJACK_HEAD, false));
@@ -611,7 +609,7 @@ class LinkServerTest {
             ex.cancel(); // the client went away; nobody resumes the sink
             sink.acceptMore = true;
             ex.resumeResponse(); // a late resume of the cancelled exchange delivers nothing
-            ((QueuedExchange) ex).ticket.link().channel.eventLoop().submit(() -> { }).get(5, TimeUnit.SECONDS);
+            QueueFixture.awaitLinkLoop(ex);
             assertEquals(paused, sink.indices.size(), "the rest is discarded, not delivered");
             assertFalse(sink.done.isDone());
 

@@ -38,4 +38,15 @@ public final class QueueFixture {
     public void releaseAll() {
         EmbeddedWorker.releaseAll(dispatcher);
     }
+
+    /** The request id admission gave {@code ex} (an exchange this fixture's admission returned). */
+    public static long requestId(dev.pumaplus.spi.Exchange ex) {
+        return ((QueuedExchange) ex).requestId;
+    }
+
+    /** Waits until the event loop of the link {@code ex} was dispatched to has run every task before now. */
+    public static void awaitLinkLoop(dev.pumaplus.spi.Exchange ex) throws Exception {
+        ((QueuedExchange) ex).ticket.link().channel.eventLoop().submit(() -> { })
+                .get(5, java.util.concurrent.TimeUnit.SECONDS);
+    }
 }

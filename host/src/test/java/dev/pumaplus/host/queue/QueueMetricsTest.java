@@ -3,7 +3,7 @@
  * exactly T3 − T2b, sliding windows roll off old data, λ is submits per second, the Little's-law
  * prediction follows its formula, and failed requests are counted but not timed.
  */
-package dev.pumaplus.host.measure;
+package dev.pumaplus.host.queue;
 
 import org.HdrHistogram.Histogram;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,14 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import dev.pumaplus.host.queue.Dispatcher;
-import dev.pumaplus.host.queue.DispatcherTest;
-import dev.pumaplus.host.queue.EmbeddedWorker;
-import dev.pumaplus.host.queue.QueueFixture;
-import dev.pumaplus.host.queue.QueuedExchange;
-import dev.pumaplus.host.queue.RecordingSink;
-import dev.pumaplus.host.queue.RequestLog;
-import dev.pumaplus.host.queue.ServerTimingHeader;
+import dev.pumaplus.host.measure.QueueMetrics;
 
 @Timeout(15)
 class QueueMetricsTest {
