@@ -61,9 +61,6 @@ import java.util.function.IntConsumer;
  */
 public final class Dispatcher implements LinkListener, QueueReadout {
 
-    /** Where a request stands in the queue. */
-    enum State { NEW, WAITING, HELD, DISPATCHED, CANCELLED, DONE }
-
     /** What {@link #cancel} found. */
     enum Cancelled {
         /** The request was waiting or held: it is removed and will never be dispatched. */
@@ -201,15 +198,15 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         try {
             refuse = closedLoop;
             if (refuse != null) {
-                t.state = State.CANCELLED;
+                t.cancelled();
             } else if (fifo.waiting(connection)) {
-                t.state = State.HELD;
+                t.held();
                 fifo.hold(t);
                 setDepth(depth + 1);
             } else if (busy < (cap = limit) && (target = roster.take(roster.affinity(t))) != null) {
                 assign(t, target, cap);
             } else {
-                t.state = State.WAITING;
+                t.waiting();
                 fifo.enter(t, jump);
                 setDepth(depth + 1);
                 armHotCheck();
@@ -232,7 +229,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     Cancelled cancel(Ticket t) {
         lock.lock();
         try {
-            switch (t.state) {
+            switch (t.state()) {
                 case WAITING -> promoted(fifo.removeWaiting(t));
                 case HELD -> fifo.removeHeld(t);
                 case DISPATCHED -> {
@@ -242,7 +239,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                     return Cancelled.NONE;
                 }
             }
-            t.state = State.CANCELLED;
+            t.cancelled();
             setDepth(depth - 1);
             dropped++;
             signalIfDrained();
@@ -284,13 +281,13 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         lock.lock();
         try {
             done = roster.finished(slot);
-            done.state = State.DONE;
+            done.done();
             busy--;
             completed++;
             int cap = limit;
             if (cap != UNLIMITED) {
                 windowCompleted++;
-                windowSlotNanos += clock.nanoTime() - done.dispatchedNanos;
+                windowSlotNanos += clock.nanoTime() - done.dispatchedNanos();
             }
             close = slot.draining;
             if (!close) {
@@ -300,7 +297,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         } finally {
             lock.unlock();
         }
-        metrics.slot.record(clock.nanoTime() - done.dispatchedNanos);
+        metrics.slot.record(clock.nanoTime() - done.dispatchedNanos());
         if (close) {
             slot.link.retire();
             return null;
@@ -351,7 +348,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                     requeued = running;
                     running = null;
                 } else {
-                    running.state = State.DONE;
+                    running.done();
                 }
             }
             if (requeued != null || last) {
@@ -368,7 +365,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                     + requeued.exchange.requestId + "; it goes back to the head of the queue");
         }
         for (Ticket t : released) {
-            t.link.start(t.exchange);
+            t.link().start(t.exchange);
         }
         liveLinksChanged.accept(liveNow);
         return running == null ? null : running.exchange;
@@ -400,7 +397,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             lock.unlock();
         }
         for (Ticket t : released) {
-            t.link.start(t.exchange);
+            t.link().start(t.exchange);
         }
     }
 
@@ -473,7 +470,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             setDepth(0);
             // Not counted as dropped: the host gave up on them, not the client.
             for (Ticket t : queued) {
-                t.state = State.CANCELLED;
+                t.cancelled();
             }
             for (Slot slot : roster.all()) {
                 roster.drain(slot);
@@ -562,10 +559,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     /** Assigns {@code t} to {@code slot}; {@code cap} is the limit as the caller read it (for its window). */
     private void assign(Ticket t, Slot slot, int cap) {
-        t.state = State.DISPATCHED;
-        t.dispatches++;
-        t.dispatchedNanos = clock.nanoTime();
-        t.link = slot.link;
+        t.dispatched(slot.link, clock.nanoTime());
         roster.run(slot, t);
         busy++;
         if (cap != UNLIMITED && busy > windowPeakBusy) {
@@ -575,7 +569,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     /** Whether a request its link never delivered may be dispatched again rather than answered. */
     private boolean mayRedispatch(Ticket t) {
-        return closedLoop == null && t.dispatches < MAX_DISPATCHES && !t.exchange.response.cancelled();
+        return closedLoop == null && t.dispatches() < MAX_DISPATCHES && !t.exchange.response.cancelled();
     }
 
     /**
@@ -585,10 +579,9 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     private void requeue(Ticket t) {
         Ticket successor = fifo.requeue(t);
         if (successor != null) {
-            successor.state = State.HELD;
+            successor.held();
         }
-        t.state = State.WAITING;
-        t.link = null;
+        t.requeued();
         setDepth(depth + 1);
         armHotCheck();
     }
@@ -596,7 +589,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     /** A held request {@link FairFifo#promote}d into the FIFO (null: none) waits there now. */
     private void promoted(Ticket next) {
         if (next != null) {
-            next.state = State.WAITING;
+            next.waiting();
             armHotCheck();
         }
     }
@@ -682,39 +675,5 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             }
         }
         return assigned;
-    }
-
-    // --- the dispatcher's own records ---------------------------------------------------------------------
-
-    /**
-     * The queue's record of one request: where it stands, on which link it runs and when it was dispatched.
-     * Made by the exchange (one each); every field but the final ones is written under the dispatcher's lock.
-     */
-    public static final class Ticket {
-        final QueuedExchange exchange;
-        private State state = State.NEW;
-        /** Times it was assigned to a link (more than once only when a link closed before delivering it). */
-        private int dispatches;
-        /** T3, ns, of its latest dispatch; 0 before. Read after dispatch only (the link's start and later). */
-        private long dispatchedNanos;
-        /**
-         * The link it runs on, set at each dispatch, null while it waits again after a link closed before
-         * delivering it; read without the lock by the exchange and by a link's start.
-         */
-        private volatile WorkerLink link;
-
-        Ticket(QueuedExchange exchange) {
-            this.exchange = exchange;
-        }
-
-        /** T3, ns: when the request was last assigned to a link; 0 before. Valid once the link has it. */
-        long dispatchedNanos() {
-            return dispatchedNanos;
-        }
-
-        /** The link it was last dispatched to, or null before dispatch or while it waits again. Any thread. */
-        public WorkerLink link() {
-            return link;
-        }
     }
 }

@@ -6,7 +6,6 @@
  */
 package dev.pumaplus.host.queue;
 
-import dev.pumaplus.host.queue.Dispatcher.Ticket;
 import dev.pumaplus.host.queue.SlotRoster.Slot;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

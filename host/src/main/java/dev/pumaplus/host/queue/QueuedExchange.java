@@ -15,7 +15,7 @@ import java.nio.channels.FileChannel;
  * The host's side of an {@link Exchange}, made at admission. Its parts each have one owner: the bytes
  * still to send ({@link PendingBody}), what became of the response ({@link ResponseRecord}), the response
  * parts its sink has not taken yet ({@link ResponseSpool}) and the queue's
- * record of it ({@link Dispatcher.Ticket}, with T3 and the link it runs on).
+ * record of it ({@link Ticket}, with T3 and the link it runs on).
  *
  * <p>Timing points (ns of the host's {@link dev.pumaplus.host.measure.NanoClock}): T1 and T2 come with the {@link #head}, T2b
  * ({@link #runnableNanos}) at admission, T3 at dispatch ({@link #dispatchedNanos()}; a request a dead link
@@ -37,7 +37,7 @@ final class QueuedExchange implements Exchange {
     final ResponseRecord response;
     /** The response's parts its sink has not taken yet; used on the worker link's event loop only. */
     final ResponseSpool spool;
-    final Dispatcher.Ticket ticket;
+    final Ticket ticket;
     /** The worker process whose links alone may run it while that process has one (sticky WebSocket events); 0: any. */
     final long stickyPid;
     private final Dispatcher dispatcher;
@@ -64,7 +64,7 @@ final class QueuedExchange implements Exchange {
         this.dispatcher = dispatcher;
         this.reporting = reporting;
         this.stickyPid = stickyPid;
-        this.ticket = new Dispatcher.Ticket(this); // published to the queue only after construction
+        this.ticket = new Ticket(this); // published to the queue only after construction
     }
 
     /** The pid of the worker process it was dispatched to; 0 before dispatch. */

@@ -76,14 +76,14 @@ final class SlotRoster {
     }
 
     /** {@code slot} runs {@code t} now (counted busy in its process). */
-    void run(Slot slot, Dispatcher.Ticket t) {
+    void run(Slot slot, Ticket t) {
         slot.running = t;
         slot.process.busy++;
     }
 
     /** {@code slot}'s request finished: returned, and counted completed in its process. */
-    Dispatcher.Ticket finished(Slot slot) {
-        Dispatcher.Ticket done = slot.running;
+    Ticket finished(Slot slot) {
+        Ticket done = slot.running;
         slot.running = null;
         slot.process.busy--;
         slot.process.completed++;
@@ -91,8 +91,8 @@ final class SlotRoster {
     }
 
     /** {@code slot}'s link closed: the request it was running (null: none), no longer counted busy. */
-    Dispatcher.Ticket dropRunning(Slot slot) {
-        Dispatcher.Ticket running = slot.running;
+    Ticket dropRunning(Slot slot) {
+        Ticket running = slot.running;
         if (running != null) {
             slot.running = null;
             slot.process.busy--;
@@ -123,13 +123,13 @@ final class SlotRoster {
     }
 
     /** A sticky request runs on its process's links only, while that process has one. */
-    boolean mayRun(Slot slot, Dispatcher.Ticket t) {
+    boolean mayRun(Slot slot, Ticket t) {
         long pid = affinity(t);
         return pid == 0 || pid == slot.process.pid;
     }
 
     /** The pid whose links alone may run {@code t}: its sticky pid while that process is live, else 0 (any). */
-    long affinity(Dispatcher.Ticket t) {
+    long affinity(Ticket t) {
         long pid = t.exchange.stickyPid;
         return pid != 0 && processes.containsKey(pid) ? pid : 0;
     }
@@ -241,7 +241,7 @@ final class SlotRoster {
         /** Nothing more is dispatched to it (the worker sent GOAWAY, or the host is shutting down). */
         boolean draining;
         /** The request it runs, or null. */
-        Dispatcher.Ticket running;
+        Ticket running;
 
         Slot(WorkerLink link, WorkerCounts process) {
             this.link = link;
