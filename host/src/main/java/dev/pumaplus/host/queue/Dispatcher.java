@@ -23,10 +23,10 @@ import java.util.function.IntConsumer;
  * One structure under one lock: the FIFO of runnable requests and the lines of held requests per client
  * connection ({@link FairFifo}), the idle links and the bookkeeping of every link and worker process
  * ({@link SlotRoster}), the hot-queue watch ({@link HotQueueWatch}), and every queued request's
- * {@link Ticket}; the helpers' state is theirs, and only the dispatcher calls them, always under its lock. Invariant: at
- * most one of the FIFO and the idle deque is non-empty (below the concurrency limit, see below), so a link
- * that becomes idle takes the oldest waiting request at once, and a request that finds an idle link is
- * dispatched at once — except for sticky requests (a sticky WebSocket connection's events,
+ * {@link Ticket}; the helpers' state is theirs, and only the dispatcher calls them, always under its lock.
+ * Invariant: at most one of the FIFO and the idle deque is non-empty (below the concurrency limit, see
+ * below), so a link that becomes idle takes the oldest waiting request at once, and a request that finds an
+ * idle link is dispatched at once — except for sticky requests (a sticky WebSocket connection's events,
  * {@link QueuedExchange#stickyPid}), which only a link of their worker process may take while that process
  * has one: they wait while other processes' links idle, a link takes the oldest waiting request it may run,
  * and when a process's last link closes its sticky requests become anyone's and go to idle links at once.
@@ -96,7 +96,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     /** No concurrency limit: every live link may run a request (thread and Ractor slots). */
     public static final int UNLIMITED = Integer.MAX_VALUE;
-
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when nothing waits and nothing runs, while {@link #drain} waits for that. */

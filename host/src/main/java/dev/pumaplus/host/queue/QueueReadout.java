@@ -6,12 +6,6 @@ package dev.pumaplus.host.queue;
 
 import dev.pumaplus.host.measure.QueueMetrics;
 
-
-
-
-
-
-
 /**
  * What the control room may know of the queue: a consistent snapshot of its counters and the request-timing
  * aggregate it records into. The {@link Dispatcher} implements it; the control room holds only this, so it
