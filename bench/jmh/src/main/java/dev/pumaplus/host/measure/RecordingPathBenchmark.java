@@ -1,7 +1,7 @@
 /*
  * The hot-path cost of exact queue time: everything the host does per request to time it, measured in
  * isolation (the request path's queue, dispatch, link-finished and response-sent steps, minus their I/O).
- * In the host's package because QueueMetrics is the host's private business.
+ * In the measure room's package, beside the QueueMetrics it measures.
  */
 package dev.pumaplus.host.measure;
 
