@@ -13,7 +13,7 @@ module PumaPlus
     # From this release on the JDK warns about sun.misc.Unsafe unless told to allow it (Netty uses it).
     UNSAFE_FLAG_SINCE = 23
     BUNDLED_JDK = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"
-    MAIN_CLASS = "dev.pumaplus.host.Launcher"
+    MAIN_CLASS = "dev.pumaplus.host.boot.Launcher"
     # The signal HotSpot suspends threads with (_JAVA_SR_SIGNUM), a free real-time one: SIGUSR2 is the host's.
     SUSPEND_SIGNAL = 40
     # The host JVM sized for what it holds: connections, one queue, the frames in flight. Each flag's saving

@@ -41,7 +41,7 @@ class PumaPlus::LauncherTest < PumaPlus::TestCase
                   "--enable-native-access=ALL-UNNAMED", *PumaPlus::Launcher::HOST_JVM_FLAGS,
                   "-XX:TrimNativeHeapInterval=10000", "-XX:ServiceThreadCleanupInterval=10000",
                   "-cp", File.join(@gem, "vendor/java/lib/*"),
-                  "dev.pumaplus.host.Launcher", "--ruby", "/usr/bin/ruby", "--gem", @gem, "--", "-w", "2", "app.ru"],
+                  "dev.pumaplus.host.boot.Launcher", "--ruby", "/usr/bin/ruby", "--gem", @gem, "--", "-w", "2", "app.ru"],
                  command
   end
 

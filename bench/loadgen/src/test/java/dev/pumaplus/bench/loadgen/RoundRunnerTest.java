@@ -36,7 +36,7 @@ class RoundRunnerTest {
   @Test
   void theHostUsesAnAotCacheOnlyWhenTheFileItsCommandLineNamesIsMappedIntoIt() {
     List<String> argv = List.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java", "-XX:+UseSerialGC", "-XX:AOTCache=/work/main/gem/vendor/aot/host.aot",
-        "-cp", "/work/main/gem/vendor/java/lib/*", "dev.pumaplus.host.Main");
+        "-cp", "/work/main/gem/vendor/java/lib/*", "dev.pumaplus.host.boot.Launcher");
     String mapped = """
         7c001000-7e227000 rw-p 00001000 fe:00 5392523                            /work/main/gem/vendor/aot/host.aot
         7fec39291000-7fec392ff000 r--p 00000000 fe:00 1234                       /usr/lib/jvm/temurin-25-jdk-amd64/lib/server/libjvm.so

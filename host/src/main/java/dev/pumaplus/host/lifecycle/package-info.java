@@ -1,0 +1,10 @@
+/**
+ * The lifecycle room: the process tree under the host. It starts the Ruby shepherd, reads its resolved
+ * config, asks it for workers (the {@code WorkerPool} service), runs generations (hot restart, reload,
+ * rollback: start the new shepherd, wait for its workers to dial in, drain and retire the old one) and
+ * writes the pid and state files.
+ *
+ * <p>May use: config, the queue room (live link counts per generation), the SPI and the wire codec.
+ * Must never touch: control, framework or boot.
+ */
+package dev.pumaplus.host.lifecycle;

@@ -1,0 +1,199 @@
+/*
+ * Claims about the host's held WebSocket connections between parse and queue (docs/WEBSOCKETS.md): events
+ * are requests, one at a time per connection, routed sticky or flexibly, and the apps' WS_COMMAND frames
+ * reach the held connections; checked on real WorkerLinks over embedded channels.
+ */
+package dev.pumaplus.host.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.WebSocketPeer;
+import dev.pumaplus.spi.WebSocketSession;
+import dev.pumaplus.wire.Frame;
+import dev.pumaplus.wire.ResponseHead;
+import dev.pumaplus.wire.WebSocketCommand;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(10)
+class WebSocketsTest {
+
+    private final QueueFixture queue = new QueueFixture();
+    private final WebSockets hub = queue.webSockets;
+
+    @AfterEach
+    void releaseBuffers() {
+        queue.releaseAll();
+    }
+
+    /** A held connection as a protocol would offer it: records what the hub asks of it. */
+    static final class RecordingPeer implements WebSocketPeer {
+        final List<String> events = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void send(boolean binary, ByteBuf data) {
+            events.add((binary ? "binary " : "text ") + data.toString(StandardCharsets.UTF_8));
+            data.release();
+        }
+
+        @Override
+        public void close(int code, String reason) {
+            events.add("close " + code + " " + reason);
+        }
+
+        @Override
+        public void reading(boolean on) {
+            events.add(on ? "resume" : "pause");
+        }
+    }
+
+    /** Runs the upgrade on {@code worker} (which must take it), accepted, and holds it. */
+    private WebSocketSession accept(EmbeddedWorker worker, boolean sticky, RecordingPeer peer) {
+        Exchange upgrade = hub.offer(new Object(), DispatcherTest.get("/chat"), new RecordingSink());
+        List<Frame> frames = worker.sent();
+        assertEquals("upgrade", EmbeddedWorker.env(frames, WebSockets.EVENT), "the upgrade is marked");
+        frames.forEach(Frame::release);
+        worker.channel.writeInbound(new ResponseHead(101, 0, 0, 0,
+                List.of(Map.entry("puma-plus-websocket", sticky ? "sticky" : "flexible")))
+                .toFrame(ByteBufAllocator.DEFAULT, true));
+        worker.channel.runPendingTasks();
+        return hub.hold(upgrade, sticky, peer);
+    }
+
+    /** The event env of the one request {@code worker} was sent since the last call ("kind id"), or null. */
+    private static String takeEvent(EmbeddedWorker worker) {
+        List<Frame> frames = worker.sent();
+        String kind = EmbeddedWorker.env(frames, WebSockets.EVENT);
+        String type = EmbeddedWorker.env(frames, WebSockets.TYPE);
+        frames.forEach(Frame::release);
+        return kind == null ? null : kind + (type == null ? "" : " " + type);
+    }
+
+    private static ByteBuf text(String s) {
+        return Unpooled.copiedBuffer(s, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aStickyConnectionsEventsWaitForTheProcessThatAcceptedItWhileAnotherIdles() {
+        EmbeddedWorker first = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker second = new EmbeddedWorker(queue, 200, 1);
+        WebSocketSession session = accept(first, true, new RecordingPeer());
+        assertEquals("open", takeEvent(first));
+        first.respond("");
+        for (int i = 0; i < 2; i++) {
+            queue.admission.submit(new Object(), DispatcherTest.get("/busy"), Unpooled.EMPTY_BUFFER, null,
+                    new RecordingSink());
+        }
+        first.discardSent();
+        second.discardSent();
+        session.message(false, text("hi"), System.nanoTime());
+        second.respond("done");
+        assertNull(takeEvent(second), "the other process's idle link does not take a sticky event");
+        assertEquals(1, queue.dispatcher.snapshot().depth());
+        first.respond("done");
+        assertEquals("message text", takeEvent(first));
+    }
+
+    @Test
+    void aStickyConnectionFollowsAnotherProcessOnceItsOwnIsGone() {
+        EmbeddedWorker first = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker second = new EmbeddedWorker(queue, 200, 1);
+        WebSocketSession session = accept(first, true, new RecordingPeer());
+        assertEquals("open", takeEvent(first));
+        first.channel.close(); // the process died mid-event: the open event is lost, the connection stays
+        first.channel.runPendingTasks();
+        session.message(false, text("after"), System.nanoTime());
+        assertEquals("message text", takeEvent(second));
+    }
+
+    @Test
+    void aConnectionsNextEventWaitsUntilTheResponseToThePreviousEnded() {
+        EmbeddedWorker first = new EmbeddedWorker(queue, 100, 0);
+        EmbeddedWorker second = new EmbeddedWorker(queue, 200, 1);
+        WebSocketSession session = accept(first, false, new RecordingPeer());
+        assertEquals("open", takeEventFromEither(first, second));
+        session.message(false, text("one"), System.nanoTime());
+        session.message(true, text("two"), System.nanoTime());
+        assertNull(takeEventFromEither(first, second), "a flexible connection still runs one event at a time");
+        assertEquals(1, queue.dispatcher.snapshot().busy());
+        respondBusy(first, second);
+        assertEquals("message text", takeEventFromEither(first, second));
+        respondBusy(first, second);
+        assertEquals("message binary", takeEventFromEither(first, second));
+    }
+
+    /** The event one of two workers was sent (asserting that not both were), or null. */
+    private static String takeEventFromEither(EmbeddedWorker a, EmbeddedWorker b) {
+        String x = takeEvent(a);
+        String y = takeEvent(b);
+        assertTrue(x == null || y == null, "one event went to one link");
+        return x != null ? x : y;
+    }
+
+    /** Ends the response of whichever of two workers is busy. */
+    private void respondBusy(EmbeddedWorker a, EmbeddedWorker b) {
+        (queue.dispatcher.snapshot().processes().stream().anyMatch(p -> p.pid() == 100 && p.busy() == 1) ? a : b)
+                .respond("");
+    }
+
+    @Test
+    void aConnectionWhoseEventsPileUpStopsBeingReadUntilTheyDrain() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        RecordingPeer peer = new RecordingPeer();
+        WebSocketSession session = accept(worker, false, peer);
+        for (int i = 0; i < WebSockets.MAX_WAITING_EVENTS; i++) {
+            session.message(false, text("m" + i), System.nanoTime());
+        }
+        assertEquals(List.of("pause"), peer.events);
+        for (int i = 0; i <= WebSockets.MAX_WAITING_EVENTS / 2 + 1; i++) {
+            takeEvent(worker);
+            worker.respond("");
+        }
+        assertEquals(List.of("pause", "resume"), peer.events);
+    }
+
+    @Test
+    void commandsSendToOneConnectionBroadcastToAChannelAndIgnoreClosedOnes() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        RecordingPeer alice = new RecordingPeer();
+        RecordingPeer bob = new RecordingPeer();
+        WebSocketSession a = accept(worker, false, alice);
+        takeEvent(worker);
+        worker.respond("");
+        WebSocketSession b = accept(worker, false, bob);
+        takeEvent(worker);
+        worker.respond("");
+        queue.admission.submit(new Object(), DispatcherTest.get("/announce"), Unpooled.EMPTY_BUFFER, null,
+                new RecordingSink());
+        worker.takeRequestPath();
+        command(worker, WebSocketCommand.JOIN, 0, a.id(), "room", "");
+        command(worker, WebSocketCommand.JOIN, 0, b.id(), "room", "");
+        command(worker, WebSocketCommand.SEND_TEXT, 0, a.id(), "", "just you");
+        command(worker, WebSocketCommand.BROADCAST_TEXT, 0, 0, "room", "everyone");
+        b.closed(1001);
+        command(worker, WebSocketCommand.BROADCAST_BINARY, 0, 0, "room", "still here");
+        command(worker, WebSocketCommand.SEND_TEXT, 0, b.id(), "", "gone");
+        command(worker, WebSocketCommand.CLOSE, 4000, a.id(), "", "bye");
+        worker.respond("");
+        assertEquals(List.of("text just you", "text everyone", "binary still here", "close 4000 bye"), alice.events);
+        assertEquals(List.of("text everyone"), bob.events);
+        assertEquals(1, hub.held(), "the closed connection is no longer held");
+    }
+
+    private static void command(EmbeddedWorker worker, int op, int code, long id, String channel, String data) {
+        worker.channel.writeInbound(new WebSocketCommand(op, code, id, channel, data.getBytes(StandardCharsets.UTF_8))
+                .toFrame(ByteBufAllocator.DEFAULT));
+        worker.channel.runPendingTasks();
+    }
+}
