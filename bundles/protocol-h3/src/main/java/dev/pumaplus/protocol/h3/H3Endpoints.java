@@ -9,6 +9,7 @@ import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.TlsMaterial;
+import dev.pumaplus.spi.WebSocketHub;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -54,6 +55,8 @@ final class H3Endpoints implements Http3Endpoints, Listener {
     private final long bodyTimeoutNanos;
     private final ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
     private final List<ServerConnector> connectors = new ArrayList<>();
+    private final WebSocketHub hub;
+    private final WebTransportLimits webTransport;
 
     /**
      * @param contentLengthLimit largest request body in bytes; 0 or less: none
@@ -61,9 +64,13 @@ final class H3Endpoints implements Http3Endpoints, Listener {
      * @param timers             the host's event loops, for the request bodies' progress deadlines
      * @param bodyTimeoutNanos   a request body that brings no new byte for this long is answered 408
      *                           ({@code first_data_timeout}); 0 or less: none
+     * @param hub                the host's WebSocket hub, which also holds WebTransport sessions; null: no
+     *                           WebTransport
      */
     H3Endpoints(RequestQueue queue, long contentLengthLimit, int idleTimeoutSecs, EventExecutorGroup timers,
-            long bodyTimeoutNanos) {
+            long bodyTimeoutNanos, WebSocketHub hub, WebTransportLimits webTransport) {
+        this.hub = hub;
+        this.webTransport = webTransport;
         this.queue = queue;
         this.contentLengthLimit = contentLengthLimit;
         this.idleTimeoutSecs = Math.max(1, idleTimeoutSecs);
@@ -92,9 +99,10 @@ final class H3Endpoints implements Http3Endpoints, Listener {
                 builder.withKeyStore(tls.keyStore(), TlsMaterial.ALIAS, tls.keyStorePassword());
             }
             ServerConnector connector = builder.build();
-            H3RequestHandler handler = new H3RequestHandler(queue, (InetSocketAddress) socket.getLocalSocketAddress(),
-                    contentLengthLimit, timers, bodyTimeoutNanos);
-            connector.registerApplicationProtocol("h3", new H3ConnectionFactory(handler, requests));
+            InetSocketAddress local = (InetSocketAddress) socket.getLocalSocketAddress();
+            H3RequestHandler handler = new H3RequestHandler(queue, local, contentLengthLimit, timers, bodyTimeoutNanos);
+            connector.registerApplicationProtocol("h3",
+                    new H3ConnectionFactory(handler, requests, hub, webTransport, local));
             connector.start();
             connectors.add(connector);
             return "h3=\":" + socket.getLocalPort() + "\"; ma=86400";

@@ -6,8 +6,8 @@ package dev.pumaplus.protocol.h3;
 
 /**
  * Sources: RFC 9220 (extended CONNECT), RFC 9297 (HTTP datagrams, capsules), RFC 9221 (QUIC datagrams) and
- * draft-ietf-webtrans-http3 (-02, -07 and -13 spell the WebTransport setting differently; the stream and
- * capsule codes below are the same in all three).
+ * draft-ietf-webtrans-http3-02, the draft Chromium speaks (WebTransportSettings); the stream, capsule and
+ * error codes below kept their values in the later drafts.
  */
 final class WebTransportCodes {
 
@@ -20,10 +20,6 @@ final class WebTransportCodes {
     static final long SETTINGS_H3_DATAGRAM = 0x33;
     /** draft-ietf-webtrans-http3-02: WebTransport is enabled (value 1). */
     static final long SETTINGS_ENABLE_WEBTRANSPORT_DRAFT02 = 0x2b603742L;
-    /** draft-ietf-webtrans-http3-07: sessions a connection may hold. */
-    static final long SETTINGS_WT_MAX_SESSIONS_DRAFT07 = 0xc671706aL;
-    /** draft-ietf-webtrans-http3-13: sessions a connection may hold. */
-    static final long SETTINGS_WT_MAX_SESSIONS_DRAFT13 = 0x14e9cd29L;
 
     /** The unidirectional stream type of a WebTransport stream, followed by its session id. */
     static final long STREAM_TYPE_WEBTRANSPORT = 0x54;
@@ -32,8 +28,6 @@ final class WebTransportCodes {
 
     /** The capsule that ends a session: a 32-bit application code and a UTF-8 reason. */
     static final long CAPSULE_CLOSE_WEBTRANSPORT_SESSION = 0x2843;
-    /** The capsule that says a session will close (draft-07 and later): no payload. */
-    static final long CAPSULE_DRAIN_WEBTRANSPORT_SESSION = 0x78ae;
     /** A CLOSE_WEBTRANSPORT_SESSION's reason at most, bytes. */
     static final int MAX_CLOSE_REASON = 1024;
 
