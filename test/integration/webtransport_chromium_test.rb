@@ -78,6 +78,8 @@ class WebtransportChromiumTest < IntegrationTest
                           args: ["-b", "tcp://127.0.0.1:0", "-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}",
                                  "--bundles", "h1,h2,h3"])
     port = tls_port(server)
+    printed = server.output[%r{WebTransport on https://127\.0\.0\.1:#{port}: certificate sha256 (\S+) \(serverCertificateHashes may name it\)}, 1]
+    assert_equal hash, printed, with_log(server, "the host prints the certificate's SHA-256 at start")
     with_chromium_page("http://127.0.0.1:#{server.port}/", ready: "document.getElementById('ready')") do |page|
       script = SCENARIO.gsub("PORT", port.to_s).gsub("HASH", hash).gsub("TOKEN", "let-me-in")
       result = begin

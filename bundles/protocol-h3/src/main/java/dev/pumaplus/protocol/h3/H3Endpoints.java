@@ -37,6 +37,8 @@ import tech.kwik.core.server.ServerConnector;
  */
 final class H3Endpoints implements Http3Endpoints, Listener {
 
+    private static final System.Logger LOG = System.getLogger("dev.pumaplus.protocol.h3");
+
     /**
      * Flow-control credit a client may send ahead on one request stream, bytes. Left unset, Kwik grants the
      * application protocol's minimum, 5 KiB, which held an upload to a few KB per round trip (10 MiB took
@@ -105,6 +107,10 @@ final class H3Endpoints implements Http3Endpoints, Listener {
                     new H3ConnectionFactory(handler, requests, hub, webTransport, local));
             connector.start();
             connectors.add(connector);
+            if (hub != null) {
+                LOG.log(System.Logger.Level.INFO, CertificateHash.line(
+                        "https://" + address.getHostString() + ":" + socket.getLocalPort(), tls.chain()[0]));
+            }
             return "h3=\":" + socket.getLocalPort() + "\"; ma=86400";
         } catch (SocketException | java.security.cert.CertificateException | RuntimeException e) {
             throw new IllegalStateException("protocol-h3: cannot listen on udp " + address + ": " + e, e);
