@@ -98,6 +98,37 @@ class WebtransportChromiumTest < IntegrationTest
     end
   end
 
+  # Opens a session and leaves it open; the browser is then killed, so its QUIC connection falls silent and
+  # the host's QUIC idle timeout (persistent_timeout, 3 s here) ends it.
+  OPEN_AND_LEAVE = <<~JS
+    (async () => {
+      const hash = Uint8Array.from(atob("HASH"), (c) => c.charCodeAt(0));
+      const wt = new WebTransport("https://127.0.0.1:PORT/wt?token=let-me-in",
+                                  { serverCertificateHashes: [{ algorithm: "sha-256", value: hash }] });
+      await wt.ready;
+      return "ready";
+    })()
+  JS
+
+  def test_a_session_whose_quic_connection_ends_reaches_the_apps_close_event_as_1006
+    dir = temp_dir
+    cert, key = ec_certificate(dir)
+    hash = Digest::SHA256.base64digest(OpenSSL::X509::Certificate.new(File.read(cert)).to_der)
+    config = File.join(dir, "puma-plus.rb")
+    File.write(config, "persistent_timeout 3\n")
+    server = start_server(app("webtransport_echo.ru"), threads: 2, config: config,
+                          args: ["-b", "tcp://127.0.0.1:0", "-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}",
+                                 "--bundles", "h1,h2,h3"])
+    port = tls_port(server)
+    with_chromium_page("http://127.0.0.1:#{server.port}/", ready: "document.getElementById('ready')") do |page|
+      assert_equal "ready", evaluate(page, OPEN_AND_LEAVE.gsub("PORT", port.to_s).gsub("HASH", hash), timeout: 30)
+      assert eventually { server.output[/webtransport (\d+) open/, 1] }, with_log(server, "no open event")
+    end
+    id = server.output[/webtransport (\d+) open/, 1]
+    closed = eventually(timeout: 20) { server.output[/webtransport #{id} close (-?\d+)$/, 1] }
+    assert_equal "1006", closed, with_log(server, "the app's close event for a connection that went silent")
+  end
+
   private
 
   # [cert, key] of a fresh self-signed ECDSA P-256 certificate for 127.0.0.1 valid 10 days: what
