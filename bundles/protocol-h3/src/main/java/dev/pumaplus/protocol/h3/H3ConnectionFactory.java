@@ -184,13 +184,6 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
         }
 
         @Override
-        public void sendDatagram(byte[] frame) {
-            if (quic.canSendDatagram() && frame.length <= quic.maxDatagramDataSize()) {
-                quic.sendDatagram(frame);
-            }
-        }
-
-        @Override
         public void close(long errorCode, String reason) {
             quic.close(errorCode, reason);
         }

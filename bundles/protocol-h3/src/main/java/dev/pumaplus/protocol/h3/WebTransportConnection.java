@@ -55,9 +55,6 @@ final class WebTransportConnection {
         /** A new server-initiated unidirectional stream whose type (0x54) is already written. */
         HttpStream openUnidirectional() throws IOException;
 
-        /** One QUIC DATAGRAM frame; dropped when it does not fit. */
-        void sendDatagram(byte[] frame);
-
         /** Closes the QUIC connection with an HTTP/3 error code. */
         void close(long errorCode, String reason);
     }

@@ -195,6 +195,76 @@ class WebTransportConnectionTest {
     }
 
     @Test
+    void aStreamBeyondTheSessionsStreamLimitIsRefusedWithH3ExcessiveLoad() throws Exception {
+        WebTransportConnection wt = connection(4, 1024); // 4 streams per session
+        BlockingInput connect = new BlockingInput();
+        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
+                new FakeStream(0, true, connect)));
+        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        List<BlockingInput> open = new ArrayList<>();
+        List<Thread> readers = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            BlockingInput in = new BlockingInput();
+            for (byte b : QuicVarint.encode(0)) {
+                in.feed(b);
+            }
+            open.add(in);
+            long id = 2 + 4L * i;
+            readers.add(Thread.ofVirtual().start(() -> wt.unidirectionalStream(new FakeStream(id, false, in))));
+        }
+        Thread.sleep(100); // the four are being read
+        FakeStream fifth = new FakeStream(18, false, uni(0, "one too many"));
+        wt.unidirectionalStream(fifth);
+        assertEquals(List.of(WebTransportCodes.H3_EXCESSIVE_LOAD), fifth.aborts);
+        for (BlockingInput in : open) {
+            in.end();
+        }
+        for (Thread reader : readers) {
+            reader.join();
+        }
+        assertEquals(4, hub.session.events.size(), "the four were read to their end: " + hub.session.events);
+        connect.end();
+        held.join();
+    }
+
+    @Test
+    void aSessionWhoseEventsWaitDropsItsDatagramsInsteadOfQueueingThem() throws Exception {
+        WebTransportConnection wt = connection(4, 1024);
+        BlockingInput connect = new BlockingInput();
+        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
+                new FakeStream(0, true, connect)));
+        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        hub.peer.reading(false); // the hub: too many of its events wait
+        wt.datagram(DatagramCodec.encode(0, utf8("dropped")));
+        hub.peer.reading(true);
+        wt.datagram(DatagramCodec.encode(0, utf8("taken")));
+        assertEquals(1, wt.datagramsDropped());
+        assertEquals(List.of("message taken"), hub.session.events);
+        connect.end();
+        held.join();
+    }
+
+    @Test
+    void anAppSendingMoreThanTheOutboundLimitClosesItsSessionWith1008() throws Exception {
+        WebTransportConnection wt = new WebTransportConnection(transport, hub, new WebTransportLimits(4, 4, 1024,
+                16, 4, Duration.ofMillis(50), Duration.ofSeconds(5)), LOCAL, REMOTE);
+        transport.block = new CompletableFuture<>(); // nothing the app sends gets written meanwhile
+        BlockingInput connect = new BlockingInput();
+        FakeStream stream = new FakeStream(0, true, connect);
+        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { }, stream));
+        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        hub.peer.send(true, Unpooled.wrappedBuffer(new byte[10]));
+        hub.peer.send(true, Unpooled.wrappedBuffer(new byte[10])); // 20 > 16 bytes pending
+        transport.block.complete(null);
+        stream.awaitClosed();
+        assertArrayEquals(CapsuleCodec.dataFrame(CapsuleCodec.encodeClose(1008, "slow consumer")),
+                stream.written.toByteArray());
+        connect.end();
+        held.join();
+        assertEquals(List.of("closed 1008"), hub.session.events);
+    }
+
+    @Test
     void aStreamNamingAnUnknownSessionIsRejectedAsABufferedStream() {
         WebTransportConnection wt = connection(4, 1024);
         FakeStream uni = new FakeStream(2, false, uni(8, "nobody"));
@@ -258,6 +328,10 @@ class WebTransportConnectionTest {
 
         void end() {
             bytes.add(-1);
+        }
+
+        void feed(byte b) {
+            bytes.add(b & 0xFF);
         }
 
         @Override
@@ -343,18 +417,19 @@ class WebTransportConnectionTest {
     static final class FakeTransport implements WebTransportConnection.Transport {
         final List<Long> closes = new CopyOnWriteArrayList<>();
         final BlockingQueue<FakeStream> opened = new LinkedBlockingQueue<>();
+        /** When set, opening a stream waits for it: the app's messages pile up unwritten. */
+        volatile CompletableFuture<Void> block;
         private long next = 3;
 
         @Override
         public synchronized HttpStream openUnidirectional() {
+            if (block != null) {
+                block.join();
+            }
             FakeStream stream = new FakeStream(next, false, new byte[0]);
             next += 4;
             opened.add(stream);
             return stream;
-        }
-
-        @Override
-        public void sendDatagram(byte[] frame) {
         }
 
         @Override
