@@ -33,7 +33,8 @@ import tech.kwik.flupke.HttpStream;
  *       otherwise it is offered to the hub as an upgrade whose env is the CONNECT's (path, query, headers;
  *       {@code GET}, SERVER_PROTOCOL {@code HTTP/3}). The app's accept (101 with {@code puma-plus-websocket})
  *       is answered {@code :status 200} and the session held; any other answer goes to the client as the
- *       CONNECT's status.</li>
+ *       CONNECT's status, except a 101 without a valid accept and a 2xx (which the client would take for
+ *       a session), both 502.</li>
  *   <li>Peer streams ({@link #unidirectionalStream}, {@link #bidirectionalStream}) and datagrams
  *       ({@link #datagram}) name their session; a stream naming one still being decided waits for it (at most
  *       {@link WebTransportLimits#bufferedStreams()} streams, {@link WebTransportLimits#bufferWait()} each),
@@ -129,7 +130,9 @@ final class WebTransportConnection {
                 answer = new Answer(500, null);
             }
             if (answer.sticky() == null) {
-                status.accept(answer.status() == 101 ? 502 : answer.status());
+                // A 101 without a valid accept, or a 2xx (which would tell the client it has a session): 502.
+                int refusal = answer.status();
+                status.accept(refusal == 101 || (refusal >= 200 && refusal < 300) ? 502 : refusal);
                 reject(id);
                 return;
             }

@@ -112,6 +112,16 @@ class WebTransportConnectionTest {
     }
 
     @Test
+    void anAppAnsweringTheUpgradeWithAPageInsteadOfAnAcceptIsAnswered502() {
+        hub.answer = 200;
+        WebTransportConnection wt = connection(4, 1024);
+        List<Integer> status = new ArrayList<>();
+        wt.connect("/wt", List.of(), status::add, new FakeStream(0, true, new byte[0]));
+        assertEquals(List.of(502), status, "a 2xx would tell the client it has a session");
+        assertEquals(null, hub.session);
+    }
+
+    @Test
     void anOversizedCapsuleResetsTheConnectStreamWithH3MessageErrorAndTheAppSeesAnAbnormalClose() {
         WebTransportConnection wt = connection(4, 1024);
         // CLOSE_WEBTRANSPORT_SESSION claiming 5000 bytes: more than any capsule this server takes (1028).
