@@ -4,15 +4,15 @@
  */
 package dev.pumaplus.protocol.h3;
 
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.http.HttpHeaders;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.IntConsumer;
 import java.util.function.Function;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.http.HttpHeaders;
+import java.util.function.IntConsumer;
 import tech.kwik.core.QuicStream;
 import tech.kwik.flupke.HttpStream;
 import tech.kwik.flupke.server.Http3ServerConnection;
