@@ -99,6 +99,11 @@ final class WebTransportConnection {
         return sessions.size();
     }
 
+    /** Client streams of this connection's sessions being read now. */
+    int streamsReading() {
+        return sessions.values().stream().mapToInt(WebTransportSession::streamsReading).sum();
+    }
+
     /**
      * An extended CONNECT with {@code :protocol webtransport} on {@code stream}: decides it with the app and,
      * when accepted, serves the session until it ends. Blocks the calling (stream's) thread throughout.

@@ -71,6 +71,11 @@ final class WebTransportSession implements WebSocketPeer {
         return id;
     }
 
+    /** Client streams of this session being read now. */
+    int streamsReading() {
+        return streams.size();
+    }
+
     void held(WebSocketSession session) {
         this.session = session;
     }

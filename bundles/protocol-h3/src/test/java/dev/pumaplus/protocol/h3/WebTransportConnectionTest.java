@@ -69,6 +69,14 @@ class WebTransportConnectionTest {
         return out.toByteArray();
     }
 
+    /** Waits until the hub held the session and the connection let it in: its datagrams are taken from then. */
+    private void awaitHeld(WebTransportConnection wt) throws Exception {
+        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        while (wt.held() == 0) {
+            Thread.sleep(1);
+        }
+    }
+
     /** A uni stream's bytes after its type: the session id, then the message. */
     private static byte[] uni(long session, String message) {
         return concat(QuicVarint.encode(session), utf8(message));
@@ -154,7 +162,7 @@ class WebTransportConnectionTest {
         BlockingInput connect = new BlockingInput();
         Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
                 new FakeStream(0, true, connect)));
-        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        awaitHeld(wt);
         wt.unidirectionalStream(new FakeStream(2, false, uni(0, "over a stream")));
         FakeStream bidi = new FakeStream(4, true,
                 concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "bidi")));
@@ -210,7 +218,7 @@ class WebTransportConnectionTest {
         BlockingInput connect = new BlockingInput();
         Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
                 new FakeStream(0, true, connect)));
-        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        awaitHeld(wt);
         List<BlockingInput> open = new ArrayList<>();
         List<Thread> readers = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -222,7 +230,9 @@ class WebTransportConnectionTest {
             long id = 2 + 4L * i;
             readers.add(Thread.ofVirtual().start(() -> wt.unidirectionalStream(new FakeStream(id, false, in))));
         }
-        Thread.sleep(100); // the four are being read
+        while (wt.streamsReading() < 4) {
+            Thread.sleep(1);
+        }
         FakeStream fifth = new FakeStream(18, false, uni(0, "one too many"));
         wt.unidirectionalStream(fifth);
         assertEquals(List.of(WebTransportCodes.H3_EXCESSIVE_LOAD), fifth.aborts);
@@ -243,7 +253,7 @@ class WebTransportConnectionTest {
         BlockingInput connect = new BlockingInput();
         Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
                 new FakeStream(0, true, connect)));
-        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        awaitHeld(wt);
         hub.peer.reading(false); // the hub: too many of its events wait
         wt.datagram(DatagramCodec.encode(0, utf8("dropped")));
         hub.peer.reading(true);
