@@ -129,6 +129,24 @@ class WebtransportChromiumTest < IntegrationTest
     assert_equal "1006", closed, with_log(server, "the app's close event for a connection that went silent")
   end
 
+  def test_a_graceful_stop_closes_a_held_session_and_the_app_sees_1001
+    dir = temp_dir
+    cert, key = ec_certificate(dir)
+    hash = Digest::SHA256.base64digest(OpenSSL::X509::Certificate.new(File.read(cert)).to_der)
+    server = start_server(app("webtransport_echo.ru"), threads: 2,
+                          args: ["-b", "tcp://127.0.0.1:0", "-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}",
+                                 "--bundles", "h1,h2,h3"])
+    port = tls_port(server)
+    with_chromium_page("http://127.0.0.1:#{server.port}/", ready: "document.getElementById('ready')") do |page|
+      assert_equal "ready", evaluate(page, OPEN_AND_LEAVE.gsub("PORT", port.to_s).gsub("HASH", hash), timeout: 30)
+      id = eventually { server.output[/webtransport (\d+) open/, 1] }
+      assert id, with_log(server, "no open event")
+      status = server.stop
+      assert status&.success?, with_log(server, "the host exits 0 after a graceful stop: #{status.inspect}")
+      assert_match(/webtransport #{id} close 1001$/, server.output, with_log(server, "the app's close event"))
+    end
+  end
+
   private
 
   # [cert, key] of a fresh self-signed ECDSA P-256 certificate for 127.0.0.1 valid 10 days: what

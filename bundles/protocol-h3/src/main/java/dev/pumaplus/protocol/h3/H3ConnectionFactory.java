@@ -54,6 +54,7 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
     private final WebSocketHub hub;
     private final WebTransportLimits limits;
     private final InetSocketAddress local;
+    private final HeldSessions held;
     private final Map<String, Http3ServerExtensionFactory> extensions;
 
     /**
@@ -61,9 +62,11 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
      *                 is written)
      * @param hub      the host's WebSocket hub, which holds WebTransport sessions too; null: none offered
      * @param local    the listener's address, for the sessions' env
+     * @param held     where the listener's WebTransport sessions are kept while held
      */
     H3ConnectionFactory(HttpRequestHandler handler, ExecutorService requests, WebSocketHub hub,
-            WebTransportLimits limits, InetSocketAddress local) {
+            WebTransportLimits limits, InetSocketAddress local, HeldSessions held) {
+        this.held = held;
         this.handler = handler;
         this.requests = requests;
         this.flupke = new Http3ApplicationProtocolFactory(handler, Map.of(), requests);
@@ -91,7 +94,7 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
         if (hub != null) {
             InetSocketAddress remote = ((ServerConnection) quicConnection).getInitialRemoteAddress();
             WebTransportConnection wt = new WebTransportConnection(new QuicTransport(quicConnection, connection),
-                    hub, limits, local, remote);
+                    hub, limits, local, remote, held);
             connection.webTransport = wt;
             connection.registerUnidirectionalStreamType(WebTransportCodes.STREAM_TYPE_WEBTRANSPORT,
                     wt::unidirectionalStream);

@@ -49,6 +49,8 @@ final class H3Endpoints implements Http3Endpoints, Listener {
     private static final long STREAM_RECEIVE_WINDOW = 256 * 1024;
     /** Credit over all of one connection's streams, bytes: what Kwik holds for one connection at most. */
     private static final long CONNECTION_RECEIVE_WINDOW = 1024 * 1024;
+    /** How long a graceful stop waits for the held WebTransport sessions' close capsules to be written, ms. */
+    private static final long CLOSE_WRITE_MILLIS = 1000;
 
     private final RequestQueue queue;
     private final long contentLengthLimit;
@@ -59,6 +61,7 @@ final class H3Endpoints implements Http3Endpoints, Listener {
     private final List<ServerConnector> connectors = new ArrayList<>();
     private final WebSocketHub hub;
     private final WebTransportLimits webTransport;
+    private final HeldSessions heldSessions = new HeldSessions();
 
     /**
      * @param contentLengthLimit largest request body in bytes; 0 or less: none
@@ -104,7 +107,7 @@ final class H3Endpoints implements Http3Endpoints, Listener {
             InetSocketAddress local = (InetSocketAddress) socket.getLocalSocketAddress();
             H3RequestHandler handler = new H3RequestHandler(queue, local, contentLengthLimit, timers, bodyTimeoutNanos);
             connector.registerApplicationProtocol("h3",
-                    new H3ConnectionFactory(handler, requests, hub, webTransport, local));
+                    new H3ConnectionFactory(handler, requests, hub, webTransport, local, heldSessions));
             connector.start();
             connectors.add(connector);
             if (hub != null) {
@@ -128,9 +131,14 @@ final class H3Endpoints implements Http3Endpoints, Listener {
         };
     }
 
-    /** Stops taking QUIC connections: HTTP/3 has no graceful drain here, the connectors close. */
+    /**
+     * Stops taking QUIC connections: HTTP/3 has no graceful drain here, the connectors close. Held WebTransport
+     * sessions are first sent CLOSE_WEBTRANSPORT_SESSION with 1001 (as the host closes held WebSockets), so
+     * their close events carry 1001 although their connections close a moment later.
+     */
     @Override
     public void stopAccepting() {
+        heldSessions.closeAll(CLOSE_WRITE_MILLIS);
         close();
     }
 

@@ -65,6 +65,7 @@ final class WebTransportConnection {
     private final WebTransportLimits limits;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
+    private final HeldSessions listenerSessions;
     private final Map<Long, WebTransportSession> sessions = new ConcurrentHashMap<>();
     /** Sessions whose CONNECT arrived and is being decided, and streams waiting for a session: keyed by its id. */
     private final Map<Long, CompletableFuture<WebTransportSession>> decisions = new ConcurrentHashMap<>();
@@ -72,8 +73,10 @@ final class WebTransportConnection {
     private final AtomicInteger buffered = new AtomicInteger();
     private final AtomicLong datagramsDropped = new AtomicLong();
 
+    /** @param listenerSessions every session of the listener, which this connection's join while held */
     WebTransportConnection(Transport transport, WebSocketHub hub, WebTransportLimits limits, InetSocketAddress local,
-            InetSocketAddress remote) {
+            InetSocketAddress remote, HeldSessions listenerSessions) {
+        this.listenerSessions = listenerSessions;
         this.transport = transport;
         this.hub = hub;
         this.limits = limits;
@@ -119,7 +122,7 @@ final class WebTransportConnection {
             reject(id);
             return;
         }
-        boolean held = false;
+        WebTransportSession held = null;
         try {
             long now = System.nanoTime();
             RequestHead head = new RequestHead("GET", pathAndQuery, "HTTP/3", "https", local, remote, headers, now, now);
@@ -146,15 +149,16 @@ final class WebTransportConnection {
             // Held (its open event queued) before its streams and datagrams are let in: they report to the hub.
             session.held(hub.hold(upgrade, answer.sticky(), session));
             sessions.put(id, session);
-            held = true;
+            listenerSessions.add(session);
+            held = session;
             decision(id).complete(session);
             session.readCapsules();
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "webtransport session " + id + " failed", e);
             throw e;
         } finally {
-            if (held) {
-                sessions.remove(id);
+            if (held != null) {
+                ended(held); // it already has, unless it failed
             }
             decisions.remove(id);
             open.decrementAndGet();
@@ -261,6 +265,7 @@ final class WebTransportConnection {
     /** The session ended: it leaves the connection. */
     void ended(WebTransportSession session) {
         sessions.remove(session.id(), session);
+        listenerSessions.remove(session);
     }
 
     static void refuse(HttpStream stream, long code) {

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -236,30 +237,45 @@ final class WebTransportSession implements WebSocketPeer {
 
     @Override
     public void close(int code, String reason) {
+        closeSession(code, reason);
+    }
+
+    /** {@link #close}, completed once the capsule is written (or there was nothing to write). */
+    CompletableFuture<Void> closeSession(int code, String reason) {
+        CompletableFuture<Void> written = new CompletableFuture<>();
         writer.execute(() -> {
-            if (closing) {
-                return;
-            }
-            closing = true;
-            closeCode = code;
             try {
-                OutputStream out = connect.getOutputStream();
-                out.write(CapsuleCodec.dataFrame(CapsuleCodec.encodeClose(code & 0xFFFF_FFFFL, reason)));
-                out.close();
-            } catch (IOException | RuntimeException e) {
-                // gone already: the reader ends the session
+                writeClose(code, reason);
+            } finally {
+                written.complete(null);
             }
-            long waitNanos = connection.limits().closeWait().toNanos();
-            Thread.ofVirtual().start(() -> {
-                try {
-                    Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
-                } catch (InterruptedException ignored) {
-                    Thread.currentThread().interrupt();
-                }
-                if (!ended.get()) {
-                    connect.abortReading(WebTransportCodes.H3_NO_ERROR); // the client never ended it: stop waiting
-                }
-            });
+        });
+        return written;
+    }
+
+    private void writeClose(int code, String reason) {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        closeCode = code;
+        try {
+            OutputStream out = connect.getOutputStream();
+            out.write(CapsuleCodec.dataFrame(CapsuleCodec.encodeClose(code & 0xFFFF_FFFFL, reason)));
+            out.close();
+        } catch (IOException | RuntimeException e) {
+            // gone already: the reader ends the session
+        }
+        long waitNanos = connection.limits().closeWait().toNanos();
+        Thread.ofVirtual().start(() -> {
+            try {
+                Thread.sleep(waitNanos / 1_000_000, (int) (waitNanos % 1_000_000));
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+            if (!ended.get()) {
+                connect.abortReading(WebTransportCodes.H3_NO_ERROR); // the client never ended it: stop waiting
+            }
         });
     }
 

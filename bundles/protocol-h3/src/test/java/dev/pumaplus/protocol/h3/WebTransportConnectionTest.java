@@ -50,7 +50,7 @@ class WebTransportConnectionTest {
 
     private WebTransportConnection connection(int sessions, int maxMessage) {
         return new WebTransportConnection(transport, hub, new WebTransportLimits(sessions, 4, maxMessage, 1 << 20, 4,
-                Duration.ofMillis(50), Duration.ofSeconds(5)), LOCAL, REMOTE);
+                Duration.ofMillis(50), Duration.ofSeconds(5)), LOCAL, REMOTE, new HeldSessions());
     }
 
     private static byte[] hex(String s) {
@@ -267,7 +267,7 @@ class WebTransportConnectionTest {
     @Test
     void anAppSendingMoreThanTheOutboundLimitClosesItsSessionWith1008() throws Exception {
         WebTransportConnection wt = new WebTransportConnection(transport, hub, new WebTransportLimits(4, 4, 1024,
-                16, 4, Duration.ofMillis(50), Duration.ofSeconds(5)), LOCAL, REMOTE);
+                16, 4, Duration.ofMillis(50), Duration.ofSeconds(5)), LOCAL, REMOTE, new HeldSessions());
         transport.block = new CompletableFuture<>(); // nothing the app sends gets written meanwhile
         BlockingInput connect = new BlockingInput();
         FakeStream stream = new FakeStream(0, true, connect);
@@ -282,6 +282,23 @@ class WebTransportConnectionTest {
         connect.end();
         held.join();
         assertEquals(List.of("closed 1008"), hub.session.events);
+    }
+
+    @Test
+    void aGracefulStopClosesEveryHeldSessionWith1001BeforeItsConnectionGoes() throws Exception {
+        HeldSessions listener = new HeldSessions();
+        WebTransportConnection wt = new WebTransportConnection(transport, hub, new WebTransportLimits(4, 4, 1024,
+                1 << 20, 4, Duration.ofMillis(50), Duration.ofSeconds(5)), LOCAL, REMOTE, listener);
+        BlockingInput connect = new BlockingInput();
+        FakeStream stream = new FakeStream(0, true, connect);
+        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { }, stream));
+        awaitHeld(wt);
+        listener.closeAll(5000);
+        assertArrayEquals(CapsuleCodec.dataFrame(CapsuleCodec.encodeClose(1001, "server going away")),
+                stream.written.toByteArray(), "written before closeAll returns");
+        connect.end(); // the connection closes under it
+        held.join();
+        assertEquals(List.of("closed 1001"), hub.session.events);
     }
 
     @Test
@@ -301,7 +318,7 @@ class WebTransportConnectionTest {
     @Test
     void aStreamWaitingForItsSessionIsServedOnceTheAppAccepts() throws Exception {
         WebTransportConnection wt = new WebTransportConnection(transport, hub, new WebTransportLimits(4, 4, 1024,
-                1 << 20, 4, Duration.ofSeconds(5), Duration.ofSeconds(5)), LOCAL, REMOTE);
+                1 << 20, 4, Duration.ofSeconds(5), Duration.ofSeconds(5)), LOCAL, REMOTE, new HeldSessions());
         hub.delay = new CompletableFuture<>();
         BlockingInput connect = new BlockingInput();
         Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
