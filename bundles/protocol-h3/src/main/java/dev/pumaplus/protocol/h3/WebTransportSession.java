@@ -119,12 +119,20 @@ final class WebTransportSession implements WebSocketPeer {
 
     /** Reads one peer stream of this session to its end as one message. Blocks (the stream's thread). */
     void readStream(HttpStream stream) {
-        if (streams.size() >= connection.limits().streamsPerSession() || ended.get()) {
-            WebTransportConnection.refuse(stream, ended.get()
-                    ? WebTransportCodes.WEBTRANSPORT_SESSION_GONE : WebTransportCodes.H3_EXCESSIVE_LOAD);
+        long refusal = 0;
+        synchronized (streams) { // the count and the add at once: concurrent streams cannot pass the limit together
+            if (ended.get()) {
+                refusal = WebTransportCodes.WEBTRANSPORT_SESSION_GONE;
+            } else if (streams.size() >= connection.limits().streamsPerSession()) {
+                refusal = WebTransportCodes.H3_EXCESSIVE_LOAD;
+            } else {
+                streams.add(stream);
+            }
+        }
+        if (refusal != 0) {
+            WebTransportConnection.refuse(stream, refusal);
             return;
         }
-        streams.add(stream);
         try {
             int max = connection.limits().maxMessage();
             ByteArrayOutputStream message = new ByteArrayOutputStream();
