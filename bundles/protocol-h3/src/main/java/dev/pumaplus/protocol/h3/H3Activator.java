@@ -12,9 +12,14 @@ import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.ProtocolActivator;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.WebSocketHub;
+import dev.pumaplus.spi.WebSocketSettings;
 import java.util.List;
 
-/** The bundle's activator. Stopping closes every QUIC listener and its connections. */
+/**
+ * The bundle's activator. Stopping closes every QUIC listener and its connections. WebTransport is offered
+ * when the host holds WebSockets (its WebSocketHub service; a host embedding the bundle without one has none).
+ */
 public final class H3Activator extends ProtocolActivator {
 
     public H3Activator() {
@@ -26,7 +31,8 @@ public final class H3Activator extends ProtocolActivator {
         ConnectionSettings connections = ConnectionSettings.from(settings);
         H3Endpoints endpoints = new H3Endpoints(queue, connections.contentLengthLimit(),
                 (int) Math.min(Integer.MAX_VALUE, connections.persistentTimeout().toSeconds()),
-                host(EventLoops.class).group(), connections.firstDataTimeout().toNanos());
+                host(EventLoops.class).group(), connections.firstDataTimeout().toNanos(),
+                optional(WebSocketHub.class), WebTransportLimits.from(WebSocketSettings.from(settings)));
         return new Endpoint(endpoints, List.of(Http3Endpoints.class, Listener.class), endpoints::close);
     }
 }

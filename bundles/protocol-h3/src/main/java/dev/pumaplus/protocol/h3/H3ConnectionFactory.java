@@ -1,17 +1,24 @@
 /*
  * Makes the HTTP/3 connection of each QUIC connection a listener accepts (accept → parse): Flupke's server
  * connection, which also lends each request's QUIC stream to the request handler (H3RequestHandler) while
- * the handler runs, so that the handler can stop reading a request body that stalled.
+ * the handler runs, so that the handler can stop reading a request body that stalled, and, when the host
+ * holds WebSockets, routes WebTransport's streams and datagrams to the connection's WebTransportConnection.
  */
 package dev.pumaplus.protocol.h3;
 
+import dev.pumaplus.spi.WebSocketHub;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import tech.kwik.core.QuicConnection;
 import tech.kwik.core.QuicStream;
 import tech.kwik.core.server.ApplicationProtocolConnection;
 import tech.kwik.core.server.ApplicationProtocolConnectionFactory;
+import tech.kwik.core.server.ServerConnection;
+import tech.kwik.flupke.HttpStream;
 import tech.kwik.flupke.server.Http3ApplicationProtocolFactory;
+import tech.kwik.flupke.server.Http3ServerExtensionFactory;
 import tech.kwik.flupke.server.HttpRequestHandler;
 import tech.kwik.flupke.server.impl.Http3ServerConnectionImpl;
 
@@ -25,26 +32,49 @@ import tech.kwik.flupke.server.impl.Http3ServerConnectionImpl;
  * <p>Everything else is Flupke's: its settings (stream counts and buffer sizes) come from its own factory,
  * kept here to be asked, and its connection serves each request as it always does.
  *
+ * <p>WebTransport (docs/WEBTRANSPORT.md), only when given the host's WebSocket hub: the connection announces
+ * it ({@link WebTransportExtension}'s settings), Kwik announces QUIC datagrams (max_datagram_frame_size), and
+ * each connection registers, through Flupke's and Kwik's public API, the WebTransport stream types (0x54
+ * unidirectional, 0x41 bidirectional) and a datagram handler with its {@link WebTransportConnection}.
+ *
  * <p>Threading: {@link #createConnection} on Kwik's threads; {@link #requestStream} on a request's thread.
  */
 final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory {
 
     /** The QUIC stream of the request whose handler runs on this thread; set only during that call. */
     private static final ThreadLocal<QuicStream> REQUEST_STREAM = new ThreadLocal<>();
+    /** Receive window of a client's unidirectional stream when WebTransport is offered, bytes. */
+    private static final int WEBTRANSPORT_STREAM_WINDOW = 64 * 1024;
 
     private final HttpRequestHandler handler;
     private final ExecutorService requests;
     /** Flupke's own factory: the settings it gives Kwik, and the header size its connections take. */
     private final Http3ApplicationProtocolFactory flupke;
+    /** Null: no WebTransport. */
+    private final WebSocketHub hub;
+    private final WebTransportLimits limits;
+    private final InetSocketAddress local;
+    private final HeldSessions held;
+    private final Map<String, Http3ServerExtensionFactory> extensions;
 
     /**
      * @param requests the executor Flupke runs each stream on (the handler blocks on it until the response
      *                 is written)
+     * @param hub      the host's WebSocket hub, which holds WebTransport sessions too; null: none offered
+     * @param local    the listener's address, for the sessions' env
+     * @param held     where the listener's WebTransport sessions are kept while held
      */
-    H3ConnectionFactory(HttpRequestHandler handler, ExecutorService requests) {
+    H3ConnectionFactory(HttpRequestHandler handler, ExecutorService requests, WebSocketHub hub,
+            WebTransportLimits limits, InetSocketAddress local, HeldSessions held) {
+        this.held = held;
         this.handler = handler;
         this.requests = requests;
         this.flupke = new Http3ApplicationProtocolFactory(handler, Map.of(), requests);
+        this.hub = hub;
+        this.limits = limits;
+        this.local = local;
+        this.extensions = hub == null ? Map.of() : Map.of(WebTransportExtension.PROTOCOL,
+                new WebTransportExtension(connection -> ((Connection) connection).webTransport));
     }
 
     /**
@@ -59,17 +89,36 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
     public ApplicationProtocolConnection createConnection(String protocol, QuicConnection quicConnection) {
         // No cap on a request body's DATA here: Flupke's default (10 MiB) would refuse with 413 what HTTP/1.1
         // and h2 take; the body's limit is http_content_length_limit, applied by the RequestBodyBuffer.
-        return new Connection(quicConnection, handler, flupke.getMaxHeaderSize(), Long.MAX_VALUE, requests);
+        Connection connection = new Connection(quicConnection, handler, flupke.getMaxHeaderSize(), Long.MAX_VALUE,
+                requests, extensions);
+        if (hub != null) {
+            InetSocketAddress remote = ((ServerConnection) quicConnection).getInitialRemoteAddress();
+            WebTransportConnection wt = new WebTransportConnection(new QuicTransport(quicConnection, connection),
+                    hub, limits, local, remote, held);
+            connection.webTransport = wt;
+            connection.registerUnidirectionalStreamType(WebTransportCodes.STREAM_TYPE_WEBTRANSPORT,
+                    wt::unidirectionalStream);
+            connection.registerBidirectionalStreamHandler(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM,
+                    wt::bidirectionalStream);
+            quicConnection.setDatagramHandler(wt::datagram);
+        }
+        return connection;
     }
 
+    /**
+     * Flupke's count covers HTTP/3's own three (control and QPACK); with WebTransport a client also needs room
+     * for each session's unidirectional streams (Chromium refuses to create one otherwise).
+     */
     @Override
     public int maxConcurrentPeerInitiatedUnidirectionalStreams() {
-        return flupke.maxConcurrentPeerInitiatedUnidirectionalStreams();
+        int http3 = flupke.maxConcurrentPeerInitiatedUnidirectionalStreams();
+        return hub == null ? http3 : http3 + limits.sessionsPerConnection() * limits.streamsPerSession();
     }
 
+    /** With WebTransport, unlimited over the connection's life: each stream's end gives its credit back. */
     @Override
     public long maxTotalPeerInitiatedUnidirectionalStreams() {
-        return flupke.maxTotalPeerInitiatedUnidirectionalStreams();
+        return hub == null ? flupke.maxTotalPeerInitiatedUnidirectionalStreams() : Long.MAX_VALUE;
     }
 
     @Override
@@ -82,14 +131,15 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
         return flupke.maxTotalPeerInitiatedBidirectionalStreams();
     }
 
+    /** Flupke's 1 KiB suits HTTP/3's control streams; a WebTransport stream carrying a message gets 64 KiB. */
     @Override
     public int minUnidirectionalStreamReceiverBufferSize() {
-        return flupke.minUnidirectionalStreamReceiverBufferSize();
+        return hub == null ? flupke.minUnidirectionalStreamReceiverBufferSize() : WEBTRANSPORT_STREAM_WINDOW;
     }
 
     @Override
     public long maxUnidirectionalStreamReceiverBufferSize() {
-        return flupke.maxUnidirectionalStreamReceiverBufferSize();
+        return hub == null ? flupke.maxUnidirectionalStreamReceiverBufferSize() : WEBTRANSPORT_STREAM_WINDOW;
     }
 
     @Override
@@ -102,17 +152,20 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
         return flupke.maxBidirectionalStreamReceiverBufferSize();
     }
 
+    /** With WebTransport, QUIC datagrams (RFC 9221): Kwik then sends max_datagram_frame_size. */
     @Override
     public boolean enableDatagramExtension() {
-        return flupke.enableDatagramExtension();
+        return hub != null || flupke.enableDatagramExtension();
     }
 
     /** Flupke's connection, lending each request stream to the thread that reads it and calls the handler. */
     private static final class Connection extends Http3ServerConnectionImpl {
+        /** Set once, before Kwik hands the connection its first stream; null without WebTransport. */
+        volatile WebTransportConnection webTransport;
 
         Connection(QuicConnection quicConnection, HttpRequestHandler handler, long maxHeaderSize, long maxDataSize,
-                ExecutorService requests) {
-            super(quicConnection, handler, maxHeaderSize, maxDataSize, requests, Map.of());
+                ExecutorService requests, Map<String, Http3ServerExtensionFactory> extensions) {
+            super(quicConnection, handler, maxHeaderSize, maxDataSize, requests, extensions);
         }
 
         @Override
@@ -123,6 +176,19 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
             } finally {
                 REQUEST_STREAM.remove();
             }
+        }
+    }
+
+    /** The QUIC and HTTP/3 connection beneath a WebTransportConnection: Kwik's and Flupke's public API. */
+    private record QuicTransport(QuicConnection quic, Connection http3) implements WebTransportConnection.Transport {
+        @Override
+        public HttpStream openUnidirectional() throws IOException {
+            return http3.createUnidirectionalStream(WebTransportCodes.STREAM_TYPE_WEBTRANSPORT);
+        }
+
+        @Override
+        public void close(long errorCode, String reason) {
+            quic.close(errorCode, reason);
         }
     }
 }

@@ -9,6 +9,7 @@ import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.TlsMaterial;
+import dev.pumaplus.spi.WebSocketHub;
 import io.netty.util.concurrent.EventExecutorGroup;
 import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
@@ -36,6 +37,8 @@ import tech.kwik.core.server.ServerConnector;
  */
 final class H3Endpoints implements Http3Endpoints, Listener {
 
+    private static final System.Logger LOG = System.getLogger("dev.pumaplus.protocol.h3");
+
     /**
      * Flow-control credit a client may send ahead on one request stream, bytes. Left unset, Kwik grants the
      * application protocol's minimum, 5 KiB, which held an upload to a few KB per round trip (10 MiB took
@@ -46,6 +49,8 @@ final class H3Endpoints implements Http3Endpoints, Listener {
     private static final long STREAM_RECEIVE_WINDOW = 256 * 1024;
     /** Credit over all of one connection's streams, bytes: what Kwik holds for one connection at most. */
     private static final long CONNECTION_RECEIVE_WINDOW = 1024 * 1024;
+    /** How long a graceful stop waits for the held WebTransport sessions' close capsules to be written, ms. */
+    private static final long CLOSE_WRITE_MILLIS = 1000;
 
     private final RequestQueue queue;
     private final long contentLengthLimit;
@@ -54,6 +59,9 @@ final class H3Endpoints implements Http3Endpoints, Listener {
     private final long bodyTimeoutNanos;
     private final ExecutorService requests = Executors.newVirtualThreadPerTaskExecutor();
     private final List<ServerConnector> connectors = new ArrayList<>();
+    private final WebSocketHub hub;
+    private final WebTransportLimits webTransport;
+    private final HeldSessions heldSessions = new HeldSessions();
 
     /**
      * @param contentLengthLimit largest request body in bytes; 0 or less: none
@@ -61,9 +69,13 @@ final class H3Endpoints implements Http3Endpoints, Listener {
      * @param timers             the host's event loops, for the request bodies' progress deadlines
      * @param bodyTimeoutNanos   a request body that brings no new byte for this long is answered 408
      *                           ({@code first_data_timeout}); 0 or less: none
+     * @param hub                the host's WebSocket hub, which also holds WebTransport sessions; null: no
+     *                           WebTransport
      */
     H3Endpoints(RequestQueue queue, long contentLengthLimit, int idleTimeoutSecs, EventExecutorGroup timers,
-            long bodyTimeoutNanos) {
+            long bodyTimeoutNanos, WebSocketHub hub, WebTransportLimits webTransport) {
+        this.hub = hub;
+        this.webTransport = webTransport;
         this.queue = queue;
         this.contentLengthLimit = contentLengthLimit;
         this.idleTimeoutSecs = Math.max(1, idleTimeoutSecs);
@@ -92,11 +104,16 @@ final class H3Endpoints implements Http3Endpoints, Listener {
                 builder.withKeyStore(tls.keyStore(), TlsMaterial.ALIAS, tls.keyStorePassword());
             }
             ServerConnector connector = builder.build();
-            H3RequestHandler handler = new H3RequestHandler(queue, (InetSocketAddress) socket.getLocalSocketAddress(),
-                    contentLengthLimit, timers, bodyTimeoutNanos);
-            connector.registerApplicationProtocol("h3", new H3ConnectionFactory(handler, requests));
+            InetSocketAddress local = (InetSocketAddress) socket.getLocalSocketAddress();
+            H3RequestHandler handler = new H3RequestHandler(queue, local, contentLengthLimit, timers, bodyTimeoutNanos);
+            connector.registerApplicationProtocol("h3",
+                    new H3ConnectionFactory(handler, requests, hub, webTransport, local, heldSessions));
             connector.start();
             connectors.add(connector);
+            if (hub != null) {
+                LOG.log(System.Logger.Level.INFO, CertificateHash.line(
+                        "https://" + address.getHostString() + ":" + socket.getLocalPort(), tls.chain()[0]));
+            }
             return "h3=\":" + socket.getLocalPort() + "\"; ma=86400";
         } catch (SocketException | java.security.cert.CertificateException | RuntimeException e) {
             throw new IllegalStateException("protocol-h3: cannot listen on udp " + address + ": " + e, e);
@@ -114,9 +131,14 @@ final class H3Endpoints implements Http3Endpoints, Listener {
         };
     }
 
-    /** Stops taking QUIC connections: HTTP/3 has no graceful drain here, the connectors close. */
+    /**
+     * Stops taking QUIC connections: HTTP/3 has no graceful drain here, the connectors close. Held WebTransport
+     * sessions are first sent CLOSE_WEBTRANSPORT_SESSION with 1001 (as the host closes held WebSockets), so
+     * their close events carry 1001 although their connections close a moment later.
+     */
     @Override
     public void stopAccepting() {
+        heldSessions.closeAll(CLOSE_WRITE_MILLIS);
         close();
     }
 

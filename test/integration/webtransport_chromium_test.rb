@@ -1,0 +1,163 @@
+# A real browser on WebTransport sessions the host holds (docs/WEBTRANSPORT.md): Debian's Chromium, headless,
+# loads a page over HTTP/1.1 on 127.0.0.1 and, through the DevTools protocol, opens a WebTransport session to
+# the same server's HTTP/3 listener, trusting its certificate (ECDSA P-256, valid 10 days, made here) by the
+# certificate's SHA-256 as serverCertificateHashes requires; it sends on a bidirectional stream, a
+# unidirectional stream and as a datagram, each of which reaches the app as a message event, reads the app's
+# answers (each arrives on a unidirectional stream of the server's: docs/WEBTRANSPORT.md), and closes with a
+# code the app's close event must see. A session the app refuses by its query fails in the page. script/setup installs chromium; without it the test fails under CI rather than
+# skipping.
+require "devtools_helper"
+require "digest"
+require "open3"
+require "tls_helper"
+
+class WebtransportChromiumTest < IntegrationTest
+  include DevtoolsHelper
+  include TlsHelper
+  TEST_TIMEOUT = 120
+
+  # Runs in the page with PORT, HASH (base64 of the certificate's SHA-256) and TOKEN filled in: a session the
+  # app refuses (no token) fails, then one it accepts exchanges a bidi stream, a uni stream and a datagram
+  # (resent every 200 ms until answered: a datagram may be lost) and closes with 4001.
+  SCENARIO = <<~JS
+    (async () => {
+      const hash = Uint8Array.from(atob("HASH"), (c) => c.charCodeAt(0));
+      const options = { serverCertificateHashes: [{ algorithm: "sha-256", value: hash }] };
+      const wait = (check) => new Promise((resolve) => {
+        const started = Date.now();
+        const poll = () => (check() || Date.now() - started > 20000) ? resolve() : setTimeout(poll, 20);
+        poll();
+      });
+      let refused;
+      try {
+        const bad = new WebTransport("https://127.0.0.1:PORT/wt?token=wrong", options);
+        await bad.ready;
+        refused = "accepted";
+        bad.close();
+      } catch (e) {
+        refused = "refused: " + e;
+      }
+      const wt = new WebTransport("https://127.0.0.1:PORT/wt?token=TOKEN", options);
+      await wt.ready;
+      const received = [];
+      const enc = new TextEncoder();
+      (async () => {
+        const streams = wt.incomingUnidirectionalStreams.getReader();
+        while (true) {
+          const { value, done } = await streams.read();
+          if (done) break;
+          received.push(await new Response(value).text());
+        }
+      })().catch(() => {});
+      const bidi = await wt.createBidirectionalStream();
+      const bidiWriter = bidi.writable.getWriter();
+      await bidiWriter.write(enc.encode("over a bidi stream"));
+      await bidiWriter.close();
+      const uni = await wt.createUnidirectionalStream();
+      const uniWriter = uni.getWriter();
+      await uniWriter.write(enc.encode("over a uni stream"));
+      await uniWriter.close();
+      const datagrams = wt.datagrams.writable.getWriter();
+      for (let i = 0; i < 50 && !received.includes("echo:as a datagram"); i++) {
+        await datagrams.write(enc.encode("as a datagram"));
+        await wait(() => received.includes("echo:as a datagram") || false);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await wait(() => received.length >= 3);
+      wt.close({ closeCode: 4001, reason: "done here" });
+      const closed = await wt.closed.then((info) => info, (e) => "closed with error " + e);
+      return JSON.stringify({ refused, received, closed });
+    })()
+  JS
+
+  def test_chromium_sends_on_a_bidi_stream_a_uni_stream_and_a_datagram_and_gets_the_apps_answer_to_each_and_the_app_sees_its_close_code
+    dir = temp_dir
+    cert, key = ec_certificate(dir)
+    hash = Digest::SHA256.base64digest(OpenSSL::X509::Certificate.new(File.read(cert)).to_der)
+    server = start_server(app("webtransport_echo.ru"), threads: 2,
+                          args: ["-b", "tcp://127.0.0.1:0", "-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}",
+                                 "--bundles", "h1,h2,h3"])
+    port = tls_port(server)
+    printed = server.output[%r{WebTransport on https://127\.0\.0\.1:#{port}: certificate sha256 (\S+) \(serverCertificateHashes may name it\)}, 1]
+    assert_equal hash, printed, with_log(server, "the host prints the certificate's SHA-256 at start")
+    with_chromium_page("http://127.0.0.1:#{server.port}/", ready: "document.getElementById('ready')") do |page|
+      script = SCENARIO.gsub("PORT", port.to_s).gsub("HASH", hash).gsub("TOKEN", "let-me-in")
+      result = begin
+        JSON.parse(evaluate(page, script, timeout: 60))
+      rescue Minitest::Assertion => e
+        flunk(with_log(server, e.message))
+      end
+      message = with_log(server, "what the page saw: #{result}")
+      assert_match(/\Arefused: /, result.fetch("refused"), message)
+      assert_equal ["echo:as a datagram", "echo:over a bidi stream", "echo:over a uni stream"],
+                   result.fetch("received").uniq.sort, message
+      id = eventually { server.output[/webtransport (\d+) close 4001$/, 1] }
+      assert id, with_log(server, "the app saw no close event with code 4001")
+      assert_match(%r{webtransport upgrade /wt\?token=let-me-in HTTP/3}, server.output, message)
+      assert_match(/webtransport #{id} message "over a uni stream"/, server.output, message)
+    end
+  end
+
+  # Opens a session and leaves it open; the browser is then killed, so its QUIC connection falls silent and
+  # the host's QUIC idle timeout (persistent_timeout, 3 s here) ends it.
+  OPEN_AND_LEAVE = <<~JS
+    (async () => {
+      const hash = Uint8Array.from(atob("HASH"), (c) => c.charCodeAt(0));
+      const wt = new WebTransport("https://127.0.0.1:PORT/wt?token=let-me-in",
+                                  { serverCertificateHashes: [{ algorithm: "sha-256", value: hash }] });
+      await wt.ready;
+      return "ready";
+    })()
+  JS
+
+  def test_a_session_whose_quic_connection_ends_reaches_the_apps_close_event_as_1006
+    dir = temp_dir
+    cert, key = ec_certificate(dir)
+    hash = Digest::SHA256.base64digest(OpenSSL::X509::Certificate.new(File.read(cert)).to_der)
+    config = File.join(dir, "puma-plus.rb")
+    File.write(config, "persistent_timeout 3\n")
+    server = start_server(app("webtransport_echo.ru"), threads: 2, config: config,
+                          args: ["-b", "tcp://127.0.0.1:0", "-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}",
+                                 "--bundles", "h1,h2,h3"])
+    port = tls_port(server)
+    with_chromium_page("http://127.0.0.1:#{server.port}/", ready: "document.getElementById('ready')") do |page|
+      assert_equal "ready", evaluate(page, OPEN_AND_LEAVE.gsub("PORT", port.to_s).gsub("HASH", hash), timeout: 30)
+      assert eventually { server.output[/webtransport (\d+) open/, 1] }, with_log(server, "no open event")
+    end
+    id = server.output[/webtransport (\d+) open/, 1]
+    closed = eventually(timeout: 20) { server.output[/webtransport #{id} close (-?\d+)$/, 1] }
+    assert_equal "1006", closed, with_log(server, "the app's close event for a connection that went silent")
+  end
+
+  def test_a_graceful_stop_closes_a_held_session_and_the_app_sees_1001
+    dir = temp_dir
+    cert, key = ec_certificate(dir)
+    hash = Digest::SHA256.base64digest(OpenSSL::X509::Certificate.new(File.read(cert)).to_der)
+    server = start_server(app("webtransport_echo.ru"), threads: 2,
+                          args: ["-b", "tcp://127.0.0.1:0", "-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}",
+                                 "--bundles", "h1,h2,h3"])
+    port = tls_port(server)
+    with_chromium_page("http://127.0.0.1:#{server.port}/", ready: "document.getElementById('ready')") do |page|
+      assert_equal "ready", evaluate(page, OPEN_AND_LEAVE.gsub("PORT", port.to_s).gsub("HASH", hash), timeout: 30)
+      id = eventually { server.output[/webtransport (\d+) open/, 1] }
+      assert id, with_log(server, "no open event")
+      status = server.stop
+      assert status&.success?, with_log(server, "the host exits 0 after a graceful stop: #{status.inspect}")
+      assert_match(/webtransport #{id} close 1001$/, server.output, with_log(server, "the app's close event"))
+    end
+  end
+
+  private
+
+  # [cert, key] of a fresh self-signed ECDSA P-256 certificate for 127.0.0.1 valid 10 days: what
+  # serverCertificateHashes accepts (at most 14 days).
+  def ec_certificate(dir)
+    cert = File.join(dir, "ec.crt")
+    key = File.join(dir, "ec.key")
+    out, status = Open3.capture2e("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                  "-nodes", "-days", "10", "-subj", "/CN=127.0.0.1",
+                                  "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", cert)
+    flunk("openssl req failed: #{out}") unless status.success?
+    [cert, key]
+  end
+end
