@@ -48,13 +48,10 @@ import java.util.function.IntConsumer;
  * finishes. The hop from here to the link's event loop is dispatch-to-call (T3 → T4), not queue time: the
  * request already has its slot.
  *
- * <p>Concurrency limit ({@link #concurrencyLimit}, docs/CONTROL.md "The concurrency limit"): while the
- * generation's workers run fiber slots, at most {@code limit} requests run at once, whatever the live
- * links: a request that finds an idle link but {@code limit} running waits in the FIFO like any other (so
- * the FIFO and the idle deque may both be non-empty then), and a link that finishes takes the next one only
- * below the limit. The limiter's window is kept beside it: requests finished, their slot time and the most
- * running at once ({@link #takeLimitWindow}). Without a limit ({@link #UNLIMITED}, thread and Ractor slots)
- * each dispatch decision reads the limit once and nothing else changes.
+ * <p>Concurrency limit ({@link #concurrencyLimit}): the running count, the limit and its window are the
+ * {@link ConcurrencyGate}'s; every dispatch asks it first. A request that finds an idle link but {@code limit}
+ * running waits in the FIFO like any other (so the FIFO and the idle deque may both be non-empty then), and
+ * a link that finishes takes the next one only below the limit.
  *
  * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
  * and closing a link happen after the lock is released.
@@ -73,14 +70,12 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     private static final VarHandle DEPTH;
     private static final VarHandle LIVE;
-    private static final VarHandle LIMIT;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             DEPTH = lookup.findVarHandle(Dispatcher.class, "depth", int.class);
             LIVE = lookup.findVarHandle(Dispatcher.class, "live", int.class);
-            LIMIT = lookup.findVarHandle(Dispatcher.class, "limit", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -106,29 +101,24 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     private final QueueMetrics metrics = new QueueMetrics();
     private volatile IntConsumer liveLinksChanged = n -> { };
     private final HotQueueWatch hot;
+    private final ConcurrencyGate gate;
 
     /** Set by {@link #drain} (under the lock): later requests are refused (answered 503 on this executor). */
     private volatile Executor closedLoop;
     private boolean drainWaiting;
     // Written under the lock only; depth and live are also read without it, for admission.
     private int depth;
-    private int busy;
     private int live;
     private long dropped;
     private long completed;
     private long lostLinks;
     private long redispatched;
-    /** Requests that may run at once: {@link #UNLIMITED}, or the concurrency limit of fiber slots. */
-    private int limit = UNLIMITED;
-    // The concurrency limit's window (under the lock, kept only while limited): see takeLimitWindow.
-    private long windowCompleted;
-    private long windowSlotNanos;
-    private int windowPeakBusy;
 
     /** @param clock T3, the end of a slot and (through admission) T2b are read from it */
     public Dispatcher(NanoClock clock) {
         this.clock = clock;
         this.hot = new HotQueueWatch(clock, this::checkHot);
+        this.gate = new ConcurrencyGate(clock);
     }
 
     /** Called (outside the lock, on a link's event loop) with the new live-link count after each change. */
@@ -169,7 +159,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * wait), read without the lock.
      */
     boolean wouldWait() {
-        return roster.idleNow() == 0 || (int) LIMIT.getOpaque(this) != UNLIMITED && depthNow() > 0;
+        return roster.idleNow() == 0 || gate.limitNow() != UNLIMITED && depthNow() > 0;
     }
 
     /**
@@ -177,7 +167,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * lower. Read without the lock.
      */
     int capacityNow() {
-        return Math.min(liveNow(), (int) LIMIT.getOpaque(this));
+        return Math.min(liveNow(), gate.limitNow());
     }
 
     // --- requests -----------------------------------------------------------------------------------------
@@ -192,7 +182,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         Object connection = ex.connection;
         Slot target = null;
         Executor refuse;
-        int cap;
         lock.lock();
         try {
             refuse = closedLoop;
@@ -202,8 +191,8 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                 t.held();
                 fifo.hold(t);
                 setDepth(depth + 1);
-            } else if (busy < (cap = limit) && (target = roster.take(roster.affinity(t))) != null) {
-                assign(t, target, cap);
+            } else if (gate.admits() && (target = roster.take(roster.affinity(t))) != null) {
+                assign(t, target);
             } else {
                 t.waiting();
                 fifo.enter(t, jump);
@@ -259,7 +248,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         try {
             slot = roster.join(link);
             LIVE.setOpaque(this, live + 1);
-            next = nextFor(slot, limit);
+            next = nextFor(slot);
             liveNow = live;
         } finally {
             lock.unlock();
@@ -281,16 +270,11 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         try {
             done = roster.finished(slot);
             done.done();
-            busy--;
+            gate.finished(done.dispatchedNanos());
             completed++;
-            int cap = limit;
-            if (cap != UNLIMITED) {
-                windowCompleted++;
-                windowSlotNanos += clock.nanoTime() - done.dispatchedNanos();
-            }
             close = slot.draining;
             if (!close) {
-                next = nextFor(slot, cap);
+                next = nextFor(slot);
             }
             signalIfDrained();
         } finally {
@@ -340,7 +324,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             SlotRoster.WorkerCounts process = slot.process;
             running = roster.dropRunning(slot);
             if (running != null) {
-                busy--;
+                gate.lost();
                 if (running.exchange != delivered && mayRedispatch(running)) {
                     redispatched++;
                     requeue(running);
@@ -385,12 +369,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         List<Ticket> released;
         lock.lock();
         try {
-            if (limit != UNLIMITED && this.limit == UNLIMITED) {
-                windowCompleted = 0; // a window starts with the limit
-                windowSlotNanos = 0;
-                windowPeakBusy = busy;
-            }
-            LIMIT.setOpaque(this, limit);
+            gate.set(limit);
             released = dispatchToIdle(null);
         } finally {
             lock.unlock();
@@ -408,7 +387,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         limit = Math.min(limit, UNLIMITED - 1); // a limit never turns itself off
         lock.lock();
         try {
-            if (this.limit == UNLIMITED) {
+            if (!gate.limited()) {
                 return false;
             }
         } finally {
@@ -426,11 +405,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     LimitWindow takeLimitWindow() {
         lock.lock();
         try {
-            LimitWindow w = new LimitWindow(windowCompleted, windowSlotNanos, windowPeakBusy, depth, live, limit);
-            windowCompleted = 0;
-            windowSlotNanos = 0;
-            windowPeakBusy = busy;
-            return w;
+            return gate.takeWindow(depth, live);
         } finally {
             lock.unlock();
         }
@@ -517,8 +492,8 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     public QueueSnapshot snapshot() {
         lock.lock();
         try {
-            return new QueueSnapshot(depth, busy, live, dropped, completed, lostLinks, redispatched, limit,
-                    roster.statuses());
+            return new QueueSnapshot(depth, gate.busy(), live, dropped, completed, lostLinks, redispatched,
+                    gate.limit(), roster.statuses());
         } finally {
             lock.unlock();
         }
@@ -527,7 +502,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     // --- under the lock -----------------------------------------------------------------------------------
 
     private boolean isDrainedLocked() {
-        return depth == 0 && busy == 0;
+        return depth == 0 && gate.busy() == 0;
     }
 
     private void signalIfDrained() {
@@ -541,29 +516,26 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     }
 
     /**
-     * The oldest waiting request {@code slot} may run, assigned to it, when fewer than {@code cap} (the limit
-     * as the caller read it) run; or null, and {@code slot} becomes idle.
+     * The oldest waiting request {@code slot} may run, assigned to it, when the concurrency limit admits one;
+     * or null, and {@code slot} becomes idle.
      */
-    private Ticket nextFor(Slot slot, int cap) {
-        Ticket t = busy < cap ? fifo.poll(slot, roster) : null;
+    private Ticket nextFor(Slot slot) {
+        Ticket t = gate.admits() ? fifo.poll(slot, roster) : null;
         if (t == null) {
             roster.park(slot);
             return null;
         }
         setDepth(depth - 1);
-        assign(t, slot, cap);
+        assign(t, slot);
         promoted(fifo.promote(t.exchange.connection));
         return t;
     }
 
-    /** Assigns {@code t} to {@code slot}; {@code cap} is the limit as the caller read it (for its window). */
-    private void assign(Ticket t, Slot slot, int cap) {
+    /** Assigns {@code t} to {@code slot}: T3 is read now. */
+    private void assign(Ticket t, Slot slot) {
         t.dispatched(slot.link, clock.nanoTime());
         roster.run(slot, t);
-        busy++;
-        if (cap != UNLIMITED && busy > windowPeakBusy) {
-            windowPeakBusy = busy;
-        }
+        gate.started();
     }
 
     /** Whether a request its link never delivered may be dispatched again rather than answered. */
@@ -635,7 +607,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         try {
             Ticket oldest = fifo.oldest();
             onHot = hot.check(oldest == null ? HotQueueWatch.NONE_WAITING : oldest.exchange.runnableNanos,
-                    busy >= Math.min(live, limit));
+                    gate.saturated(live));
         } finally {
             lock.unlock();
         }
@@ -661,14 +633,14 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         }
         List<Ticket> assigned = new ArrayList<>();
         for (Slot slot : roster.idleCandidates(dying)) {
-            if (busy >= limit) {
+            if (!gate.admits()) {
                 break;
             }
             Ticket t = fifo.poll(slot, roster);
             if (t != null) {
                 roster.unpark(slot);
                 setDepth(depth - 1);
-                assign(t, slot, limit);
+                assign(t, slot);
                 promoted(fifo.promote(t.exchange.connection));
                 assigned.add(t);
             }
