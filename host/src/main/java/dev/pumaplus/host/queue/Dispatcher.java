@@ -15,14 +15,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntConsumer;
 
 /**
- * One structure under one lock: the FIFO of runnable requests and the lines of held requests per client
- * connection ({@link FairFifo}), the idle links and the bookkeeping of every link and worker process
- * ({@link SlotRoster}), the hot-queue watch ({@link HotQueueWatch}), and every queued request's
+ * One structure under one lock: the waiting requests, their depth and the hot-queue watch over them
+ * ({@link WaitingLine}, with {@link FairFifo} and {@link HotQueueWatch}), the idle links and the bookkeeping
+ * of every link and worker process ({@link SlotRoster}), the running count and the concurrency limit
+ * ({@link ConcurrencyGate}), the graceful stop ({@link DrainLatch}), and every queued request's
  * {@link Ticket}; the helpers' state is theirs, and only the dispatcher calls them, always under its lock.
  * Invariant: at most one of the FIFO and the idle deque is non-empty (below the concurrency limit, see
  * below), so a link that becomes idle takes the oldest waiting request at once, and a request that finds an
@@ -53,6 +53,8 @@ import java.util.function.IntConsumer;
  * running waits in the FIFO like any other (so the FIFO and the idle deque may both be non-empty then), and
  * a link that finishes takes the next one only below the limit.
  *
+ * <p>Graceful stop ({@link #drain}): see {@link DrainLatch}.
+ *
  * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
  * and closing a link happen after the lock is released.
  */
@@ -68,13 +70,11 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         NONE
     }
 
-    private static final VarHandle DEPTH;
     private static final VarHandle LIVE;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            DEPTH = lookup.findVarHandle(Dispatcher.class, "depth", int.class);
             LIVE = lookup.findVarHandle(Dispatcher.class, "live", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -93,21 +93,15 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     public static final int UNLIMITED = Integer.MAX_VALUE;
 
     private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when nothing waits and nothing runs, while {@link #drain} waits for that. */
-    private final Condition drained = lock.newCondition();
-    private final FairFifo fifo = new FairFifo();
+    private final DrainLatch latch = new DrainLatch(lock.newCondition());
+    private final WaitingLine line;
     private final SlotRoster roster = new SlotRoster();
     private final NanoClock clock;
     private final QueueMetrics metrics = new QueueMetrics();
     private volatile IntConsumer liveLinksChanged = n -> { };
-    private final HotQueueWatch hot;
     private final ConcurrencyGate gate;
 
-    /** Set by {@link #drain} (under the lock): later requests are refused (answered 503 on this executor). */
-    private volatile Executor closedLoop;
-    private boolean drainWaiting;
-    // Written under the lock only; depth and live are also read without it, for admission.
-    private int depth;
+    // Written under the lock only; also read without it, for admission.
     private int live;
     private long dropped;
     private long completed;
@@ -117,7 +111,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     /** @param clock T3, the end of a slot and (through admission) T2b are read from it */
     public Dispatcher(NanoClock clock) {
         this.clock = clock;
-        this.hot = new HotQueueWatch(clock, this::checkHot);
+        this.line = new WaitingLine(clock, this::checkHot);
         this.gate = new ConcurrencyGate(clock);
     }
 
@@ -141,7 +135,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     /** Requests waiting or held now (L), read without the lock: a moment's view for admission. */
     int depthNow() {
-        return (int) DEPTH.getOpaque(this);
+        return line.depthNow();
     }
 
     /** Live links now (c), read without the lock. */
@@ -151,7 +145,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     /** Whether the queue refuses requests (it was drained: the host is shutting down). Any thread. */
     boolean closed() {
-        return closedLoop != null;
+        return latch.closed();
     }
 
     /**
@@ -179,25 +173,19 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      */
     void enqueue(QueuedExchange ex, boolean jump) {
         Ticket t = ex.ticket;
-        Object connection = ex.connection;
         Slot target = null;
         Executor refuse;
         lock.lock();
         try {
-            refuse = closedLoop;
+            refuse = latch.refuser();
             if (refuse != null) {
                 t.cancelled();
-            } else if (fifo.waiting(connection)) {
-                t.held();
-                fifo.hold(t);
-                setDepth(depth + 1);
-            } else if (gate.admits() && (target = roster.take(roster.affinity(t))) != null) {
-                assign(t, target);
-            } else {
-                t.waiting();
-                fifo.enter(t, jump);
-                setDepth(depth + 1);
-                armHotCheck();
+            } else if (!line.holdIfBehind(t)) { // else it is held behind its connection's waiting request
+                if (gate.admits() && (target = roster.take(roster.affinity(t))) != null) {
+                    assign(t, target);
+                } else {
+                    line.enter(t, jump);
+                }
             }
         } finally {
             lock.unlock();
@@ -217,18 +205,12 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     Cancelled cancel(Ticket t) {
         lock.lock();
         try {
-            switch (t.state()) {
-                case WAITING -> promoted(fifo.removeWaiting(t));
-                case HELD -> fifo.removeHeld(t);
-                case DISPATCHED -> {
-                    return Cancelled.RUNNING;
-                }
-                default -> {
-                    return Cancelled.NONE;
-                }
+            if (t.state() == Ticket.State.DISPATCHED) {
+                return Cancelled.RUNNING;
             }
-            t.cancelled();
-            setDepth(depth - 1);
+            if (!line.remove(t)) {
+                return Cancelled.NONE;
+            }
             dropped++;
             signalIfDrained();
             return Cancelled.REMOVED;
@@ -327,7 +309,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                 gate.lost();
                 if (running.exchange != delivered && mayRedispatch(running)) {
                     redispatched++;
-                    requeue(running);
+                    line.requeue(running);
                     requeued = running;
                     running = null;
                 } else {
@@ -405,7 +387,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     LimitWindow takeLimitWindow() {
         lock.lock();
         try {
-            return gate.takeWindow(depth, live);
+            return gate.takeWindow(line.depth(), live);
         } finally {
             lock.unlock();
         }
@@ -422,30 +404,14 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * @return true if everything finished within the timeout
      */
     public boolean drain(long timeoutNanos, Executor loop) {
-        List<Ticket> queued = new ArrayList<>();
+        List<Ticket> queued;
         List<WorkerLink> busyLinks = new ArrayList<>();
         boolean done;
         lock.lock();
         try {
-            long left = timeoutNanos;
-            drainWaiting = true;
-            try {
-                while (!isDrainedLocked() && left > 0) {
-                    left = drained.awaitNanos(left);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // stop waiting; the queue closes all the same
-            } finally {
-                drainWaiting = false;
-            }
-            done = isDrainedLocked();
-            closedLoop = loop;
-            queued.addAll(fifo.clear());
-            setDepth(0);
-            // Not counted as dropped: the host gave up on them, not the client.
-            for (Ticket t : queued) {
-                t.cancelled();
-            }
+            done = latch.await(timeoutNanos, this::isDrainedLocked); // interrupted: closes all the same
+            latch.close(loop);
+            queued = line.clear(); // not counted as dropped: the host gave up on them, not the client
             for (Slot slot : roster.all()) {
                 roster.drain(slot);
                 if (slot.running != null) {
@@ -492,7 +458,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     public QueueSnapshot snapshot() {
         lock.lock();
         try {
-            return new QueueSnapshot(depth, gate.busy(), live, dropped, completed, lostLinks, redispatched,
+            return new QueueSnapshot(line.depth(), gate.busy(), live, dropped, completed, lostLinks, redispatched,
                     gate.limit(), roster.statuses());
         } finally {
             lock.unlock();
@@ -502,17 +468,13 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     // --- under the lock -----------------------------------------------------------------------------------
 
     private boolean isDrainedLocked() {
-        return depth == 0 && gate.busy() == 0;
+        return line.depth() == 0 && gate.busy() == 0;
     }
 
     private void signalIfDrained() {
-        if (drainWaiting && isDrainedLocked()) {
-            drained.signalAll();
+        if (latch.waiting() && isDrainedLocked()) {
+            latch.signal();
         }
-    }
-
-    private void setDepth(int value) {
-        DEPTH.setOpaque(this, value);
     }
 
     /**
@@ -520,14 +482,13 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * or null, and {@code slot} becomes idle.
      */
     private Ticket nextFor(Slot slot) {
-        Ticket t = gate.admits() ? fifo.poll(slot, roster) : null;
+        Ticket t = gate.admits() ? line.poll(slot, roster) : null;
         if (t == null) {
             roster.park(slot);
             return null;
         }
-        setDepth(depth - 1);
         assign(t, slot);
-        promoted(fifo.promote(t.exchange.connection));
+        line.promoteAfter(t);
         return t;
     }
 
@@ -540,29 +501,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     /** Whether a request its link never delivered may be dispatched again rather than answered. */
     private boolean mayRedispatch(Ticket t) {
-        return closedLoop == null && t.dispatches() < MAX_DISPATCHES && !t.exchange.response.cancelled();
-    }
-
-    /**
-     * Puts a request its link never delivered back at the FIFO's head ({@link FairFifo#requeue}); a successor
-     * of its connection that was promoted at its dispatch is held again.
-     */
-    private void requeue(Ticket t) {
-        Ticket successor = fifo.requeue(t);
-        if (successor != null) {
-            successor.held();
-        }
-        t.requeued();
-        setDepth(depth + 1);
-        armHotCheck();
-    }
-
-    /** A held request {@link FairFifo#promote}d into the FIFO (null: none) waits there now. */
-    private void promoted(Ticket next) {
-        if (next != null) {
-            next.waiting();
-            armHotCheck();
-        }
+        return !latch.closed() && t.dispatches() < MAX_DISPATCHES && !t.exchange.response.cancelled();
     }
 
     // --- the hot-queue watch ------------------------------------------------------------------------------
@@ -572,10 +511,10 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * it. {@code onHot} runs on {@code timer}. Any thread.
      */
     void watchHot(long thresholdNanos, ScheduledExecutorService timer, Runnable onHot) {
-        hot.watch(thresholdNanos, timer, onHot);
+        line.watchHot(thresholdNanos, timer, onHot);
         lock.lock();
         try {
-            armHotCheck(); // requests already waiting are watched from now
+            line.armHot(); // requests already waiting are watched from now
         } finally {
             lock.unlock();
         }
@@ -585,18 +524,9 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     long oldestWaitNanos() {
         lock.lock();
         try {
-            Ticket oldest = fifo.oldest();
-            return oldest == null ? 0 : Math.max(0, clock.nanoTime() - oldest.exchange.runnableNanos);
+            return line.oldestWaitNanos();
         } finally {
             lock.unlock();
-        }
-    }
-
-    /** Under the lock, after a request entered the FIFO. */
-    private void armHotCheck() {
-        Ticket oldest = fifo.oldest();
-        if (oldest != null) {
-            hot.arm(oldest.exchange.runnableNanos);
         }
     }
 
@@ -605,9 +535,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         Runnable onHot;
         lock.lock();
         try {
-            Ticket oldest = fifo.oldest();
-            onHot = hot.check(oldest == null ? HotQueueWatch.NONE_WAITING : oldest.exchange.runnableNanos,
-                    gate.saturated(live));
+            onHot = line.checkHot(gate.saturated(live));
         } finally {
             lock.unlock();
         }
@@ -628,7 +556,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
      * it. Below the limit only. Returns the requests assigned, for the caller to start after the lock.
      */
     private List<Ticket> dispatchToIdle(SlotRoster.WorkerCounts dying) {
-        if (fifo.isEmpty() || !roster.anyIdle()) {
+        if (line.isEmpty() || !roster.anyIdle()) {
             return List.of();
         }
         List<Ticket> assigned = new ArrayList<>();
@@ -636,12 +564,11 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             if (!gate.admits()) {
                 break;
             }
-            Ticket t = fifo.poll(slot, roster);
+            Ticket t = line.poll(slot, roster);
             if (t != null) {
                 roster.unpark(slot);
-                setDepth(depth - 1);
                 assign(t, slot);
-                promoted(fifo.promote(t.exchange.connection));
+                line.promoteAfter(t);
                 assigned.add(t);
             }
         }
