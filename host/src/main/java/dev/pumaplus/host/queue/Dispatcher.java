@@ -1,7 +1,7 @@
 /*
  * The host's one request queue (queue → dispatch): admitted requests wait here, in one FIFO, for an idle
- * worker link, and idle links wait for requests. The only place queue depth, busy and live slots are
- * counted. Called by the admission step and the exchange; it starts requests on worker links, which report
+ * worker link, and idle links wait for requests. With its helpers, the only place queue depth, busy and
+ * live slots are counted. Called by the admission step and the exchange; it starts requests on worker links, which report
  * back through LinkListener.
  */
 package dev.pumaplus.host.queue;
@@ -9,8 +9,6 @@ package dev.pumaplus.host.queue;
 import dev.pumaplus.host.measure.NanoClock;
 import dev.pumaplus.host.measure.QueueMetrics;
 import dev.pumaplus.host.queue.SlotRoster.Slot;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -32,8 +30,8 @@ import java.util.function.IntConsumer;
  * and when a process's last link closes its sticky requests become anyone's and go to idle links at once.
  *
  * <p>Fairness across client connections: see {@link FairFifo}. Queue depth counts waiting and held requests.
- *
- * <p>Choice of link: see {@link SlotRoster}. Hot-queue watch ({@link #watchHot}): see {@link HotQueueWatch}.
+ * Choice of link: see {@link SlotRoster}. Hot-queue watch ({@link #watchHot}): see {@link HotQueueWatch}.
+ * Graceful stop ({@link #drain}): see {@link DrainLatch}.
  *
  * <p>Redispatch: a link that closes reports the request it had been given but never delivered to its worker
  * (the link was closed when it came to it, or the REQUEST frame's write failed); that request goes back to
@@ -53,8 +51,6 @@ import java.util.function.IntConsumer;
  * running waits in the FIFO like any other (so the FIFO and the idle deque may both be non-empty then), and
  * a link that finishes takes the next one only below the limit.
  *
- * <p>Graceful stop ({@link #drain}): see {@link DrainLatch}.
- *
  * <p>Threading: every method is thread-safe. Starting a request on a link, answering a refused request
  * and closing a link happen after the lock is released.
  */
@@ -68,17 +64,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         RUNNING,
         /** The request was done, refused or cancelled already: nothing to do. */
         NONE
-    }
-
-    private static final VarHandle LIVE;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            LIVE = lookup.findVarHandle(Dispatcher.class, "live", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
     }
 
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
@@ -101,8 +86,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     private volatile IntConsumer liveLinksChanged = n -> { };
     private final ConcurrencyGate gate;
 
-    // Written under the lock only; also read without it, for admission.
-    private int live;
     private long dropped;
     private long completed;
     private long lostLinks;
@@ -140,7 +123,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
 
     /** Live links now (c), read without the lock. */
     int liveNow() {
-        return (int) LIVE.getOpaque(this);
+        return gate.liveNow();
     }
 
     /** Whether the queue refuses requests (it was drained: the host is shutting down). Any thread. */
@@ -181,9 +164,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             if (refuse != null) {
                 t.cancelled();
             } else if (!line.holdIfBehind(t)) { // else it is held behind its connection's waiting request
-                if (gate.admits() && (target = roster.take(roster.affinity(t))) != null) {
-                    assign(t, target);
-                } else {
+                if ((target = gate.take(t, roster)) == null) {
                     line.enter(t, jump);
                 }
             }
@@ -193,8 +174,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         if (target != null) {
             target.link.start(ex);
         } else if (refuse != null) {
-            ex.body.discard();
-            refuse.execute(() -> ex.response.fail(503, "server shutting down", false));
+            DrainLatch.refuse(ex, refuse);
         }
     }
 
@@ -229,9 +209,8 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         lock.lock();
         try {
             slot = roster.join(link);
-            LIVE.setOpaque(this, live + 1);
-            next = nextFor(slot);
-            liveNow = live;
+            liveNow = gate.linkChanged(+1);
+            next = gate.nextFor(slot, line, roster);
         } finally {
             lock.unlock();
         }
@@ -256,7 +235,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             completed++;
             close = slot.draining;
             if (!close) {
-                next = nextFor(slot);
+                next = gate.nextFor(slot, line, roster);
             }
             signalIfDrained();
         } finally {
@@ -299,7 +278,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                 return null;
             }
             boolean last = roster.leave(slot);
-            LIVE.setOpaque(this, live - 1);
+            liveNow = gate.linkChanged(-1);
             if (!slot.draining) {
                 lostLinks++;
             }
@@ -317,9 +296,8 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                 }
             }
             if (requeued != null || last) {
-                released = dispatchToIdle(process);
+                released = gate.dispatchToIdle(process, line, roster);
             }
-            liveNow = live;
             signalIfDrained();
         } finally {
             lock.unlock();
@@ -352,7 +330,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         lock.lock();
         try {
             gate.set(limit);
-            released = dispatchToIdle(null);
+            released = gate.dispatchToIdle(null, line, roster);
         } finally {
             lock.unlock();
         }
@@ -387,7 +365,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     LimitWindow takeLimitWindow() {
         lock.lock();
         try {
-            return gate.takeWindow(line.depth(), live);
+            return gate.takeWindow(line.depth());
         } finally {
             lock.unlock();
         }
@@ -422,8 +400,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
             lock.unlock();
         }
         for (Ticket t : queued) {
-            t.exchange.body.discard();
-            loop.execute(() -> t.exchange.response.fail(503, "server shutting down", false));
+            DrainLatch.refuse(t.exchange, loop);
         }
         for (WorkerLink link : busyLinks) {
             link.close(503, "server shutting down");
@@ -444,21 +421,11 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         }
     }
 
-    /** True when nothing waits and nothing runs. */
-    boolean isDrained() {
-        lock.lock();
-        try {
-            return isDrainedLocked();
-        } finally {
-            lock.unlock();
-        }
-    }
-
     @Override
     public QueueSnapshot snapshot() {
         lock.lock();
         try {
-            return new QueueSnapshot(line.depth(), gate.busy(), live, dropped, completed, lostLinks, redispatched,
+            return new QueueSnapshot(line.depth(), gate.busy(), gate.live(), dropped, completed, lostLinks, redispatched,
                     gate.limit(), roster.statuses());
         } finally {
             lock.unlock();
@@ -475,28 +442,6 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         if (latch.waiting() && isDrainedLocked()) {
             latch.signal();
         }
-    }
-
-    /**
-     * The oldest waiting request {@code slot} may run, assigned to it, when the concurrency limit admits one;
-     * or null, and {@code slot} becomes idle.
-     */
-    private Ticket nextFor(Slot slot) {
-        Ticket t = gate.admits() ? line.poll(slot, roster) : null;
-        if (t == null) {
-            roster.park(slot);
-            return null;
-        }
-        assign(t, slot);
-        line.promoteAfter(t);
-        return t;
-    }
-
-    /** Assigns {@code t} to {@code slot}: T3 is read now. */
-    private void assign(Ticket t, Slot slot) {
-        t.dispatched(slot.link, clock.nanoTime());
-        roster.run(slot, t);
-        gate.started();
     }
 
     /** Whether a request its link never delivered may be dispatched again rather than answered. */
@@ -535,7 +480,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         Runnable onHot;
         lock.lock();
         try {
-            onHot = line.checkHot(gate.saturated(live));
+            onHot = line.checkHot(gate.saturated());
         } finally {
             lock.unlock();
         }
@@ -546,32 +491,5 @@ public final class Dispatcher implements LinkListener, QueueReadout {
                 LOG.log(System.Logger.Level.WARNING, "hot-queue watcher failed", e);
             }
         }
-    }
-
-    /**
-     * A link of {@code dying} closed: a request it never delivered is back at the FIFO's head, or, at the
-     * process's last link, the sticky requests that waited for it may run anywhere now; so idle links take
-     * them, those of other processes first (the dying one's other links may be dead too, not yet seen
-     * closed). With {@code dying} null: the concurrency limit rose, and waiting requests take idle links up to
-     * it. Below the limit only. Returns the requests assigned, for the caller to start after the lock.
-     */
-    private List<Ticket> dispatchToIdle(SlotRoster.WorkerCounts dying) {
-        if (line.isEmpty() || !roster.anyIdle()) {
-            return List.of();
-        }
-        List<Ticket> assigned = new ArrayList<>();
-        for (Slot slot : roster.idleCandidates(dying)) {
-            if (!gate.admits()) {
-                break;
-            }
-            Ticket t = line.poll(slot, roster);
-            if (t != null) {
-                roster.unpark(slot);
-                assign(t, slot);
-                line.promoteAfter(t);
-                assigned.add(t);
-            }
-        }
-        return assigned;
     }
 }

@@ -71,6 +71,15 @@ final class DrainLatch {
         drained.signalAll();
     }
 
+    /**
+     * Answers {@code ex}, which the closed queue refused or gave up on, 503 on {@code loop} (the executor it
+     * was closed with), its body discarded. Any thread, after the dispatcher's lock is released.
+     */
+    static void refuse(QueuedExchange ex, Executor loop) {
+        ex.body.discard();
+        loop.execute(() -> ex.response.fail(503, "server shutting down", false));
+    }
+
     /** Closes the queue: requests from now on are refused, answered on {@code loop}. */
     void close(Executor loop) {
         closedLoop = loop;
