@@ -1,8 +1,8 @@
 /*
  * The host's one request queue (queue → dispatch): admitted requests wait here, in one FIFO, for an idle
  * worker link, and idle links wait for requests. With its helpers, the only place queue depth, busy and
- * live slots are counted. Called by the admission step and the exchange; it starts requests on worker links, which report
- * back through LinkListener.
+ * live slots are counted. Called by the admission step and the exchange; it starts requests on worker
+ * links, which report back through LinkListener.
  */
 package dev.pumaplus.host.queue;
 
@@ -19,10 +19,10 @@ import java.util.function.IntConsumer;
 /**
  * One structure under one lock: the waiting requests, their depth and the hot-queue watch over them
  * ({@link WaitingLine}, with {@link FairFifo} and {@link HotQueueWatch}), the idle links and the bookkeeping
- * of every link and worker process ({@link SlotRoster}), the running count and the concurrency limit
- * ({@link ConcurrencyGate}), the graceful stop ({@link DrainLatch}), and every queued request's
- * {@link Ticket}; the helpers' state is theirs, and only the dispatcher calls them, always under its lock.
- * Invariant: at most one of the FIFO and the idle deque is non-empty (below the concurrency limit, see
+ * of every link and worker process ({@link SlotRoster}), the live and running counts and the concurrency
+ * limit every start passes ({@link ConcurrencyGate}), the graceful stop ({@link DrainLatch}), and every
+ * queued request's {@link Ticket}; the helpers' state is theirs, and only the dispatcher calls them, always
+ * under its lock. Invariant: at most one of the FIFO and the idle deque is non-empty (below the concurrency limit, see
  * below), so a link that becomes idle takes the oldest waiting request at once, and a request that finds an
  * idle link is dispatched at once — except for sticky requests (a sticky WebSocket connection's events,
  * {@link QueuedExchange#stickyPid}), which only a link of their worker process may take while that process
@@ -46,8 +46,8 @@ import java.util.function.IntConsumer;
  * finishes. The hop from here to the link's event loop is dispatch-to-call (T3 → T4), not queue time: the
  * request already has its slot.
  *
- * <p>Concurrency limit ({@link #concurrencyLimit}): the running count, the limit and its window are the
- * {@link ConcurrencyGate}'s; every dispatch asks it first. A request that finds an idle link but {@code limit}
+ * <p>Concurrency limit ({@link #concurrencyLimit}): the limit and its window are the {@link ConcurrencyGate}'s,
+ * and every request starts on a link through it. A request that finds an idle link but {@code limit}
  * running waits in the FIFO like any other (so the FIFO and the idle deque may both be non-empty then), and
  * a link that finishes takes the next one only below the limit.
  *
@@ -425,8 +425,8 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     public QueueSnapshot snapshot() {
         lock.lock();
         try {
-            return new QueueSnapshot(line.depth(), gate.busy(), gate.live(), dropped, completed, lostLinks, redispatched,
-                    gate.limit(), roster.statuses());
+            return new QueueSnapshot(line.depth(), gate.busy(), gate.live(), dropped, completed, lostLinks,
+                    redispatched, gate.limit(), roster.statuses());
         } finally {
             lock.unlock();
         }
