@@ -11,9 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Actuator;
 import dev.pumaplus.spi.Autoscaler.TickDecision;
-import dev.pumaplus.spi.ExtraSlotActuator;
 import dev.pumaplus.spi.LoadSignals;
-import dev.pumaplus.spi.WorkerPool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -89,49 +87,81 @@ class ControllerDriverTest {
         }
     }
 
-    /** The host's WorkerPool for the real extra-slot actuators, recorded: the counts asked for. */
-    static final class RecordingPool implements WorkerPool {
-        final List<Integer> extra = new ArrayList<>();
+    /**
+     * A bridge actuator as the host's extra-slot actuators report themselves before any slot dialled in (one
+     * slot a unit, 50 ms dead time, none ready, memory unknown; a thread shares its GVL and its gain is unknown
+     * by itself), recorded: the units added.
+     */
+    static final class RecordingBridge implements Actuator {
+        final List<Integer> added = new ArrayList<>();
+        final String kind;
+        int units;
+
+        RecordingBridge(String kind) {
+            this.kind = kind;
+        }
 
         @Override
-        public int threadsPerWorker() {
+        public String kind() {
+            return kind;
+        }
+
+        @Override
+        public int slotsPerUnit() {
             return 1;
         }
 
         @Override
-        public int initialWorkers() {
-            return 1;
+        public long deadTimeNanos() {
+            return 50_000_000;
         }
 
         @Override
-        public void desiredWorkers(int count) {
+        public int units() {
+            return units;
         }
 
         @Override
-        public List<Long> readyWorkerPids() {
-            return List.of();
-        }
-
-        @Override
-        public void desiredExtraSlots(int count) {
-            extra.add(count);
-        }
-
-        @Override
-        public int readyExtraSlots() {
+        public int readyUnits() {
             return 0;
+        }
+
+        @Override
+        public long memoryPerUnitBytes() {
+            return -1;
+        }
+
+        @Override
+        public boolean gainKnown() {
+            return kind.equals("ractor");
+        }
+
+        @Override
+        public boolean sharesGvl() {
+            return kind.equals("thread");
+        }
+
+        @Override
+        public void add(int count) {
+            added.add(count);
+            units += count;
+        }
+
+        @Override
+        public void remove(int count) {
+            units = Math.max(0, units - count);
         }
     }
 
     @Test
     void theUnitsGoToThePrimaryAndTheBridgeSlotsToTheBridgeOfTheConfiguredKind(@TempDir Path dir) throws Exception {
         RecordingFork fork = new RecordingFork();
-        RecordingPool ractorPool = new RecordingPool();
-        RecordingPool threadPool = new RecordingPool();
+        RecordingBridge ractor = new RecordingBridge("ractor");
+        RecordingBridge thread = new RecordingBridge("thread");
         Map<String, Actuator> registered = new HashMap<>();
         registered.put("fork", fork);
-        registered.put("ractor", ExtraSlotActuator.ractors(ractorPool));
-        registered.put("thread", ExtraSlotActuator.threads(threadPool));
+        registered.put("ractor", ractor);
+        registered.put("thread", thread);
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, registered::get, "fork",
                 "ractor", log, HOUR_MS);
@@ -142,8 +172,8 @@ class ControllerDriverTest {
             driver.stop();
         }
         assertEquals(List.of(7), fork.added, driver.lastDecision()); // max 8 units
-        assertEquals(List.of(7), ractorPool.extra, "one Ractor slot per forked slot on its way");
-        assertEquals(List.of(), threadPool.extra, "the actuator of another kind is left alone");
+        assertEquals(List.of(7), ractor.added, "one Ractor slot per forked slot on its way");
+        assertEquals(List.of(), thread.added, "the actuator of another kind is left alone");
         String line = Files.readAllLines(log).get(0);
         assertTrue(line.contains("\"bridgeDelta\":7"), line);
     }
@@ -176,9 +206,8 @@ class ControllerDriverTest {
     }
 
     /** The first decision log line of one tick with a thread bridge under {@code signals}. */
-    private static String threadBridgeTick(Path dir, LoadSignals signals, RecordingPool threadPool) throws Exception {
-        Map<String, Actuator> registered = Map.of("fork", new RecordingFork(), "thread",
-                ExtraSlotActuator.threads(threadPool));
+    private static String threadBridgeTick(Path dir, LoadSignals signals, RecordingBridge thread) throws Exception {
+        Map<String, Actuator> registered = Map.of("fork", new RecordingFork(), "thread", thread);
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), signals, registered::get, "fork",
                 "thread", log, HOUR_MS);
@@ -194,26 +223,26 @@ class ControllerDriverTest {
     @Test
     void aThreadBridgesGainIsKnownOnceTheWorkersMeasureGvlWaitAndItsSlotsAreAddedWhileTheGvlIsFree(
             @TempDir Path dir) throws Exception {
-        RecordingPool threadPool = new RecordingPool();
-        String line = threadBridgeTick(dir, stepWithGvlWait(0.01), threadPool);
-        assertEquals(List.of(7), threadPool.extra, line);
+        RecordingBridge thread = new RecordingBridge("thread");
+        String line = threadBridgeTick(dir, stepWithGvlWait(0.01), thread);
+        assertEquals(List.of(7), thread.added, line);
         assertTrue(line.contains("\"gvlWaitRatio\":0.01"), line);
         assertTrue(line.contains("\"bridgeGainKnown\":true") && line.contains("\"bridgeSharesGvl\":true"), line);
     }
 
     @Test
     void aThreadBridgeAddsNothingWhenTheGvlIsTheBottleneck(@TempDir Path dir) throws Exception {
-        RecordingPool threadPool = new RecordingPool();
-        String line = threadBridgeTick(dir, stepWithGvlWait(0.5), threadPool);
-        assertEquals(List.of(), threadPool.extra, line);
+        RecordingBridge thread = new RecordingBridge("thread");
+        String line = threadBridgeTick(dir, stepWithGvlWait(0.5), thread);
+        assertEquals(List.of(), thread.added, line);
         assertTrue(line.contains("bridge: none, the GVL is the bottleneck"), line);
     }
 
     @Test
     void withoutAGvlWaitMeasurementAThreadBridgesGainStaysUnknown(@TempDir Path dir) throws Exception {
-        RecordingPool threadPool = new RecordingPool();
-        String line = threadBridgeTick(dir, stepWithGvlWait(Double.NaN), threadPool);
-        assertEquals(List.of(), threadPool.extra, line);
+        RecordingBridge thread = new RecordingBridge("thread");
+        String line = threadBridgeTick(dir, stepWithGvlWait(Double.NaN), thread);
+        assertEquals(List.of(), thread.added, line);
         assertTrue(line.contains("\"gvlWaitRatio\":null") && line.contains("\"bridgeGainKnown\":false"), line);
         assertTrue(line.contains("bridge: none, the gain of a bridge slot is unknown"), line);
     }

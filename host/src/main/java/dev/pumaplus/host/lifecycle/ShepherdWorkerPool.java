@@ -8,6 +8,7 @@ package dev.pumaplus.host.lifecycle;
 import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.ProcessStatus;
 import dev.pumaplus.host.queue.QueueReadout;
+import dev.pumaplus.spi.Actuator;
 import dev.pumaplus.spi.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,5 +56,15 @@ public record ShepherdWorkerPool(QueueReadout queue, IntConsumer workerCounts, I
             extra += Math.max(0, p.live() - threadsPerWorker);
         }
         return extra;
+    }
+
+    @Override
+    public Actuator ractorSlots() {
+        return ExtraSlotActuator.ractors(this);
+    }
+
+    @Override
+    public Actuator threadSlots() {
+        return ExtraSlotActuator.threads(this);
     }
 }

@@ -7,6 +7,7 @@ package dev.pumaplus.actuator.fork;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pumaplus.spi.Actuator;
 import dev.pumaplus.spi.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,6 +52,16 @@ class ForkActuatorTest {
         @Override
         public int readyExtraSlots() {
             return 0;
+        }
+
+        @Override
+        public Actuator ractorSlots() {
+            throw new AssertionError("the fork bundle makes no extra-slot actuator");
+        }
+
+        @Override
+        public Actuator threadSlots() {
+            throw new AssertionError("the fork bundle makes no extra-slot actuator");
         }
     }
 

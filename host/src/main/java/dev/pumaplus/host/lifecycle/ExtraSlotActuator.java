@@ -1,10 +1,13 @@
 /*
  * The one implementation behind the Ractor and thread actuator bundles: a unit of capacity is one slot
  * beyond `threads` inside the running worker processes (a Ractor or a thread running one link), asked of the
- * shepherd through the host's WorkerPool (EXTRA_SLOTS). Each bundle only registers it with its kind.
+ * shepherd through the host's WorkerPool (EXTRA_SLOTS). The host makes it ({@link WorkerPool#ractorSlots()},
+ * {@link WorkerPool#threadSlots()}); each bundle only registers it.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.host.lifecycle;
 
+import dev.pumaplus.spi.CountedActuator;
+import dev.pumaplus.spi.WorkerPool;
 import java.util.function.LongSupplier;
 
 /**
@@ -24,10 +27,10 @@ import java.util.function.LongSupplier;
  *
  * <p>Threading: as {@link CountedActuator}.
  */
-public final class ExtraSlotActuator extends CountedActuator {
+final class ExtraSlotActuator extends CountedActuator {
 
     /** The dead time assumed before any addition was measured, ms: a Ractor or thread plus its link's dial-in. */
-    public static final long DEFAULT_DEAD_TIME_MS = 50;
+    static final long DEFAULT_DEAD_TIME_MS = 50;
 
     private final String kind;
     private final boolean gainKnown;
@@ -37,7 +40,7 @@ public final class ExtraSlotActuator extends CountedActuator {
      * The Ractor actuator: extra slots are Ractors (the configuration has {@code ractors}), gain known.
      * Measures its dead time with {@link System#nanoTime()} and a watcher per addition.
      */
-    public static ExtraSlotActuator ractors(WorkerPool pool) {
+    static ExtraSlotActuator ractors(WorkerPool pool) {
         return new ExtraSlotActuator("ractor", true, pool, System::nanoTime, true);
     }
 
@@ -45,7 +48,7 @@ public final class ExtraSlotActuator extends CountedActuator {
      * The thread actuator: extra slots are threads under their process's GVL, gain unknown by itself (known
      * from the workers' GVL wait, see {@link #sharesGvl()}).
      */
-    public static ExtraSlotActuator threads(WorkerPool pool) {
+    static ExtraSlotActuator threads(WorkerPool pool) {
         return new ExtraSlotActuator("thread", false, pool, System::nanoTime, true);
     }
 

@@ -3,12 +3,14 @@
  * as desired totals from 0, ready bounded by what was asked, dead time measured from readiness, the
  * thread's unknown gain.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.host.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +54,16 @@ class ExtraSlotActuatorTest {
         @Override
         public int readyExtraSlots() {
             return readyExtra;
+        }
+
+        @Override
+        public Actuator ractorSlots() {
+            return ExtraSlotActuator.ractors(this);
+        }
+
+        @Override
+        public Actuator threadSlots() {
+            return ExtraSlotActuator.threads(this);
         }
     }
 
