@@ -46,4 +46,13 @@ public interface WorkerPool {
      * of this pool; dead time as {@link #ractorSlots()}. The thread actuator bundle makes one and registers it.
      */
     Actuator threadSlots();
+
+    /**
+     * A new actuator over {@code units}: it counts them from {@link CountedUnits#initialUnits()}, never below
+     * {@link CountedUnits#minUnits()}, asks for each new total at once, reports ready = min(units,
+     * {@link CountedUnits#dialledIn()}) and measures the dead time of each addition until the ready count
+     * reached it (a moving average, weight 1/2, from {@link CountedUnits#defaultDeadTimeMs()}). The fork
+     * actuator bundle makes one when it starts and registers it.
+     */
+    Actuator countedActuator(CountedUnits units);
 }

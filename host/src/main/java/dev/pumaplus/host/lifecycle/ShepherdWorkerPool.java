@@ -9,6 +9,7 @@ import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.ProcessStatus;
 import dev.pumaplus.host.queue.QueueReadout;
 import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.CountedUnits;
 import dev.pumaplus.spi.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,11 +61,16 @@ public record ShepherdWorkerPool(QueueReadout queue, IntConsumer workerCounts, I
 
     @Override
     public Actuator ractorSlots() {
-        return ExtraSlotActuator.ractors(this);
+        return ExtraSlots.ractors(this);
     }
 
     @Override
     public Actuator threadSlots() {
-        return ExtraSlotActuator.threads(this);
+        return ExtraSlots.threads(this);
+    }
+
+    @Override
+    public Actuator countedActuator(CountedUnits units) {
+        return new CountedActuator(units, System::nanoTime, true);
     }
 }

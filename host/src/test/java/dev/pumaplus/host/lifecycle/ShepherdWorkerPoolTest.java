@@ -67,7 +67,7 @@ class ShepherdWorkerPoolTest {
         Thread.sleep(20);
         new EmbeddedWorker(queue, 100, 0); // the Ractor's link dials in
         long dialled = System.nanoTime() - asked;
-        while (ractor.deadTimeNanos() == ExtraSlotActuator.DEFAULT_DEAD_TIME_MS * 1_000_000) {
+        while (ractor.deadTimeNanos() == ExtraSlots.DEFAULT_DEAD_TIME_MS * 1_000_000) {
             Thread.sleep(1);
         }
         long measured = ractor.deadTimeNanos();

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.CountedUnits;
 import dev.pumaplus.spi.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
-class ExtraSlotActuatorTest {
+class ExtraSlotsTest {
 
     /** The host's side, recorded: the extra slot counts asked for, and how many have dialled in. */
     static final class RecordingPool implements WorkerPool {
@@ -58,12 +59,17 @@ class ExtraSlotActuatorTest {
 
         @Override
         public Actuator ractorSlots() {
-            return ExtraSlotActuator.ractors(this);
+            throw new AssertionError("not called: these claims make their actuators themselves");
         }
 
         @Override
         public Actuator threadSlots() {
-            return ExtraSlotActuator.threads(this);
+            throw new AssertionError("not called: these claims make their actuators themselves");
+        }
+
+        @Override
+        public Actuator countedActuator(CountedUnits units) {
+            throw new AssertionError("not called: these claims make their actuators themselves");
         }
     }
 
@@ -71,7 +77,7 @@ class ExtraSlotActuatorTest {
     void addAsksForTheNewTotalOfExtraSlotsAndMeasuresTheDeadTimeUntilTheyDialIn() {
         RecordingPool pool = new RecordingPool();
         AtomicLong now = new AtomicLong(1_000);
-        ExtraSlotActuator ractor = new ExtraSlotActuator("ractor", true, pool, now::get, false);
+        Actuator ractor = new CountedActuator(new ExtraSlots("ractor", true, pool), now::get, false);
         assertEquals(0, ractor.units(), "a generation starts without extra slots");
         assertEquals(1, ractor.slotsPerUnit());
         ractor.add(3);
@@ -90,7 +96,7 @@ class ExtraSlotActuatorTest {
     @Test
     void removeGoesDownToZeroAndSlotsStillDrainingAreNotReady() {
         RecordingPool pool = new RecordingPool();
-        ExtraSlotActuator ractor = new ExtraSlotActuator("ractor", true, pool, System::nanoTime, false);
+        Actuator ractor = new CountedActuator(new ExtraSlots("ractor", true, pool), System::nanoTime, false);
         ractor.add(4);
         pool.readyExtra = 4;
         ractor.remove(9);
@@ -102,8 +108,8 @@ class ExtraSlotActuatorTest {
     @Test
     void theThreadActuatorReportsItsGainUnknownAndTheRactorActuatorKnown() {
         RecordingPool pool = new RecordingPool();
-        ExtraSlotActuator thread = ExtraSlotActuator.threads(pool);
-        ExtraSlotActuator ractor = ExtraSlotActuator.ractors(pool);
+        Actuator thread = ExtraSlots.threads(pool);
+        Actuator ractor = ExtraSlots.ractors(pool);
         assertEquals("thread", thread.kind());
         assertFalse(thread.gainKnown());
         assertEquals("ractor", ractor.kind());
