@@ -8,7 +8,6 @@ package dev.pumaplus.host.lifecycle;
 
 import dev.pumaplus.spi.Actuator;
 import dev.pumaplus.spi.CountedUnits;
-import dev.pumaplus.spi.DeadTime;
 import java.util.function.LongSupplier;
 
 /**
