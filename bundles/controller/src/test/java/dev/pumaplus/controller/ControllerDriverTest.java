@@ -35,70 +35,31 @@ class ControllerDriverTest {
     /** A tick so long that only a test's own {@link ControllerDriver#tick()} calls run, ms. */
     private static final long HOUR_MS = 3_600_000;
 
-    /** The primary actuator's side, recorded: one-slot units, 1 s dead time, all ready. */
-    static final class RecordingFork implements Actuator {
-        final List<Integer> added = new ArrayList<>();
-        int units = 1;
-
-        @Override
-        public String kind() {
-            return "fork";
-        }
-
-        @Override
-        public int slotsPerUnit() {
-            return 1;
-        }
-
-        @Override
-        public long deadTimeNanos() {
-            return 1_000_000_000L;
-        }
-
-        @Override
-        public int units() {
-            return units;
-        }
-
-        @Override
-        public int readyUnits() {
-            return 1;
-        }
-
-        @Override
-        public long memoryPerUnitBytes() {
-            return -1;
-        }
-
-        @Override
-        public boolean gainKnown() {
-            return true;
-        }
-
-        @Override
-        public void add(int count) {
-            added.add(count);
-            units += count;
-        }
-
-        @Override
-        public void remove(int count) {
-            units -= count;
-        }
-    }
-
     /**
-     * A bridge actuator as the host's extra-slot actuators report themselves before any slot dialled in (one
-     * slot a unit, 50 ms dead time, none ready, memory unknown; a thread shares its GVL and its gain is unknown
-     * by itself), recorded: the units added.
+     * An actuator's side, recorded: the units added. {@link #fork()} is the primary (one-slot units, 1 s dead
+     * time, all ready); {@link #bridge} one of the host's extra-slot actuators before any slot dialled in (one
+     * slot a unit, 50 ms dead time, none ready; a thread shares its GVL and its gain is unknown by itself).
      */
-    static final class RecordingBridge implements Actuator {
+    static final class RecordingActuator implements Actuator {
         final List<Integer> added = new ArrayList<>();
         final String kind;
+        final int ready;
+        final long deadTimeNanos;
         int units;
 
-        RecordingBridge(String kind) {
+        private RecordingActuator(String kind, int units, int ready, long deadTimeNanos) {
             this.kind = kind;
+            this.units = units;
+            this.ready = ready;
+            this.deadTimeNanos = deadTimeNanos;
+        }
+
+        static RecordingActuator fork() {
+            return new RecordingActuator("fork", 1, 1, 1_000_000_000L);
+        }
+
+        static RecordingActuator bridge(String kind) {
+            return new RecordingActuator(kind, 0, 0, 50_000_000);
         }
 
         @Override
@@ -113,7 +74,7 @@ class ControllerDriverTest {
 
         @Override
         public long deadTimeNanos() {
-            return 50_000_000;
+            return deadTimeNanos;
         }
 
         @Override
@@ -123,7 +84,7 @@ class ControllerDriverTest {
 
         @Override
         public int readyUnits() {
-            return 0;
+            return ready;
         }
 
         @Override
@@ -133,7 +94,7 @@ class ControllerDriverTest {
 
         @Override
         public boolean gainKnown() {
-            return kind.equals("ractor");
+            return !kind.equals("thread");
         }
 
         @Override
@@ -149,15 +110,15 @@ class ControllerDriverTest {
 
         @Override
         public void remove(int count) {
-            units = Math.max(0, units - count);
+            units -= count;
         }
     }
 
     @Test
     void theUnitsGoToThePrimaryAndTheBridgeSlotsToTheBridgeOfTheConfiguredKind(@TempDir Path dir) throws Exception {
-        RecordingFork fork = new RecordingFork();
-        RecordingBridge ractor = new RecordingBridge("ractor");
-        RecordingBridge thread = new RecordingBridge("thread");
+        RecordingActuator fork = RecordingActuator.fork();
+        RecordingActuator ractor = RecordingActuator.bridge("ractor");
+        RecordingActuator thread = RecordingActuator.bridge("thread");
         Map<String, Actuator> registered = new HashMap<>();
         registered.put("fork", fork);
         registered.put("ractor", ractor);
@@ -180,7 +141,7 @@ class ControllerDriverTest {
 
     @Test
     void aConcurrencyLimitThatBindsBelowTheSlotsReachesThePolicyWhichAddsNoWorker(@TempDir Path dir) throws Exception {
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         // the step on 50 fiber slots of which the limiter lets 24 run
         LoadSignals limited = () -> new LoadSignals.Sample(2000, 900_000_000, 950_000_000, 24e6, 2400, 24, 50,
                 2.4e9, 0.5, 8L << 30, 0, Double.NaN, 24);
@@ -206,8 +167,8 @@ class ControllerDriverTest {
     }
 
     /** The first decision log line of one tick with a thread bridge under {@code signals}. */
-    private static String threadBridgeTick(Path dir, LoadSignals signals, RecordingBridge thread) throws Exception {
-        Map<String, Actuator> registered = Map.of("fork", new RecordingFork(), "thread", thread);
+    private static String threadBridgeTick(Path dir, LoadSignals signals, RecordingActuator thread) throws Exception {
+        Map<String, Actuator> registered = Map.of("fork", RecordingActuator.fork(), "thread", thread);
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), signals, registered::get, "fork",
                 "thread", log, HOUR_MS);
@@ -223,7 +184,7 @@ class ControllerDriverTest {
     @Test
     void aThreadBridgesGainIsKnownOnceTheWorkersMeasureGvlWaitAndItsSlotsAreAddedWhileTheGvlIsFree(
             @TempDir Path dir) throws Exception {
-        RecordingBridge thread = new RecordingBridge("thread");
+        RecordingActuator thread = RecordingActuator.bridge("thread");
         String line = threadBridgeTick(dir, stepWithGvlWait(0.01), thread);
         assertEquals(List.of(7), thread.added, line);
         assertTrue(line.contains("\"gvlWaitRatio\":0.01"), line);
@@ -232,7 +193,7 @@ class ControllerDriverTest {
 
     @Test
     void aThreadBridgeAddsNothingWhenTheGvlIsTheBottleneck(@TempDir Path dir) throws Exception {
-        RecordingBridge thread = new RecordingBridge("thread");
+        RecordingActuator thread = RecordingActuator.bridge("thread");
         String line = threadBridgeTick(dir, stepWithGvlWait(0.5), thread);
         assertEquals(List.of(), thread.added, line);
         assertTrue(line.contains("bridge: none, the GVL is the bottleneck"), line);
@@ -240,7 +201,7 @@ class ControllerDriverTest {
 
     @Test
     void withoutAGvlWaitMeasurementAThreadBridgesGainStaysUnknown(@TempDir Path dir) throws Exception {
-        RecordingBridge thread = new RecordingBridge("thread");
+        RecordingActuator thread = RecordingActuator.bridge("thread");
         String line = threadBridgeTick(dir, stepWithGvlWait(Double.NaN), thread);
         assertEquals(List.of(), thread.added, line);
         assertTrue(line.contains("\"gvlWaitRatio\":null") && line.contains("\"bridgeGainKnown\":false"), line);
@@ -256,7 +217,7 @@ class ControllerDriverTest {
         };
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), counted, Map.<String, Actuator>of(
-                "fork", new RecordingFork())::get, "fork", null, log, 20);
+                "fork", RecordingActuator.fork())::get, "fork", null, log, 20);
         driver.start();
         try {
             assertTrue(sampled.await(5, TimeUnit.SECONDS), "two ticks of 20 ms did not run within 5 s");
@@ -272,7 +233,7 @@ class ControllerDriverTest {
 
     @Test
     void aTickWaitsForAConfiguredBridgeThatIsNotRegisteredYet() throws Exception {
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, Map.<String, Actuator>of(
                 "fork", fork)::get, "fork", "ractor", null, HOUR_MS);
         driver.tick();
@@ -282,7 +243,7 @@ class ControllerDriverTest {
 
     @Test
     void theKeptDecisionsMatchTheLogLinesAndTheOldestRollOffPastTheLimit(@TempDir Path dir) throws Exception {
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, Map.<String, Actuator>of(
                 "fork", fork)::get, "fork", null, log, HOUR_MS);
@@ -343,7 +304,7 @@ class ControllerDriverTest {
     @Test
     void theDriverWatchesTheQueueAtThePolicysThresholdAndItsAlarmsRunOnTheTickersThread() throws Exception {
         HotQueue host = new HotQueue();
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), host, Map.<String, Actuator>of(
                 "fork", fork)::get, "fork", null, null, HOUR_MS);
         driver.start();
@@ -363,7 +324,7 @@ class ControllerDriverTest {
     void aPolicyThatDecidesAtTicksOnlyGetsNoWatch() throws Exception {
         HotQueue host = new HotQueue();
         ControllerDriver driver = new ControllerDriver(new OneUnitPolicy(50, 1, 8, 3, 10), host,
-                Map.<String, Actuator>of("fork", new RecordingFork())::get, "fork", null, null, HOUR_MS);
+                Map.<String, Actuator>of("fork", RecordingActuator.fork())::get, "fork", null, null, HOUR_MS);
         driver.start();
         driver.stop();
         assertTrue(!host.everWatched, "the watch is only cleared, never set");
@@ -372,7 +333,7 @@ class ControllerDriverTest {
     @Test
     void anAlarmThatAddsIsLoggedAsAnAlarmAndKeptBeforeTheTickItIsNumberedWithOneThatDoesNotLeavesNoTrace(
             @TempDir Path dir) throws Exception {
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), new HotQueue(),
                 Map.<String, Actuator>of("fork", fork)::get, "fork", null, log, HOUR_MS);
