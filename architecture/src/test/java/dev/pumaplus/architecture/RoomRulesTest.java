@@ -52,8 +52,7 @@ class RoomRulesTest {
      * is gone, fails {@link #spiHoldsContractsOnly()} too, so the entry is deleted with the move.
      */
     private static final Set<String> SPI_LOGIC_TO_MOVE = Set.of(
-            "dev.pumaplus.spi.ActuatorActivator", "dev.pumaplus.spi.CountedActuator",
-            "dev.pumaplus.spi.DeadTime", "dev.pumaplus.spi.ExtraSlotActuator", "dev.pumaplus.spi.HeaderFields",
+            "dev.pumaplus.spi.ActuatorActivator", "dev.pumaplus.spi.HeaderFields",
             "dev.pumaplus.spi.HeldWebSocket", "dev.pumaplus.spi.ProtocolActivator",
             "dev.pumaplus.spi.RequestBodyBuffer", "dev.pumaplus.spi.ResponseBackpressure",
             "dev.pumaplus.spi.TlsMaterial");

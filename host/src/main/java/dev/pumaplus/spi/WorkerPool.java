@@ -1,7 +1,8 @@
 /*
  * The host's handle on the shepherd's worker processes, for the actuators: ask for a number of worker
  * processes (the WORKER_COUNT frame, docs/PROTOCOL.md) or of slots beyond threads inside them (EXTRA_SLOTS:
- * Ractors or threads), and see which have dialled in.
+ * Ractors or threads), and see which have dialled in; and the host's actuators of extra slots, which the
+ * Ractor and thread bundles register.
  */
 package dev.pumaplus.spi;
 
@@ -31,4 +32,27 @@ public interface WorkerPool {
 
     /** Extra slots dialled in now: the sum over worker processes of max(0, live links − threads). */
     int readyExtraSlots();
+
+    /**
+     * A new actuator whose unit is one Ractor beyond {@code threads} (kind {@code ractor}, gain known), asking
+     * {@link #desiredExtraSlots} of this pool; its dead time starts at 50 ms and is measured from readiness.
+     * The Ractor actuator bundle makes one when it starts and registers it.
+     */
+    Actuator ractorSlots();
+
+    /**
+     * A new actuator whose unit is one thread beyond {@code threads} under its process's GVL (kind
+     * {@code thread}, {@link Actuator#sharesGvl()}, gain unknown by itself), asking {@link #desiredExtraSlots}
+     * of this pool; dead time as {@link #ractorSlots()}. The thread actuator bundle makes one and registers it.
+     */
+    Actuator threadSlots();
+
+    /**
+     * A new actuator over {@code units}: it counts them from {@link CountedUnits#initialUnits()}, never below
+     * {@link CountedUnits#minUnits()}, asks for each new total at once, reports ready = min(units,
+     * {@link CountedUnits#dialledIn()}) and measures the dead time of each addition until the ready count
+     * reached it (a moving average, weight 1/2, from {@link CountedUnits#defaultDeadTimeMs()}). The fork
+     * actuator bundle makes one when it starts and registers it.
+     */
+    Actuator countedActuator(CountedUnits units);
 }

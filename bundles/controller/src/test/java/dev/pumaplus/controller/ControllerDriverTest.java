@@ -11,9 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Actuator;
 import dev.pumaplus.spi.Autoscaler.TickDecision;
-import dev.pumaplus.spi.ExtraSlotActuator;
 import dev.pumaplus.spi.LoadSignals;
-import dev.pumaplus.spi.WorkerPool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,14 +35,36 @@ class ControllerDriverTest {
     /** A tick so long that only a test's own {@link ControllerDriver#tick()} calls run, ms. */
     private static final long HOUR_MS = 3_600_000;
 
-    /** The primary actuator's side, recorded: one-slot units, 1 s dead time, all ready. */
-    static final class RecordingFork implements Actuator {
+    /**
+     * An actuator's side, recorded: the units added. {@link #fork()} is the primary (one-slot units, 1 s dead
+     * time, all ready); {@link #bridge} one of the host's extra-slot actuators before any slot dialled in (one
+     * slot a unit, 50 ms dead time, none ready; a thread shares its GVL and its gain is unknown by itself).
+     */
+    static final class RecordingActuator implements Actuator {
         final List<Integer> added = new ArrayList<>();
-        int units = 1;
+        final String kind;
+        final int ready;
+        final long deadTimeNanos;
+        int units;
+
+        private RecordingActuator(String kind, int units, int ready, long deadTimeNanos) {
+            this.kind = kind;
+            this.units = units;
+            this.ready = ready;
+            this.deadTimeNanos = deadTimeNanos;
+        }
+
+        static RecordingActuator fork() {
+            return new RecordingActuator("fork", 1, 1, 1_000_000_000L);
+        }
+
+        static RecordingActuator bridge(String kind) {
+            return new RecordingActuator(kind, 0, 0, 50_000_000);
+        }
 
         @Override
         public String kind() {
-            return "fork";
+            return kind;
         }
 
         @Override
@@ -54,7 +74,7 @@ class ControllerDriverTest {
 
         @Override
         public long deadTimeNanos() {
-            return 1_000_000_000L;
+            return deadTimeNanos;
         }
 
         @Override
@@ -64,7 +84,7 @@ class ControllerDriverTest {
 
         @Override
         public int readyUnits() {
-            return 1;
+            return ready;
         }
 
         @Override
@@ -74,7 +94,12 @@ class ControllerDriverTest {
 
         @Override
         public boolean gainKnown() {
-            return true;
+            return !kind.equals("thread");
+        }
+
+        @Override
+        public boolean sharesGvl() {
+            return kind.equals("thread");
         }
 
         @Override
@@ -89,49 +114,15 @@ class ControllerDriverTest {
         }
     }
 
-    /** The host's WorkerPool for the real extra-slot actuators, recorded: the counts asked for. */
-    static final class RecordingPool implements WorkerPool {
-        final List<Integer> extra = new ArrayList<>();
-
-        @Override
-        public int threadsPerWorker() {
-            return 1;
-        }
-
-        @Override
-        public int initialWorkers() {
-            return 1;
-        }
-
-        @Override
-        public void desiredWorkers(int count) {
-        }
-
-        @Override
-        public List<Long> readyWorkerPids() {
-            return List.of();
-        }
-
-        @Override
-        public void desiredExtraSlots(int count) {
-            extra.add(count);
-        }
-
-        @Override
-        public int readyExtraSlots() {
-            return 0;
-        }
-    }
-
     @Test
     void theUnitsGoToThePrimaryAndTheBridgeSlotsToTheBridgeOfTheConfiguredKind(@TempDir Path dir) throws Exception {
-        RecordingFork fork = new RecordingFork();
-        RecordingPool ractorPool = new RecordingPool();
-        RecordingPool threadPool = new RecordingPool();
+        RecordingActuator fork = RecordingActuator.fork();
+        RecordingActuator ractor = RecordingActuator.bridge("ractor");
+        RecordingActuator thread = RecordingActuator.bridge("thread");
         Map<String, Actuator> registered = new HashMap<>();
         registered.put("fork", fork);
-        registered.put("ractor", ExtraSlotActuator.ractors(ractorPool));
-        registered.put("thread", ExtraSlotActuator.threads(threadPool));
+        registered.put("ractor", ractor);
+        registered.put("thread", thread);
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, registered::get, "fork",
                 "ractor", log, HOUR_MS);
@@ -142,15 +133,15 @@ class ControllerDriverTest {
             driver.stop();
         }
         assertEquals(List.of(7), fork.added, driver.lastDecision()); // max 8 units
-        assertEquals(List.of(7), ractorPool.extra, "one Ractor slot per forked slot on its way");
-        assertEquals(List.of(), threadPool.extra, "the actuator of another kind is left alone");
+        assertEquals(List.of(7), ractor.added, "one Ractor slot per forked slot on its way");
+        assertEquals(List.of(), thread.added, "the actuator of another kind is left alone");
         String line = Files.readAllLines(log).get(0);
         assertTrue(line.contains("\"bridgeDelta\":7"), line);
     }
 
     @Test
     void aConcurrencyLimitThatBindsBelowTheSlotsReachesThePolicyWhichAddsNoWorker(@TempDir Path dir) throws Exception {
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         // the step on 50 fiber slots of which the limiter lets 24 run
         LoadSignals limited = () -> new LoadSignals.Sample(2000, 900_000_000, 950_000_000, 24e6, 2400, 24, 50,
                 2.4e9, 0.5, 8L << 30, 0, Double.NaN, 24);
@@ -176,9 +167,8 @@ class ControllerDriverTest {
     }
 
     /** The first decision log line of one tick with a thread bridge under {@code signals}. */
-    private static String threadBridgeTick(Path dir, LoadSignals signals, RecordingPool threadPool) throws Exception {
-        Map<String, Actuator> registered = Map.of("fork", new RecordingFork(), "thread",
-                ExtraSlotActuator.threads(threadPool));
+    private static String threadBridgeTick(Path dir, LoadSignals signals, RecordingActuator thread) throws Exception {
+        Map<String, Actuator> registered = Map.of("fork", RecordingActuator.fork(), "thread", thread);
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), signals, registered::get, "fork",
                 "thread", log, HOUR_MS);
@@ -194,26 +184,26 @@ class ControllerDriverTest {
     @Test
     void aThreadBridgesGainIsKnownOnceTheWorkersMeasureGvlWaitAndItsSlotsAreAddedWhileTheGvlIsFree(
             @TempDir Path dir) throws Exception {
-        RecordingPool threadPool = new RecordingPool();
-        String line = threadBridgeTick(dir, stepWithGvlWait(0.01), threadPool);
-        assertEquals(List.of(7), threadPool.extra, line);
+        RecordingActuator thread = RecordingActuator.bridge("thread");
+        String line = threadBridgeTick(dir, stepWithGvlWait(0.01), thread);
+        assertEquals(List.of(7), thread.added, line);
         assertTrue(line.contains("\"gvlWaitRatio\":0.01"), line);
         assertTrue(line.contains("\"bridgeGainKnown\":true") && line.contains("\"bridgeSharesGvl\":true"), line);
     }
 
     @Test
     void aThreadBridgeAddsNothingWhenTheGvlIsTheBottleneck(@TempDir Path dir) throws Exception {
-        RecordingPool threadPool = new RecordingPool();
-        String line = threadBridgeTick(dir, stepWithGvlWait(0.5), threadPool);
-        assertEquals(List.of(), threadPool.extra, line);
+        RecordingActuator thread = RecordingActuator.bridge("thread");
+        String line = threadBridgeTick(dir, stepWithGvlWait(0.5), thread);
+        assertEquals(List.of(), thread.added, line);
         assertTrue(line.contains("bridge: none, the GVL is the bottleneck"), line);
     }
 
     @Test
     void withoutAGvlWaitMeasurementAThreadBridgesGainStaysUnknown(@TempDir Path dir) throws Exception {
-        RecordingPool threadPool = new RecordingPool();
-        String line = threadBridgeTick(dir, stepWithGvlWait(Double.NaN), threadPool);
-        assertEquals(List.of(), threadPool.extra, line);
+        RecordingActuator thread = RecordingActuator.bridge("thread");
+        String line = threadBridgeTick(dir, stepWithGvlWait(Double.NaN), thread);
+        assertEquals(List.of(), thread.added, line);
         assertTrue(line.contains("\"gvlWaitRatio\":null") && line.contains("\"bridgeGainKnown\":false"), line);
         assertTrue(line.contains("bridge: none, the gain of a bridge slot is unknown"), line);
     }
@@ -227,7 +217,7 @@ class ControllerDriverTest {
         };
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), counted, Map.<String, Actuator>of(
-                "fork", new RecordingFork())::get, "fork", null, log, 20);
+                "fork", RecordingActuator.fork())::get, "fork", null, log, 20);
         driver.start();
         try {
             assertTrue(sampled.await(5, TimeUnit.SECONDS), "two ticks of 20 ms did not run within 5 s");
@@ -243,7 +233,7 @@ class ControllerDriverTest {
 
     @Test
     void aTickWaitsForAConfiguredBridgeThatIsNotRegisteredYet() throws Exception {
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, Map.<String, Actuator>of(
                 "fork", fork)::get, "fork", "ractor", null, HOUR_MS);
         driver.tick();
@@ -253,7 +243,7 @@ class ControllerDriverTest {
 
     @Test
     void theKeptDecisionsMatchTheLogLinesAndTheOldestRollOffPastTheLimit(@TempDir Path dir) throws Exception {
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), STEP, Map.<String, Actuator>of(
                 "fork", fork)::get, "fork", null, log, HOUR_MS);
@@ -314,7 +304,7 @@ class ControllerDriverTest {
     @Test
     void theDriverWatchesTheQueueAtThePolicysThresholdAndItsAlarmsRunOnTheTickersThread() throws Exception {
         HotQueue host = new HotQueue();
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), host, Map.<String, Actuator>of(
                 "fork", fork)::get, "fork", null, null, HOUR_MS);
         driver.start();
@@ -334,7 +324,7 @@ class ControllerDriverTest {
     void aPolicyThatDecidesAtTicksOnlyGetsNoWatch() throws Exception {
         HotQueue host = new HotQueue();
         ControllerDriver driver = new ControllerDriver(new OneUnitPolicy(50, 1, 8, 3, 10), host,
-                Map.<String, Actuator>of("fork", new RecordingFork())::get, "fork", null, null, HOUR_MS);
+                Map.<String, Actuator>of("fork", RecordingActuator.fork())::get, "fork", null, null, HOUR_MS);
         driver.start();
         driver.stop();
         assertTrue(!host.everWatched, "the watch is only cleared, never set");
@@ -343,7 +333,7 @@ class ControllerDriverTest {
     @Test
     void anAlarmThatAddsIsLoggedAsAnAlarmAndKeptBeforeTheTickItIsNumberedWithOneThatDoesNotLeavesNoTrace(
             @TempDir Path dir) throws Exception {
-        RecordingFork fork = new RecordingFork();
+        RecordingActuator fork = RecordingActuator.fork();
         Path log = dir.resolve("decisions.jsonl");
         ControllerDriver driver = new ControllerDriver(TieredPolicy.defaults(), new HotQueue(),
                 Map.<String, Actuator>of("fork", fork)::get, "fork", null, log, HOUR_MS);

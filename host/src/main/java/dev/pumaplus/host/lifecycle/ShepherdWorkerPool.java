@@ -8,6 +8,8 @@ package dev.pumaplus.host.lifecycle;
 import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.ProcessStatus;
 import dev.pumaplus.host.queue.QueueReadout;
+import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.CountedUnits;
 import dev.pumaplus.spi.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,5 +57,20 @@ public record ShepherdWorkerPool(QueueReadout queue, IntConsumer workerCounts, I
             extra += Math.max(0, p.live() - threadsPerWorker);
         }
         return extra;
+    }
+
+    @Override
+    public Actuator ractorSlots() {
+        return ExtraSlots.ractors(this);
+    }
+
+    @Override
+    public Actuator threadSlots() {
+        return ExtraSlots.threads(this);
+    }
+
+    @Override
+    public Actuator countedActuator(CountedUnits units) {
+        return new CountedActuator(units, System::nanoTime, true);
     }
 }

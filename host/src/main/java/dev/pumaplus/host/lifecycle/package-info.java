@@ -1,6 +1,7 @@
 /**
  * The lifecycle room: the process tree under the host. It starts the Ruby shepherd, reads its resolved
- * config, asks it for workers (the {@code WorkerPool} service), runs generations (hot restart, reload,
+ * config, asks it for workers (the {@code WorkerPool} service, which also makes the actuators' counting
+ * and dead-time bookkeeping: CountedActuator, DeadTime, ExtraSlots), runs generations (hot restart, reload,
  * rollback: start the new shepherd, wait for its workers to dial in, drain and retire the old one) and
  * writes the pid and state files.
  *

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.pumaplus.host.queue.Dispatcher;
 import dev.pumaplus.host.queue.EmbeddedWorker;
 import dev.pumaplus.host.queue.QueueFixture;
-import dev.pumaplus.spi.ExtraSlotActuator;
+import dev.pumaplus.spi.Actuator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +58,7 @@ class ShepherdWorkerPoolTest {
 
     @Test
     void theRactorActuatorMeasuresItsDeadTimeWhenTheSlotsDialInNotAtTheNextTick() throws Exception {
-        ExtraSlotActuator ractor = ExtraSlotActuator.ractors(pool);
+        Actuator ractor = pool.ractorSlots();
         new EmbeddedWorker(queue, 100, 0);
         new EmbeddedWorker(queue, 100, 0);
         long asked = System.nanoTime();
@@ -67,7 +67,7 @@ class ShepherdWorkerPoolTest {
         Thread.sleep(20);
         new EmbeddedWorker(queue, 100, 0); // the Ractor's link dials in
         long dialled = System.nanoTime() - asked;
-        while (ractor.deadTimeNanos() == ExtraSlotActuator.DEFAULT_DEAD_TIME_MS * 1_000_000) {
+        while (ractor.deadTimeNanos() == ExtraSlots.DEFAULT_DEAD_TIME_MS * 1_000_000) {
             Thread.sleep(1);
         }
         long measured = ractor.deadTimeNanos();

@@ -10,6 +10,6 @@ import dev.pumaplus.spi.ActuatorActivator;
 public final class ForkActivator extends ActuatorActivator {
 
     public ForkActivator() {
-        super("actuator-fork", pool -> new ForkActuator(pool, System::nanoTime, true));
+        super("actuator-fork", pool -> pool.countedActuator(new ForkUnits(pool)));
     }
 }

@@ -6,12 +6,12 @@
 package dev.pumaplus.actuator.ractor;
 
 import dev.pumaplus.spi.ActuatorActivator;
-import dev.pumaplus.spi.ExtraSlotActuator;
+import dev.pumaplus.spi.WorkerPool;
 
 /** The Ractor actuator's bundle activator. */
 public final class RactorActivator extends ActuatorActivator {
 
     public RactorActivator() {
-        super("actuator-ractor", ExtraSlotActuator::ractors);
+        super("actuator-ractor", WorkerPool::ractorSlots);
     }
 }

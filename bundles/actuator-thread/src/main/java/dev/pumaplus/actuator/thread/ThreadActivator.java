@@ -7,12 +7,12 @@
 package dev.pumaplus.actuator.thread;
 
 import dev.pumaplus.spi.ActuatorActivator;
-import dev.pumaplus.spi.ExtraSlotActuator;
+import dev.pumaplus.spi.WorkerPool;
 
 /** The thread actuator's bundle activator. */
 public final class ThreadActivator extends ActuatorActivator {
 
     public ThreadActivator() {
-        super("actuator-thread", ExtraSlotActuator::threads);
+        super("actuator-thread", WorkerPool::threadSlots);
     }
 }

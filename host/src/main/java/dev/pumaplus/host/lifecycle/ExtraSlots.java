@@ -1,11 +1,14 @@
 /*
- * The one implementation behind the Ractor and thread actuator bundles: a unit of capacity is one slot
- * beyond `threads` inside the running worker processes (a Ractor or a thread running one link), asked of the
- * shepherd through the host's WorkerPool (EXTRA_SLOTS). Each bundle only registers it with its kind.
+ * The units behind the Ractor and thread actuator bundles: a unit of capacity is one slot beyond `threads`
+ * inside the running worker processes (a Ractor or a thread running one link), asked of the shepherd through
+ * the host's WorkerPool (EXTRA_SLOTS). The host makes their actuators ({@link WorkerPool#ractorSlots()},
+ * {@link WorkerPool#threadSlots()}); each bundle only registers its one.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.host.lifecycle;
 
-import java.util.function.LongSupplier;
+import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.CountedUnits;
+import dev.pumaplus.spi.WorkerPool;
 
 /**
  * Units = extra slots asked for (starts at 0: a shepherd generation starts without any); ready =
@@ -22,44 +25,29 @@ import java.util.function.LongSupplier;
  * without the measurement (Ruby 3.1 has no {@code rb_internal_thread_add_event_hook}) it is unknown, and
  * the policy never adds it.
  *
- * <p>Threading: as {@link CountedActuator}.
+ * @param kind      {@code ractor} or {@code thread}
+ * @param gainKnown whether one more slot is known to add capacity by itself
+ * @param pool      where the slots are asked for and counted
  */
-public final class ExtraSlotActuator extends CountedActuator {
+record ExtraSlots(String kind, boolean gainKnown, WorkerPool pool) implements CountedUnits {
 
     /** The dead time assumed before any addition was measured, ms: a Ractor or thread plus its link's dial-in. */
-    public static final long DEFAULT_DEAD_TIME_MS = 50;
-
-    private final String kind;
-    private final boolean gainKnown;
-    private final WorkerPool pool;
+    static final long DEFAULT_DEAD_TIME_MS = 50;
 
     /**
      * The Ractor actuator: extra slots are Ractors (the configuration has {@code ractors}), gain known.
      * Measures its dead time with {@link System#nanoTime()} and a watcher per addition.
      */
-    public static ExtraSlotActuator ractors(WorkerPool pool) {
-        return new ExtraSlotActuator("ractor", true, pool, System::nanoTime, true);
+    static Actuator ractors(WorkerPool pool) {
+        return new CountedActuator(new ExtraSlots("ractor", true, pool), System::nanoTime, true);
     }
 
     /**
      * The thread actuator: extra slots are threads under their process's GVL, gain unknown by itself (known
      * from the workers' GVL wait, see {@link #sharesGvl()}).
      */
-    public static ExtraSlotActuator threads(WorkerPool pool) {
-        return new ExtraSlotActuator("thread", false, pool, System::nanoTime, true);
-    }
-
-    /** As {@link CountedActuator}; a generation starts with no extra slots. */
-    ExtraSlotActuator(String kind, boolean gainKnown, WorkerPool pool, LongSupplier clock, boolean watch) {
-        super(0, 0, DEFAULT_DEAD_TIME_MS, clock, watch);
-        this.kind = kind;
-        this.gainKnown = gainKnown;
-        this.pool = pool;
-    }
-
-    @Override
-    public String kind() {
-        return kind;
+    static Actuator threads(WorkerPool pool) {
+        return new CountedActuator(new ExtraSlots("thread", false, pool), System::nanoTime, true);
     }
 
     @Override
@@ -72,24 +60,35 @@ public final class ExtraSlotActuator extends CountedActuator {
         return -1;
     }
 
-    @Override
-    public boolean gainKnown() {
-        return gainKnown;
-    }
-
     /** A thread slot shares its process's GVL; a Ractor slot has its own lock. */
     @Override
     public boolean sharesGvl() {
         return kind.equals("thread");
     }
 
+    /** A generation starts with no extra slots. */
     @Override
-    protected void request(int total) {
+    public int initialUnits() {
+        return 0;
+    }
+
+    @Override
+    public int minUnits() {
+        return 0;
+    }
+
+    @Override
+    public long defaultDeadTimeMs() {
+        return DEFAULT_DEAD_TIME_MS;
+    }
+
+    @Override
+    public void request(int total) {
         pool.desiredExtraSlots(total);
     }
 
     @Override
-    protected int dialledIn() {
+    public int dialledIn() {
         return pool.readyExtraSlots();
     }
 }

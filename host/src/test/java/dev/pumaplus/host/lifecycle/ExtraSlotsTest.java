@@ -3,12 +3,15 @@
  * as desired totals from 0, ready bounded by what was asked, dead time measured from readiness, the
  * thread's unknown gain.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.host.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pumaplus.spi.Actuator;
+import dev.pumaplus.spi.CountedUnits;
+import dev.pumaplus.spi.WorkerPool;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
-class ExtraSlotActuatorTest {
+class ExtraSlotsTest {
 
     /** The host's side, recorded: the extra slot counts asked for, and how many have dialled in. */
     static final class RecordingPool implements WorkerPool {
@@ -53,13 +56,28 @@ class ExtraSlotActuatorTest {
         public int readyExtraSlots() {
             return readyExtra;
         }
+
+        @Override
+        public Actuator ractorSlots() {
+            throw new AssertionError("not called: these claims make their actuators themselves");
+        }
+
+        @Override
+        public Actuator threadSlots() {
+            throw new AssertionError("not called: these claims make their actuators themselves");
+        }
+
+        @Override
+        public Actuator countedActuator(CountedUnits units) {
+            throw new AssertionError("not called: these claims make their actuators themselves");
+        }
     }
 
     @Test
     void addAsksForTheNewTotalOfExtraSlotsAndMeasuresTheDeadTimeUntilTheyDialIn() {
         RecordingPool pool = new RecordingPool();
         AtomicLong now = new AtomicLong(1_000);
-        ExtraSlotActuator ractor = new ExtraSlotActuator("ractor", true, pool, now::get, false);
+        Actuator ractor = new CountedActuator(new ExtraSlots("ractor", true, pool), now::get, false);
         assertEquals(0, ractor.units(), "a generation starts without extra slots");
         assertEquals(1, ractor.slotsPerUnit());
         ractor.add(3);
@@ -78,7 +96,7 @@ class ExtraSlotActuatorTest {
     @Test
     void removeGoesDownToZeroAndSlotsStillDrainingAreNotReady() {
         RecordingPool pool = new RecordingPool();
-        ExtraSlotActuator ractor = new ExtraSlotActuator("ractor", true, pool, System::nanoTime, false);
+        Actuator ractor = new CountedActuator(new ExtraSlots("ractor", true, pool), System::nanoTime, false);
         ractor.add(4);
         pool.readyExtra = 4;
         ractor.remove(9);
@@ -90,8 +108,8 @@ class ExtraSlotActuatorTest {
     @Test
     void theThreadActuatorReportsItsGainUnknownAndTheRactorActuatorKnown() {
         RecordingPool pool = new RecordingPool();
-        ExtraSlotActuator thread = ExtraSlotActuator.threads(pool);
-        ExtraSlotActuator ractor = ExtraSlotActuator.ractors(pool);
+        Actuator thread = ExtraSlots.threads(pool);
+        Actuator ractor = ExtraSlots.ractors(pool);
         assertEquals("thread", thread.kind());
         assertFalse(thread.gainKnown());
         assertEquals("ractor", ractor.kind());

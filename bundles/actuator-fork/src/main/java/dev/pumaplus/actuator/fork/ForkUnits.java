@@ -1,39 +1,49 @@
 /*
- * The fork actuator: a unit of capacity is one worker process the shepherd forks (preloaded app, then
- * on_worker_boot), asked for through the host's WorkerPool (the WORKER_COUNT frame). The controller
- * drives it once a tick; the unit is ready when every one of its threads has dialled in.
+ * The fork actuator's units: a unit of capacity is one worker process the shepherd forks (preloaded app,
+ * then on_worker_boot), asked for through the host's WorkerPool (the WORKER_COUNT frame). The host counts
+ * them (WorkerPool#countedActuator) and the controller drives that actuator once a tick; the unit is ready
+ * when every one of its threads has dialled in.
  */
 package dev.pumaplus.actuator.fork;
 
-import dev.pumaplus.spi.CountedActuator;
+import dev.pumaplus.spi.CountedUnits;
 import dev.pumaplus.spi.WorkerPool;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.function.LongSupplier;
 
 /**
- * Units = the worker processes asked for (starts at the configured {@code workers}); ready = processes
- * whose every thread has dialled in, at most the units asked for (a retired process still finishing its
- * requests is not counted; {@link CountedActuator}). Dead time: from an {@link #add} until the ready count
- * reached what it asked for, starting at {@value #DEFAULT_DEAD_TIME_MS} ms.
+ * Units = the worker processes asked for (starts at the configured {@code workers}, never fewer than one);
+ * dialled in = processes whose every thread has dialled in (the host caps ready at the units asked for, so a
+ * retired process still finishing its requests is not counted). Dead time: from an add until the ready
+ * count reached what it asked for, starting at {@value #DEFAULT_DEAD_TIME_MS} ms.
  * Memory per unit: the mean proportional set size (Pss of /proc/PID/smaps_rollup) of the ready workers, so
  * pages shared copy-on-write with the shepherd count once, shared.
  *
- * <p>Threading: as {@link CountedActuator}.
+ * <p>Threading: as {@link CountedUnits}.
+ *
+ * @param pool the host's worker processes
  */
-final class ForkActuator extends CountedActuator {
+record ForkUnits(WorkerPool pool) implements CountedUnits {
 
     /** The dead time assumed before any addition was measured, ms: a fork plus a small app's boot. */
     static final long DEFAULT_DEAD_TIME_MS = 1000;
 
-    private final WorkerPool pool;
+    @Override
+    public int initialUnits() {
+        return pool.initialWorkers();
+    }
 
-    /** As {@link CountedActuator}; never fewer than one worker. */
-    ForkActuator(WorkerPool pool, LongSupplier clock, boolean watch) {
-        super(pool.initialWorkers(), 1, DEFAULT_DEAD_TIME_MS, clock, watch);
-        this.pool = pool;
+    /** Never fewer than one worker. */
+    @Override
+    public int minUnits() {
+        return 1;
+    }
+
+    @Override
+    public long defaultDeadTimeMs() {
+        return DEFAULT_DEAD_TIME_MS;
     }
 
     @Override
@@ -81,12 +91,12 @@ final class ForkActuator extends CountedActuator {
     }
 
     @Override
-    protected void request(int total) {
+    public void request(int total) {
         pool.desiredWorkers(total);
     }
 
     @Override
-    protected int dialledIn() {
+    public int dialledIn() {
         return pool.readyWorkerPids().size();
     }
 }

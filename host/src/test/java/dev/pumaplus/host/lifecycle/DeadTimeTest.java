@@ -3,7 +3,7 @@
  * the one being timed, removals lowering its target, and the watcher measuring an addition that completes
  * between two controller ticks at its own length, not at a tick's.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.host.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

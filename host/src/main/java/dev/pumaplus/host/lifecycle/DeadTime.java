@@ -3,7 +3,7 @@
  * reached what it asked for. One measurement for every actuator (fork, Ractor, thread), watched closely
  * enough that it is not read at the controller's tick resolution.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.host.lifecycle;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
@@ -20,7 +20,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Threading: every method synchronizes on this object; any thread.
  */
-public final class DeadTime {
+final class DeadTime {
 
     static final long WATCH_INTERVAL_MS = 2;
     static final long WATCH_LIMIT_MS = 30_000;
@@ -34,13 +34,13 @@ public final class DeadTime {
     private int target;
 
     /** @param clock {@link System#nanoTime()} in production; injected so the timing is testable */
-    public DeadTime(long defaultNanos, LongSupplier clock) {
+    DeadTime(long defaultNanos, LongSupplier clock) {
         this.averageNanos = defaultNanos;
         this.clock = clock;
     }
 
     /** The expected dead time, ns. */
-    public synchronized long nanos() {
+    synchronized long nanos() {
         return averageNanos;
     }
 
@@ -48,7 +48,7 @@ public final class DeadTime {
      * An addition that completes when the ready count reaches {@code readyTarget}. Returns true when it
      * starts a new timing (none was in progress): the caller then {@link #watch}es it.
      */
-    public synchronized boolean added(int readyTarget) {
+    synchronized boolean added(int readyTarget) {
         target = readyTarget;
         if (addedAtNanos != 0) {
             return false;
@@ -58,12 +58,12 @@ public final class DeadTime {
     }
 
     /** A removal down to {@code units}: an addition being timed completes at that count at most. */
-    public synchronized void removed(int units) {
+    synchronized void removed(int units) {
         target = Math.min(target, units);
     }
 
     /** Records the addition being timed as complete once {@code ready} reached its target. */
-    public synchronized void observe(int ready) {
+    synchronized void observe(int ready) {
         if (addedAtNanos != 0 && ready >= target) {
             long took = clock.getAsLong() - addedAtNanos;
             averageNanos = measured ? (averageNanos + took) / 2 : took;
@@ -73,7 +73,7 @@ public final class DeadTime {
     }
 
     /** Whether an addition is being timed. */
-    public synchronized boolean timing() {
+    synchronized boolean timing() {
         return addedAtNanos != 0;
     }
 
@@ -81,7 +81,7 @@ public final class DeadTime {
      * Starts a virtual thread named {@code name} that feeds {@code ready} to {@link #observe} until the
      * addition being timed completes.
      */
-    public void watch(String name, IntSupplier ready) {
+    void watch(String name, IntSupplier ready) {
         Thread.ofVirtual().name(name).start(() -> {
             long deadline = System.nanoTime() + WATCH_LIMIT_MS * 1_000_000;
             while (System.nanoTime() - deadline < 0) {
