@@ -53,6 +53,7 @@ public final class WebSockets implements WebSocketHub {
     static final String EVENT = "puma_plus.websocket.event";
     static final String TYPE = "puma_plus.websocket.type";
     static final String CLOSE_CODE = "puma_plus.websocket.close_code";
+    static final String STREAM_ID = "puma_plus.websocket.stream_id";
 
     private final Admission admission;
     private final QueueMetrics metrics;
@@ -119,7 +120,7 @@ public final class WebSockets implements WebSocketHub {
         Session session = new Session(ids.incrementAndGet(), ex.head, sticky, ex.workerPid(), peer);
         held.incrementAndGet();
         sessions.put(session.id, session);
-        session.enqueue(new Event("open", false, Unpooled.EMPTY_BUFFER, System.nanoTime(), 0));
+        session.enqueue(new Event("open", null, -1, Unpooled.EMPTY_BUFFER, System.nanoTime(), 0));
         return session;
     }
 
@@ -188,8 +189,14 @@ public final class WebSockets implements WebSocketHub {
         });
     }
 
-    /** One event of a held connection, waiting for its turn. */
-    private record Event(String kind, boolean binary, ByteBuf data, long arrivedNanos, int closeCode) {
+    /**
+     * One event of a held connection, waiting for its turn.
+     *
+     * @param type     a message's {@code puma_plus.websocket.type} ({@code text}, {@code binary}, {@code stream},
+     *                 {@code datagram}), null for other events
+     * @param streamId a stream message's QUIC stream id, else -1
+     */
+    private record Event(String kind, String type, long streamId, ByteBuf data, long arrivedNanos, int closeCode) {
     }
 
     /** One held connection: its upgrade head, routing, channels and the line of its events. */
@@ -222,7 +229,17 @@ public final class WebSockets implements WebSocketHub {
 
         @Override
         public void message(boolean binary, ByteBuf data, long arrivedNanos) {
-            enqueue(new Event("message", binary, data, arrivedNanos, 0));
+            enqueue(new Event("message", binary ? "binary" : "text", -1, data, arrivedNanos, 0));
+        }
+
+        @Override
+        public void streamMessage(long streamId, ByteBuf data, long arrivedNanos) {
+            enqueue(new Event("message", "stream", streamId, data, arrivedNanos, 0));
+        }
+
+        @Override
+        public void datagram(ByteBuf data, long arrivedNanos) {
+            enqueue(new Event("message", "datagram", -1, data, arrivedNanos, 0));
         }
 
         @Override
@@ -238,7 +255,7 @@ public final class WebSockets implements WebSocketHub {
                 leave(this, channel);
             }
             // Queued before the count drops, so a graceful stop that waits for the count drains this event too.
-            enqueue(new Event("close", false, Unpooled.EMPTY_BUFFER, System.nanoTime(), code));
+            enqueue(new Event("close", null, -1, Unpooled.EMPTY_BUFFER, System.nanoTime(), code));
             if (held.decrementAndGet() == 0) {
                 synchronized (held) {
                     held.notifyAll();
@@ -287,11 +304,14 @@ public final class WebSockets implements WebSocketHub {
         }
 
         private void submit(Event event) {
-            List<Map.Entry<String, String>> env = new ArrayList<>(4);
+            List<Map.Entry<String, String>> env = new ArrayList<>(5);
             env.add(Map.entry(ID, Long.toString(id)));
             env.add(Map.entry(EVENT, event.kind()));
             if (event.kind().equals("message")) {
-                env.add(Map.entry(TYPE, event.binary() ? "binary" : "text"));
+                env.add(Map.entry(TYPE, event.type()));
+                if (event.streamId() >= 0) {
+                    env.add(Map.entry(STREAM_ID, Long.toString(event.streamId())));
+                }
             } else if (event.kind().equals("close")) {
                 env.add(Map.entry(CLOSE_CODE, Integer.toString(event.closeCode())));
             }

@@ -133,6 +133,26 @@ class WebSocketsTest {
         assertEquals("message binary", takeEventFromEither(first, second));
     }
 
+    @Test
+    void aWebTransportStreamMessageCarriesItsKindAndStreamIdAndADatagramItsKind() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        WebSocketSession session = accept(worker, true, new RecordingPeer());
+        assertEquals("open", takeEvent(worker));
+        session.streamMessage(8, text("on a stream"), System.nanoTime());
+        worker.respond("");
+        List<Frame> frames = worker.sent();
+        assertEquals("message", EmbeddedWorker.env(frames, WebSockets.EVENT));
+        assertEquals("stream", EmbeddedWorker.env(frames, WebSockets.TYPE));
+        assertEquals("8", EmbeddedWorker.env(frames, WebSockets.STREAM_ID), "the stream's QUIC id");
+        frames.forEach(Frame::release);
+        session.datagram(text("a datagram"), System.nanoTime());
+        worker.respond("");
+        frames = worker.sent();
+        assertEquals("datagram", EmbeddedWorker.env(frames, WebSockets.TYPE));
+        assertNull(EmbeddedWorker.env(frames, WebSockets.STREAM_ID), "a datagram has no stream");
+        frames.forEach(Frame::release);
+    }
+
     /** The event one of two workers was sent (asserting that not both were), or null. */
     private static String takeEventFromEither(EmbeddedWorker a, EmbeddedWorker b) {
         String x = takeEvent(a);

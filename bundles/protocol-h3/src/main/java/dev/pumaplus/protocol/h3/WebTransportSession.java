@@ -155,7 +155,8 @@ final class WebTransportSession implements WebSocketPeer {
                 stream.getOutputStream().close(); // nothing is sent back on it: the app's messages are streams of ours
             }
             if (!ended.get()) {
-                session.message(true, Unpooled.wrappedBuffer(message.toByteArray()), System.nanoTime());
+                session.streamMessage(stream.getStreamId(), Unpooled.wrappedBuffer(message.toByteArray()),
+                        System.nanoTime());
             }
         } catch (IOException e) {
             // reset by the client, or the session or connection went away: the stream's bytes are no message
@@ -169,7 +170,7 @@ final class WebTransportSession implements WebSocketPeer {
         if (ended.get() || !reading || payload.length > connection.limits().maxMessage()) {
             return false;
         }
-        session.message(true, Unpooled.wrappedBuffer(payload), System.nanoTime());
+        session.datagram(Unpooled.wrappedBuffer(payload), System.nanoTime());
         return true;
     }
 

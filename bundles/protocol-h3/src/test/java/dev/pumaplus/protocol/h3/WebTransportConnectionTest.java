@@ -168,7 +168,8 @@ class WebTransportConnectionTest {
                 concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "bidi")));
         wt.bidirectionalStream(bidi);
         wt.datagram(DatagramCodec.encode(0, utf8("a datagram")));
-        assertEquals(List.of("message over a stream", "message bidi", "message a datagram"), hub.session.events);
+        assertEquals(List.of("stream 2 over a stream", "stream 4 bidi", "datagram a datagram"), hub.session.events,
+                "each message reports its kind, a stream its id");
         assertTrue(bidi.outputClosed, "the bidi stream's server side is finished");
 
         hub.peer.send(false, Unpooled.wrappedBuffer(utf8("answer")));
@@ -259,7 +260,7 @@ class WebTransportConnectionTest {
         hub.peer.reading(true);
         wt.datagram(DatagramCodec.encode(0, utf8("taken")));
         assertEquals(1, wt.datagramsDropped());
-        assertEquals(List.of("message taken"), hub.session.events);
+        assertEquals(List.of("datagram taken"), hub.session.events);
         connect.end();
         held.join();
     }
@@ -327,7 +328,7 @@ class WebTransportConnectionTest {
         Thread.sleep(50); // the stream now waits for session 0
         hub.delay.complete(null);
         early.join();
-        assertEquals(List.of("message early"), hub.session.events);
+        assertEquals(List.of("stream 2 early"), hub.session.events);
         connect.end();
         held.join();
     }
@@ -529,6 +530,18 @@ class WebTransportConnectionTest {
         @Override
         public void message(boolean binary, ByteBuf data, long arrivedNanos) {
             events.add("message " + new String(ByteBufUtil.getBytes(data), StandardCharsets.UTF_8));
+            data.release();
+        }
+
+        @Override
+        public void streamMessage(long streamId, ByteBuf data, long arrivedNanos) {
+            events.add("stream " + streamId + " " + new String(ByteBufUtil.getBytes(data), StandardCharsets.UTF_8));
+            data.release();
+        }
+
+        @Override
+        public void datagram(ByteBuf data, long arrivedNanos) {
+            events.add("datagram " + new String(ByteBufUtil.getBytes(data), StandardCharsets.UTF_8));
             data.release();
         }
 
