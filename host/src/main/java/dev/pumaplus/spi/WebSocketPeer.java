@@ -20,6 +20,31 @@ public interface WebSocketPeer {
      */
     void send(boolean binary, ByteBuf data);
 
+    /**
+     * One datagram to a WebTransport client (RFC 9297), ownership of {@code data} transferred; it may be lost
+     * and is dropped when it does not fit one QUIC packet. Counts against {@link WebSocketSettings#outboundLimit()}
+     * as {@link #send} does.
+     *
+     * @return false when this connection has no datagrams (a WebSocket): {@code data} is released, nothing sent
+     */
+    default boolean sendDatagram(ByteBuf data) {
+        data.release();
+        return false;
+    }
+
+    /**
+     * Bytes on a WebTransport stream, ownership of {@code data} transferred: on the client's bidirectional
+     * stream {@code streamId} (its answer), or on a stream of the server's this session opened. With
+     * {@code finish} the stream's sending side ends after them (FIN). Bytes for a stream that is not open (or
+     * already finished) are dropped.
+     *
+     * @return false when this connection has no streams (a WebSocket): {@code data} is released, nothing sent
+     */
+    default boolean sendStream(long streamId, ByteBuf data, boolean finish) {
+        data.release();
+        return false;
+    }
+
     /** Starts the closing handshake with {@code code} and {@code reason} (at most 123 UTF-8 bytes). */
     void close(int code, String reason);
 

@@ -41,6 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>An event the host could not deliver ends its connection: one answered by the host at admission (shed,
  * or refused while stopping) with 1013, one that failed on its worker (the process died) with 1011. The
  * event's response is otherwise discarded; the app talks to connections through WS_COMMAND ({@link #apply}).
+ * A datagram or stream command for a connection that has none (a WebSocket's peer refuses it) sends nothing
+ * and is logged as a warning.
  *
  * <p>Threading: every method is thread-safe; a session's event queue is guarded by the session itself.
  */
@@ -48,6 +50,8 @@ public final class WebSockets implements WebSocketHub {
 
     /** Events of one connection that may wait before its protocol stops reading it. */
     static final int MAX_WAITING_EVENTS = 16;
+
+    private static final System.Logger LOG = System.getLogger(WebSockets.class.getName());
 
     static final String ID = "puma_plus.websocket.id";
     static final String EVENT = "puma_plus.websocket.event";
@@ -165,8 +169,27 @@ public final class WebSockets implements WebSocketHub {
                     session.peer.close(command.code(), new String(command.data(), StandardCharsets.UTF_8));
                 }
             }
+            case WebSocketCommand.SEND_DATAGRAM -> {
+                Session session = sessions.get(command.connection());
+                if (session != null && !session.peer.sendDatagram(Unpooled.wrappedBuffer(command.data()))) {
+                    refused(command, "SEND_DATAGRAM");
+                }
+            }
+            case WebSocketCommand.SEND_STREAM -> {
+                Session session = sessions.get(command.connection());
+                if (session != null && !session.peer.sendStream(command.streamId(),
+                        Unpooled.wrappedBuffer(command.streamBytes()), command.code() == WebSocketCommand.FIN)) {
+                    refused(command, "SEND_STREAM");
+                }
+            }
             default -> throw new IllegalArgumentException("op " + command.op()); // the codec admits no other
         }
+    }
+
+    /** A datagram or stream command for a WebSocket, which has neither: nothing is sent, the app's mistake logged. */
+    private static void refused(WebSocketCommand command, String op) {
+        LOG.log(System.Logger.Level.WARNING, "WS_COMMAND " + op + " for connection " + command.connection()
+                + " refused: it is a WebSocket, and datagrams and streams are WebTransport's (docs/WEBTRANSPORT.md)");
     }
 
     private void join(Session session, String channel) {

@@ -17,6 +17,7 @@ import dev.pumaplus.wire.ResponseHead;
 import dev.pumaplus.wire.WebSocketCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -38,7 +39,7 @@ class WebSocketsTest {
     }
 
     /** A held connection as a protocol would offer it: records what the hub asks of it. */
-    static final class RecordingPeer implements WebSocketPeer {
+    static class RecordingPeer implements WebSocketPeer {
         final List<String> events = new CopyOnWriteArrayList<>();
 
         @Override
@@ -209,6 +210,54 @@ class WebSocketsTest {
         assertEquals(List.of("text just you", "text everyone", "binary still here", "close 4000 bye"), alice.events);
         assertEquals(List.of("text everyone"), bob.events);
         assertEquals(1, hub.held(), "the closed connection is no longer held");
+    }
+
+    @Test
+    void datagramAndStreamCommandsReachTheirSessionsPeerAndAWebSocketRefusesThem() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        List<String> sent = new CopyOnWriteArrayList<>();
+        RecordingPeer transport = new RecordingPeer() {
+            @Override
+            public boolean sendDatagram(ByteBuf data) {
+                sent.add("datagram " + data.toString(StandardCharsets.UTF_8));
+                data.release();
+                return true;
+            }
+
+            @Override
+            public boolean sendStream(long streamId, ByteBuf data, boolean finish) {
+                sent.add("stream " + streamId + " " + data.toString(StandardCharsets.UTF_8) + (finish ? " FIN" : ""));
+                data.release();
+                return true;
+            }
+        };
+        RecordingPeer webSocket = new RecordingPeer();
+        WebSocketSession wt = accept(worker, false, transport);
+        takeEvent(worker);
+        worker.respond("");
+        WebSocketSession ws = accept(worker, false, webSocket);
+        takeEvent(worker);
+        worker.respond("");
+        queue.admission.submit(new Object(), DispatcherTest.get("/answer"), Unpooled.EMPTY_BUFFER, null,
+                new RecordingSink());
+        worker.takeRequestPath();
+        command(worker, WebSocketCommand.SEND_DATAGRAM, 0, wt.id(), "", "pong");
+        streamCommand(worker, 0, wt.id(), 4, "answer");
+        streamCommand(worker, WebSocketCommand.FIN, wt.id(), WebSocketCommand.FIRST_APP_STREAM + 1, "");
+        command(worker, WebSocketCommand.SEND_DATAGRAM, 0, ws.id(), "", "nowhere");
+        streamCommand(worker, WebSocketCommand.FIN, ws.id(), 4, "nowhere");
+        worker.respond("");
+        assertEquals(List.of("datagram pong", "stream 4 answer", "stream " + (WebSocketCommand.FIRST_APP_STREAM + 1)
+                + "  FIN"), sent);
+        assertEquals(List.of(), webSocket.events, "a WebSocket is sent nothing and stays open");
+    }
+
+    private static void streamCommand(EmbeddedWorker worker, int code, long id, long stream, String bytes) {
+        ByteBuf data = Unpooled.buffer().writeLong(stream).writeBytes(bytes.getBytes(StandardCharsets.UTF_8));
+        worker.channel.writeInbound(new WebSocketCommand(WebSocketCommand.SEND_STREAM, code, id, "",
+                ByteBufUtil.getBytes(data)).toFrame(ByteBufAllocator.DEFAULT));
+        data.release();
+        worker.channel.runPendingTasks();
     }
 
     private static void command(EmbeddedWorker worker, int op, int code, long id, String channel, String data) {
