@@ -38,7 +38,10 @@ public record WebSocketCommand(int op, int code, long connection, String channel
     public static final int SEND_STREAM = 9;
     /** SEND_STREAM's code: the stream's sending side ends after these bytes. */
     public static final int FIN = 1;
-    /** Stream ids from here on are names the app gives streams of the server's it opens; below, QUIC ids. */
+    /**
+     * Stream ids from here on are names the app gives streams of the server's it opens; below, QUIC ids (the
+     * spi's {@code WebSocketPeer.FIRST_APP_STREAM}, which the hub passes them on to).
+     */
     public static final long FIRST_APP_STREAM = 1L << 62;
     /** Bytes before the channel name. */
     public static final int FIXED_LENGTH = 14;

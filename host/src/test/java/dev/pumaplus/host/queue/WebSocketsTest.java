@@ -250,6 +250,7 @@ class WebSocketsTest {
         assertEquals(List.of("datagram pong", "stream 4 answer", "stream " + (WebSocketCommand.FIRST_APP_STREAM + 1)
                 + "  FIN"), sent);
         assertEquals(List.of(), webSocket.events, "a WebSocket is sent nothing and stays open");
+        assertEquals(WebSocketPeer.FIRST_APP_STREAM, WebSocketCommand.FIRST_APP_STREAM, "the wire's split is the peer's");
     }
 
     private static void streamCommand(EmbeddedWorker worker, int code, long id, long stream, String bytes) {

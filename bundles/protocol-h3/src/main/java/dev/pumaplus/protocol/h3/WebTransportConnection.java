@@ -56,6 +56,9 @@ final class WebTransportConnection {
         /** A new server-initiated unidirectional stream whose type (0x54) is already written. */
         HttpStream openUnidirectional() throws IOException;
 
+        /** One QUIC DATAGRAM frame; false when it was dropped (it does not fit, or the peer takes none). */
+        boolean sendDatagram(byte[] frame);
+
         /** Closes the QUIC connection with an HTTP/3 error code. */
         void close(long errorCode, String reason);
     }

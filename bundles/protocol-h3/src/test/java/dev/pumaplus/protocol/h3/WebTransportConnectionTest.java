@@ -8,6 +8,8 @@ package dev.pumaplus.protocol.h3;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Exchange;
@@ -170,7 +172,7 @@ class WebTransportConnectionTest {
         wt.datagram(DatagramCodec.encode(0, utf8("a datagram")));
         assertEquals(List.of("stream 2 over a stream", "stream 4 bidi", "datagram a datagram"), hub.session.events,
                 "each message reports its kind, a stream its id");
-        assertTrue(bidi.outputClosed, "the bidi stream's server side is finished");
+        assertFalse(bidi.outputClosed, "the bidi stream's server side waits for the app's answer");
 
         hub.peer.send(false, Unpooled.wrappedBuffer(utf8("answer")));
         FakeStream out = transport.opened.poll(5, TimeUnit.SECONDS);
@@ -178,6 +180,56 @@ class WebTransportConnectionTest {
         assertArrayEquals(uni(0, "answer"), out.written.toByteArray());
         connect.end();
         held.join();
+    }
+
+    @Test
+    void theAppAnswersOnTheClientsBidiStreamSendsADatagramAndWritesAndFinishesAStreamItNamed() throws Exception {
+        WebTransportConnection wt = connection(4, 1024);
+        BlockingInput connect = new BlockingInput();
+        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
+                new FakeStream(0, true, connect)));
+        awaitHeld(wt);
+        FakeStream bidi = new FakeStream(4, true,
+                concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "question")));
+        wt.bidirectionalStream(bidi);
+        assertTrue(hub.peer.sendStream(4, Unpooled.wrappedBuffer(utf8("ans")), false));
+        hub.peer.sendStream(4, Unpooled.wrappedBuffer(utf8("wer")), true);
+        bidi.awaitClosed();
+        assertEquals("answer", new String(bidi.written.toByteArray(), StandardCharsets.UTF_8),
+                "the answer on the client's own stream, then its FIN");
+
+        assertTrue(hub.peer.sendDatagram(Unpooled.wrappedBuffer(utf8("pong"))));
+        assertArrayEquals(DatagramCodec.encode(0, utf8("pong")), transport.datagrams.poll(5, TimeUnit.SECONDS),
+                "the datagram carries the session's quarter stream id");
+
+        long name = WebSocketPeer.FIRST_APP_STREAM + 7;
+        hub.peer.sendStream(name, Unpooled.wrappedBuffer(utf8("one,")), false);
+        hub.peer.sendStream(name, Unpooled.wrappedBuffer(utf8("two")), true);
+        FakeStream ours = transport.opened.poll(5, TimeUnit.SECONDS);
+        ours.awaitClosed();
+        assertArrayEquals(uni(0, "one,two"), ours.written.toByteArray(), "one new stream for the name, then FIN");
+        assertNull(transport.opened.poll(100, TimeUnit.MILLISECONDS), "the second write reused the stream");
+        connect.end();
+        held.join();
+    }
+
+    @Test
+    void aBidiStreamWaitingForTheAppsAnswerIsResetWhenTheSessionEnds() throws Exception {
+        WebTransportConnection wt = connection(4, 1024);
+        BlockingInput connect = new BlockingInput();
+        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
+                new FakeStream(0, true, connect)));
+        awaitHeld(wt);
+        FakeStream bidi = new FakeStream(4, true,
+                concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "unanswered")));
+        wt.bidirectionalStream(bidi);
+        connect.end();
+        held.join();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (bidi.resets.isEmpty() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(List.of(WebTransportCodes.WEBTRANSPORT_SESSION_GONE), bidi.resets);
     }
 
     @Test
@@ -455,6 +507,7 @@ class WebTransportConnectionTest {
     static final class FakeTransport implements WebTransportConnection.Transport {
         final List<Long> closes = new CopyOnWriteArrayList<>();
         final BlockingQueue<FakeStream> opened = new LinkedBlockingQueue<>();
+        final BlockingQueue<byte[]> datagrams = new LinkedBlockingQueue<>();
         /** When set, opening a stream waits for it: the app's messages pile up unwritten. */
         volatile CompletableFuture<Void> block;
         private long next = 3;
@@ -468,6 +521,12 @@ class WebTransportConnectionTest {
             next += 4;
             opened.add(stream);
             return stream;
+        }
+
+        @Override
+        public boolean sendDatagram(byte[] frame) {
+            datagrams.add(frame);
+            return true;
         }
 
         @Override
