@@ -128,7 +128,7 @@ class WebtransportChromiumTest < IntegrationTest
     })()
   JS
 
-  def test_a_session_whose_quic_connection_ends_reaches_the_apps_close_event_as_1006
+  def test_a_session_whose_quic_connection_ends_reaches_the_apps_close_event_as_1006_and_stats_count_it_held_until_then
     dir = temp_dir
     cert, key = ec_certificate(dir)
     hash = Digest::SHA256.base64digest(OpenSSL::X509::Certificate.new(File.read(cert)).to_der)
@@ -141,10 +141,15 @@ class WebtransportChromiumTest < IntegrationTest
     with_chromium_page("http://127.0.0.1:#{server.port}/", ready: "document.getElementById('ready')") do |page|
       assert_equal "ready", evaluate(page, OPEN_AND_LEAVE.gsub("PORT", port.to_s).gsub("HASH", hash), timeout: 30)
       assert eventually { server.output[/webtransport (\d+) open/, 1] }, with_log(server, "no open event")
+      held = server.stats.fetch("websockets")
+      assert_equal [0, 1], [held.fetch("held"), held.dig("webtransport", "sessions")],
+                   "/stats counts the session held as WebTransport's, not as a WebSocket: #{held}"
     end
     id = server.output[/webtransport (\d+) open/, 1]
     closed = eventually(timeout: 20) { server.output[/webtransport #{id} close (-?\d+)$/, 1] }
     assert_equal "1006", closed, with_log(server, "the app's close event for a connection that went silent")
+    assert_equal 0, server.stats.dig("websockets", "webtransport", "sessions"), "the ended session is no longer held"
+    assert_match(/^puma_plus_webtransport_sessions 0$/, Net::HTTP.get(server.control_uri("/metrics")))
   end
 
   def test_a_graceful_stop_closes_a_held_session_and_the_app_sees_1001

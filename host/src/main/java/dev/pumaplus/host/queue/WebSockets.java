@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Threading: every method is thread-safe; a session's event queue is guarded by the session itself.
  */
-public final class WebSockets implements WebSocketHub {
+public final class WebSockets implements WebSocketHub, WebSocketReadout {
 
     /** Events of one connection that may wait before its protocol stops reading it. */
     static final int MAX_WAITING_EVENTS = 16;
@@ -63,6 +63,11 @@ public final class WebSockets implements WebSocketHub {
     private final QueueMetrics metrics;
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger held = new AtomicInteger();
+    /** Of {@link #held}, the WebTransport sessions (an upgrade over HTTP/3: docs/WEBTRANSPORT.md). */
+    private final AtomicInteger heldWebTransport = new AtomicInteger();
+    private final AtomicLong sessionsRefused = new AtomicLong();
+    private final AtomicLong streamsRefused = new AtomicLong();
+    private final AtomicLong datagramsDropped = new AtomicLong();
     private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Set<Session>> channels = new ConcurrentHashMap<>();
     private volatile int maxConnections = WebSocketSettings.DEFAULT_MAX_CONNECTIONS;
@@ -107,6 +112,23 @@ public final class WebSockets implements WebSocketHub {
     }
 
     @Override
+    public void refused(Refusal refusal) {
+        switch (refusal) {
+            case SESSION -> sessionsRefused.incrementAndGet();
+            case STREAM -> streamsRefused.incrementAndGet();
+            case DATAGRAM -> datagramsDropped.incrementAndGet();
+            default -> throw new IllegalArgumentException(refusal.toString());
+        }
+    }
+
+    @Override
+    public WebSocketCounts counts() {
+        int sessions = heldWebTransport.get();
+        return new WebSocketCounts(Math.max(0, held.get() - sessions), sessions, sessionsRefused.get(),
+                streamsRefused.get(), datagramsDropped.get());
+    }
+
+    @Override
     public Exchange offer(Object connection, RequestHead head, ResponseSink sink) {
         if (held.get() >= maxConnections) {
             metrics.countStatus(503);
@@ -123,6 +145,9 @@ public final class WebSockets implements WebSocketHub {
         QueuedExchange ex = (QueuedExchange) upgrade; // offer returned it: a HostAnswer is never accepted
         Session session = new Session(ids.incrementAndGet(), ex.head, sticky, ex.workerPid(), peer);
         held.incrementAndGet();
+        if (session.webTransport) {
+            heldWebTransport.incrementAndGet();
+        }
         sessions.put(session.id, session);
         session.enqueue(new Event("open", null, -1, Unpooled.EMPTY_BUFFER, System.nanoTime(), 0));
         return session;
@@ -227,6 +252,8 @@ public final class WebSockets implements WebSocketHub {
         final long id;
         final RequestHead upgrade;
         final boolean sticky;
+        /** Its upgrade came over HTTP/3: a WebTransport session. */
+        final boolean webTransport;
         final WebSocketPeer peer;
         final Set<String> joined = ConcurrentHashMap.newKeySet();
         /** The worker process its sticky events go to; the one that ran its upgrade, then its last event. */
@@ -241,6 +268,7 @@ public final class WebSockets implements WebSocketHub {
             this.id = id;
             this.upgrade = upgrade;
             this.sticky = sticky;
+            this.webTransport = "HTTP/3".equals(upgrade.protocol());
             this.pid = pid;
             this.peer = peer;
         }
@@ -279,6 +307,9 @@ public final class WebSockets implements WebSocketHub {
             }
             // Queued before the count drops, so a graceful stop that waits for the count drains this event too.
             enqueue(new Event("close", null, -1, Unpooled.EMPTY_BUFFER, System.nanoTime(), code));
+            if (webTransport) {
+                heldWebTransport.decrementAndGet();
+            }
             if (held.decrementAndGet() == 0) {
                 synchronized (held) {
                     held.notifyAll();

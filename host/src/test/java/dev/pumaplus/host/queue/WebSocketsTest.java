@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestHead;
+import dev.pumaplus.spi.WebSocketHub;
 import dev.pumaplus.spi.WebSocketPeer;
 import dev.pumaplus.spi.WebSocketSession;
 import dev.pumaplus.wire.Frame;
@@ -19,6 +21,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -251,6 +254,30 @@ class WebSocketsTest {
                 + "  FIN"), sent);
         assertEquals(List.of(), webSocket.events, "a WebSocket is sent nothing and stays open");
         assertEquals(WebSocketPeer.FIRST_APP_STREAM, WebSocketCommand.FIRST_APP_STREAM, "the wire's split is the peer's");
+    }
+
+    @Test
+    void theHubCountsItsWebSocketsAndWebTransportSessionsApartAndWhatTheProtocolsRefused() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        WebSocketSession ws = accept(worker, false, new RecordingPeer());
+        takeEvent(worker);
+        worker.respond("");
+        RequestHead h3 = new RequestHead("GET", "/wt", "HTTP/3", "https", new InetSocketAddress("127.0.0.1", 8443),
+                new InetSocketAddress("127.0.0.1", 50000), List.of(Map.entry("host", "localhost")), 1, 2);
+        Exchange upgrade = hub.offer(new Object(), h3, new RecordingSink());
+        worker.sent().forEach(Frame::release);
+        worker.channel.writeInbound(new ResponseHead(101, 0, 0, 0, List.of(Map.entry("puma-plus-websocket", "sticky")))
+                .toFrame(ByteBufAllocator.DEFAULT, true));
+        worker.channel.runPendingTasks();
+        WebSocketSession wt = hub.hold(upgrade, true, new RecordingPeer());
+        hub.refused(WebSocketHub.Refusal.SESSION);
+        hub.refused(WebSocketHub.Refusal.STREAM);
+        hub.refused(WebSocketHub.Refusal.STREAM);
+        hub.refused(WebSocketHub.Refusal.DATAGRAM);
+        assertEquals(new WebSocketReadout.WebSocketCounts(1, 1, 1, 2, 1), hub.counts());
+        wt.closed(1000);
+        ws.closed(1000);
+        assertEquals(new WebSocketReadout.WebSocketCounts(0, 0, 1, 2, 1), hub.counts(), "held ones leave, refusals stay");
     }
 
     private static void streamCommand(EmbeddedWorker worker, int code, long id, long stream, String bytes) {

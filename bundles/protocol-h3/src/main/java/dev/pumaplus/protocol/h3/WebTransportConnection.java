@@ -122,6 +122,7 @@ final class WebTransportConnection {
         if (open.incrementAndGet() > limits.sessionsPerConnection()) {
             open.decrementAndGet();
             status.accept(429);
+            hub.refused(WebSocketHub.Refusal.SESSION);
             reject(id);
             return;
         }
@@ -221,6 +222,7 @@ final class WebTransportConnection {
         }
         if (session == null) {
             refuse(stream, WebTransportCodes.WEBTRANSPORT_BUFFERED_STREAM_REJECTED);
+            hub.refused(WebSocketHub.Refusal.STREAM);
             return;
         }
         session.readStream(stream);
@@ -262,7 +264,13 @@ final class WebTransportConnection {
         WebTransportSession session = sessions.get(datagram.sessionId());
         if (session == null || !session.datagram(datagram.payload())) {
             datagramsDropped.incrementAndGet();
+            hub.refused(WebSocketHub.Refusal.DATAGRAM);
         }
+    }
+
+    /** A session refused a client stream: the hub counts it (docs/METRICS.md). */
+    void streamRefused() {
+        hub.refused(WebSocketHub.Refusal.STREAM);
     }
 
     /** The session ended: it leaves the connection. */

@@ -140,6 +140,9 @@ final class WebTransportSession implements WebSocketPeer {
         }
         if (refusal != 0) {
             WebTransportConnection.refuse(stream, refusal);
+            if (refusal == WebTransportCodes.H3_EXCESSIVE_LOAD) {
+                connection.streamRefused();
+            }
             return;
         }
         try {
@@ -155,6 +158,7 @@ final class WebTransportSession implements WebSocketPeer {
                 }
                 if (message.size() + n > max) {
                     WebTransportConnection.refuse(stream, WebTransportCodes.H3_EXCESSIVE_LOAD);
+                    connection.streamRefused();
                     close(MESSAGE_TOO_BIG, "message too big");
                     return;
                 }

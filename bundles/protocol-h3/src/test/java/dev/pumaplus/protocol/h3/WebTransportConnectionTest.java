@@ -153,6 +153,7 @@ class WebTransportConnectionTest {
         List<Integer> status = new ArrayList<>();
         wt.connect("/wt", List.of(), status::add, new FakeStream(4, true, new byte[0]));
         assertEquals(List.of(429), status);
+        assertEquals(List.of(WebSocketHub.Refusal.SESSION), hub.refusals, "the hub counts the refusal");
         assertEquals(1, hub.offered.size(), "the app never saw the second");
         first.end();
         held.join();
@@ -289,6 +290,7 @@ class WebTransportConnectionTest {
         FakeStream fifth = new FakeStream(18, false, uni(0, "one too many"));
         wt.unidirectionalStream(fifth);
         assertEquals(List.of(WebTransportCodes.H3_EXCESSIVE_LOAD), fifth.aborts);
+        assertEquals(List.of(WebSocketHub.Refusal.STREAM), hub.refusals, "the hub counts the refused stream");
         for (BlockingInput in : open) {
             in.end();
         }
@@ -312,6 +314,7 @@ class WebTransportConnectionTest {
         hub.peer.reading(true);
         wt.datagram(DatagramCodec.encode(0, utf8("taken")));
         assertEquals(1, wt.datagramsDropped());
+        assertEquals(List.of(WebSocketHub.Refusal.DATAGRAM), hub.refusals, "the hub counts the dropped datagram");
         assertEquals(List.of("datagram taken"), hub.session.events);
         connect.end();
         held.join();
@@ -537,6 +540,7 @@ class WebTransportConnectionTest {
 
     /** The hub: answers each upgrade with {@link #answer} (101 accepts), holds with a recording session. */
     static final class FakeHub implements WebSocketHub {
+        final List<Refusal> refusals = new CopyOnWriteArrayList<>();
         final List<RequestHead> offered = new CopyOnWriteArrayList<>();
         final CompletableFuture<Void> heldLatch = new CompletableFuture<>();
         volatile int answer = 101;
@@ -567,6 +571,11 @@ class WebTransportConnectionTest {
                 public void responseSent(long flushedNanos) {
                 }
             };
+        }
+
+        @Override
+        public void refused(Refusal refusal) {
+            refusals.add(refusal);
         }
 
         @Override
