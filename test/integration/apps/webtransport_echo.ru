@@ -2,7 +2,8 @@
 # page the test drives over DevTools; an upgrade is accepted only with ?token=let-me-in in its query (the
 # same env a WebSocket upgrade has, so the same check); every message is answered with "echo:<message>" the
 # way it came: a datagram with a datagram, a bidirectional stream's on that stream (then its end), a
-# unidirectional stream's as a message (on a new stream of the server's); each event is logged as
+# unidirectional stream's on a stream of the server's the app opens, writes in two parts and finishes; each
+# event is logged as
 # "webtransport ID EVENT ...", a message with its type (and stream id), a close with its code.
 run lambda { |env|
   ws = env["puma_plus.websocket"]
@@ -27,7 +28,10 @@ run lambda { |env|
     elsif type == "stream" && stream & 0x2 == 0 # RFC 9000 §2.1: bit 1 clear, a bidirectional stream
       ws.send_stream(answer, finish: true)
     else
-      ws.send_message(answer)
+      reply = ws.open_stream
+      ws.send_stream("echo:", stream: reply)
+      ws.send_stream(data, stream: reply)
+      ws.finish_stream(reply)
     end
   else
     env["rack.errors"].puts("webtransport #{id} #{event} #{env['puma_plus.websocket.close_code']}")

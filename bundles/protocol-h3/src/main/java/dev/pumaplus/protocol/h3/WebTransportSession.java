@@ -60,7 +60,7 @@ final class WebTransportSession implements WebSocketPeer {
     private final HttpStream connect;
     private final Set<HttpStream> streams = ConcurrentHashMap.newKeySet();
     /** Streams the app may write, by QUIC id (a client's bidirectional one) or its name (one of ours). */
-    private final Map<Long, HttpStream> writable = new ConcurrentHashMap<>();
+    private final Map<Long, Writable> writable = new ConcurrentHashMap<>();
     private final Writer writer = new Writer();
     private final AtomicLong pending = new AtomicLong();
     private final AtomicBoolean ended = new AtomicBoolean();
@@ -184,7 +184,7 @@ final class WebTransportSession implements WebSocketPeer {
             if (ended.get() || writable.size() >= connection.limits().streamsPerSession()) {
                 return false;
             }
-            writable.put(stream.getStreamId(), stream);
+            writable.put(stream.getStreamId(), new Writable(stream, stream.getOutputStream()));
             return true;
         }
     }
@@ -231,8 +231,8 @@ final class WebTransportSession implements WebSocketPeer {
         }
         writer.execute(() -> {
             synchronized (writable) {
-                for (HttpStream stream : writable.values()) {
-                    stream.resetStream(WebTransportCodes.WEBTRANSPORT_SESSION_GONE);
+                for (Writable stream : writable.values()) {
+                    stream.stream().resetStream(WebTransportCodes.WEBTRANSPORT_SESSION_GONE);
                 }
                 writable.clear();
             }
@@ -322,7 +322,7 @@ final class WebTransportSession implements WebSocketPeer {
 
     /** Writer thread: the bytes on the stream the app named, opening one of ours for a new name. */
     private void writeStream(long streamId, byte[] bytes, boolean finish) {
-        HttpStream stream = writable.get(streamId);
+        Writable stream = writable.get(streamId);
         try {
             if (stream == null) {
                 if (streamId < FIRST_APP_STREAM) {
@@ -332,18 +332,19 @@ final class WebTransportSession implements WebSocketPeer {
                     if (ended.get() || writable.size() >= connection.limits().streamsPerSession()) {
                         return; // too many open: the app's new stream is not opened, its bytes dropped
                     }
-                    stream = connection.transport().openUnidirectional();
-                    stream.getOutputStream().write(QuicVarint.encode(id));
+                    HttpStream opened = connection.transport().openUnidirectional();
+                    stream = new Writable(opened, opened.getOutputStream());
+                    stream.out().write(QuicVarint.encode(id));
                     writable.put(streamId, stream);
                 }
             }
-            OutputStream out = stream.getOutputStream();
-            out.write(bytes);
+            OutputStream out = stream.out();
+            if (bytes.length > 0) { // after an empty write to a Kwik stream, Chromium got none of its later bytes
+                out.write(bytes);
+            }
             if (finish) {
                 writable.remove(streamId);
                 out.close();
-            } else {
-                out.flush();
             }
         } catch (IOException | RuntimeException e) {
             // reset by the client, or the connection is closing: the app's bytes have nowhere to go
@@ -401,6 +402,10 @@ final class WebTransportSession implements WebSocketPeer {
             reading = on;
             gate.notifyAll();
         }
+    }
+
+    /** A stream the app may write and its one output (Flupke's is taken once per stream). */
+    private record Writable(HttpStream stream, OutputStream out) {
     }
 
     /** Runs tasks one at a time, in order, on a virtual thread while there are any. */

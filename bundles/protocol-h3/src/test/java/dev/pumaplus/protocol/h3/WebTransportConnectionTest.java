@@ -37,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import tech.kwik.flupke.HttpStream;
@@ -204,11 +205,15 @@ class WebTransportConnectionTest {
                 "the datagram carries the session's quarter stream id");
 
         long name = WebSocketPeer.FIRST_APP_STREAM + 7;
+        hub.peer.sendStream(name, Unpooled.EMPTY_BUFFER, false); // open_stream
         hub.peer.sendStream(name, Unpooled.wrappedBuffer(utf8("one,")), false);
-        hub.peer.sendStream(name, Unpooled.wrappedBuffer(utf8("two")), true);
+        hub.peer.sendStream(name, Unpooled.wrappedBuffer(utf8("two")), false);
+        hub.peer.sendStream(name, Unpooled.EMPTY_BUFFER, true); // finish_stream
         FakeStream ours = transport.opened.poll(5, TimeUnit.SECONDS);
         ours.awaitClosed();
         assertArrayEquals(uni(0, "one,two"), ours.written.toByteArray(), "one new stream for the name, then FIN");
+        assertEquals(0, ours.emptyWrites.get(),
+                "no empty write: on a Kwik stream the bytes after one never reached Chromium");
         assertNull(transport.opened.poll(100, TimeUnit.MILLISECONDS), "the second write reused the stream");
         connect.end();
         held.join();
@@ -450,6 +455,7 @@ class WebTransportConnectionTest {
         final List<Long> resets = new CopyOnWriteArrayList<>();
         final CompletableFuture<Void> closed = new CompletableFuture<>();
         volatile boolean outputClosed;
+        final AtomicInteger emptyWrites = new AtomicInteger();
 
         FakeStream(long id, boolean bidirectional, byte[] input) {
             this(id, bidirectional, new java.io.ByteArrayInputStream(input));
@@ -471,6 +477,14 @@ class WebTransportConnectionTest {
                 @Override
                 public void write(int b) {
                     written.write(b);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    if (len == 0) {
+                        emptyWrites.incrementAndGet(); // on a Kwik stream, the bytes after one never reached Chromium
+                    }
+                    written.write(b, off, len);
                 }
 
                 @Override
