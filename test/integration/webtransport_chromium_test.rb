@@ -5,9 +5,9 @@
 # unidirectional stream and as a datagram, each of which reaches the app as a message event of its kind
 # (stream, with the stream's id, or datagram), and reads the app's answers the way each came: on the
 # bidirectional stream itself (send_stream), as a datagram (send_datagram), and on a unidirectional stream
-# of the server's (open_stream, send_stream twice, finish_stream); then it closes with a code the app's close event must see. A session the
-# app refuses by its query fails in the page. script/setup installs chromium; without it the test fails under
-# CI rather than skipping.
+# of the server's (open_stream, send_stream twice, finish_stream); then it closes with a code the app's
+# close event must see. A session the app refuses by its query fails in the page. script/setup installs
+# chromium; without it the test fails under CI rather than skipping.
 require "devtools_helper"
 require "digest"
 require "open3"
