@@ -1,7 +1,8 @@
 # GET /metrics on the control listener: Prometheus text that promtool accepts, with the histograms, gauges
-# and counters of docs/METRICS.md (per-worker slots and memory, the host's process and JVM gauges, a
-# predicted wait that stays finite while no worker is connected); the per-response Server-Timing header
-# (config switch); and the load balancer's X-Request-Start, which is upstream time and never queue time.
+# and counters of docs/METRICS.md (the WebSocket hub's counts, per-worker slots and memory, the host's
+# process and JVM gauges, a predicted wait that stays finite while no worker is connected); the per-response
+# Server-Timing header (config switch); and the load balancer's X-Request-Start, which is upstream time and
+# never queue time.
 require "timing_helper"
 require "open3"
 
@@ -10,9 +11,11 @@ class MetricsTest < TimingTest
   HISTOGRAMS = %w[puma_plus_queue_seconds puma_plus_service_seconds puma_plus_total_seconds
                   puma_plus_body_wait_seconds puma_plus_upstream_seconds].freeze
   GAUGES = %w[puma_plus_queue_depth puma_plus_live_slots puma_plus_busy_slots puma_plus_predicted_wait_seconds
-              puma_plus_utilization].freeze
+              puma_plus_utilization puma_plus_websockets_held puma_plus_webtransport_sessions].freeze
   COUNTERS = %w[puma_plus_requests_total puma_plus_requests_dropped_total puma_plus_requests_redispatched_total
-                puma_plus_requests_shed_total puma_plus_health_checks_total].freeze
+                puma_plus_requests_shed_total puma_plus_health_checks_total
+                puma_plus_webtransport_sessions_refused_total puma_plus_webtransport_streams_refused_total
+                puma_plus_webtransport_datagrams_dropped_total].freeze
   PROCESS_GAUGES = %w[puma_plus_worker_slots puma_plus_worker_resident_memory_bytes process_resident_memory_bytes
                       process_open_fds process_max_fds jvm_threads_current jvm_memory_bytes_used].freeze
 

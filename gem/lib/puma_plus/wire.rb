@@ -29,7 +29,7 @@ require_relative "wire/web_socket_command"
 module PumaPlus
   module Wire
     # The protocol version this codec speaks (the Java codec's dev.pumaplus.wire.Protocol.VERSION).
-    VERSION = 6
+    VERSION = 7
     # The oldest version it still speaks: a host that answers WELCOME(5) gets heads without GVL_WAIT.
     MIN_VERSION = 5
     # Frame types whose payload layout depends on the frame's flags (ResponseHead::GVL_WAIT).

@@ -63,6 +63,38 @@ class PumaPlus::WebSocketTest < PumaPlus::TestCase
     assert_empty @io.string
   end
 
+  def test_datagram_and_stream_calls_are_commands_naming_this_messages_stream_by_default
+    @ws.start("puma_plus.websocket.id" => "42", "SERVER_PROTOCOL" => "HTTP/3", "puma_plus.websocket.stream_id" => "4")
+    assert_equal 4, @ws.stream_id
+    @ws.send_datagram("pong")
+    @ws.send_stream("answer")
+    @ws.finish_stream
+    opened = @ws.open_stream(to: 7)
+    @ws.send_stream("news", stream: opened, to: 7, finish: true)
+    assert_operator opened, :>=, Command::FIRST_APP_STREAM
+    stream = ->(id, bytes) { [id].pack("Q>") + bytes.b }
+    assert_equal [[Command::SEND_DATAGRAM, 0, 42, "pong"], [Command::SEND_STREAM, 0, 42, stream[4, "answer"]],
+                  [Command::SEND_STREAM, Command::FIN, 42, stream[4, ""]], [Command::SEND_STREAM, 0, 7, stream[opened, ""]],
+                  [Command::SEND_STREAM, Command::FIN, 7, stream[opened, "news"]]],
+                 commands.map { |c| [c.op, c.code, c.connection, c.data] }
+  end
+
+  def test_datagram_and_stream_calls_on_a_websocket_event_raise_for_its_own_connection
+    @ws.start("puma_plus.websocket.id" => "42", "SERVER_PROTOCOL" => "HTTP/1.1")
+    error = assert_raises(ArgumentError) { @ws.send_datagram("pong") }
+    assert_match(/connection 42 is a WebSocket/, error.message)
+    assert_raises(ArgumentError) { @ws.send_stream("answer", stream: 4) }
+    assert_raises(ArgumentError) { @ws.send_stream("answer") } # no stream: this event is no stream message
+    assert_empty @io.string
+  end
+
+  def test_datagram_and_stream_calls_to_a_host_before_version_7_raise
+    ws = PumaPlus::WebSocket.new(@io, 6)
+    ws.start("puma_plus.websocket.id" => "42", "SERVER_PROTOCOL" => "HTTP/3")
+    assert_raises(IOError) { ws.send_datagram("pong") }
+    assert_empty @io.string
+  end
+
   def test_accept_is_a_101_naming_the_routing_and_the_subprotocol
     assert_equal [101, { "puma-plus-websocket" => "flexible", "sec-websocket-protocol" => "chat" }, []],
                  PumaPlus::WebSocket.accept(:flexible, protocol: "chat")

@@ -1,7 +1,10 @@
 # WebTransport sessions held by the host (docs/WEBTRANSPORT.md) for the integration tests: "/" is a blank
 # page the test drives over DevTools; an upgrade is accepted only with ?token=let-me-in in its query (the
-# same env a WebSocket upgrade has, so the same check); every message is answered with "echo:<message>";
-# each event is logged as "webtransport ID EVENT ...", a close with its code.
+# same env a WebSocket upgrade has, so the same check); every message is answered with "echo:<message>" the
+# way it came: a datagram with a datagram, a bidirectional stream's on that stream (then its end), a
+# unidirectional stream's on a stream of the server's the app opens, writes in two parts and finishes; each
+# event is logged as
+# "webtransport ID EVENT ...", a message with its type (and stream id), a close with its code.
 run lambda { |env|
   ws = env["puma_plus.websocket"]
   event = env["puma_plus.websocket.event"]
@@ -16,8 +19,20 @@ run lambda { |env|
     return PumaPlus::WebSocket.accept(:sticky)
   when "message"
     data = env["rack.input"].read
-    env["rack.errors"].puts("webtransport #{id} message #{data.inspect}")
-    ws.send_message("echo:#{data}".b)
+    type = env["puma_plus.websocket.type"]
+    stream = ws.stream_id
+    env["rack.errors"].puts("webtransport #{id} message #{type}#{stream ? " #{stream}" : ''} #{data.inspect}")
+    answer = "echo:#{data}".b
+    if type == "datagram"
+      ws.send_datagram(answer)
+    elsif type == "stream" && stream & 0x2 == 0 # RFC 9000 §2.1: bit 1 clear, a bidirectional stream
+      ws.send_stream(answer, finish: true)
+    else
+      reply = ws.open_stream
+      ws.send_stream("echo:", stream: reply)
+      ws.send_stream(data, stream: reply)
+      ws.finish_stream(reply)
+    end
   else
     env["rack.errors"].puts("webtransport #{id} #{event} #{env['puma_plus.websocket.close_code']}")
   end

@@ -96,7 +96,6 @@ module PumaPlus
         @reader = Wire::FrameReader.new(@io)
         @writer = ResponseWriter.new(@io, context: @context, log: @log,
                                                hijacker: @path && -> { dial_hijack })
-        @websocket = WebSocket.new(@io)
         return true unless handshake
 
         serve_requests || @stopping
@@ -150,6 +149,7 @@ module PumaPlus
         end
         # GVL wait goes in the head only to a host that reads it (version 6) and only when it is measured.
         @gvl = welcome.version >= 6 && GvlClock.measuring?
+        @websocket = WebSocket.new(@io, welcome.version)
         @lock.synchronize do
           @link_id = welcome.link_id
           send_goaway_locked if @stopping

@@ -26,6 +26,7 @@ import com.tngtech.archunit.lang.SimpleConditionEvent;
 import dev.pumaplus.host.queue.ProcessStatus;
 import dev.pumaplus.host.queue.QueueReadout;
 import dev.pumaplus.host.queue.QueueSnapshot;
+import dev.pumaplus.host.queue.WebSocketReadout;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -107,12 +108,13 @@ class RoomRulesTest {
     }
 
     @Test
-    void controlReadsTheQueueOnlyThroughQueueReadout() {
+    void controlReadsTheQueueOnlyThroughQueueReadoutAndTheHubOnlyThroughWebSocketReadout() {
         noClasses().that().resideInAPackage("dev.pumaplus.host.control..")
                 .should().dependOnClassesThat(resideInAPackage("dev.pumaplus.host.queue..")
-                        .and(not(belongToAnyOf(QueueReadout.class, QueueSnapshot.class, ProcessStatus.class))))
-                .because("the control room reports what the queue counts; it never enqueues, cancels, or "
-                        + "touches the dispatcher, an exchange or a link")
+                        .and(not(belongToAnyOf(QueueReadout.class, QueueSnapshot.class, ProcessStatus.class,
+                                WebSocketReadout.class))))
+                .because("the control room reports what the queue and the WebSocket hub count; it never enqueues, "
+                        + "cancels, or touches the dispatcher, an exchange, a link or a held connection")
                 .check(classes);
     }
 

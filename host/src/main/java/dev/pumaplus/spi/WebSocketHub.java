@@ -49,6 +49,22 @@ public interface WebSocketHub {
     WebSocketSession hold(Exchange upgrade, boolean sticky, WebSocketPeer peer);
 
     /**
+     * What a protocol turned away of the WebTransport sessions it serves, each counted by the hub for
+     * {@code /stats} and {@code /metrics} (docs/METRICS.md).
+     */
+    enum Refusal {
+        /** A CONNECT past its QUIC connection's session limit, answered 429. */
+        SESSION,
+        /** A client stream refused: past its session's stream limit, or naming no session. */
+        STREAM,
+        /** A datagram dropped on arrival: no such session, its events wait, or over the message limit. */
+        DATAGRAM
+    }
+
+    /** Counts one {@code refusal}. Never blocks; any thread (a QUIC receiver's among them). */
+    void refused(Refusal refusal);
+
+    /**
      * The routing an app's accept response names: {@code true} for sticky, {@code false} for flexible, null
      * when the headers hold no (valid) {@link #ACCEPT_HEADER}.
      */

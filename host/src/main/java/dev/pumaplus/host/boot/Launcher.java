@@ -276,6 +276,7 @@ public final class Launcher {
             ControlApp app = new ControlApp(dispatcher, token, config.controllerJarDir(), config.workers(),
                     config.threads(), startedAt);
             app.felix(felix);
+            app.webSockets(webSockets);
             app.actions(commands);
             controlApp = app;
             if (control) {

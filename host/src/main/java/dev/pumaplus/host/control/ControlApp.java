@@ -9,6 +9,7 @@ package dev.pumaplus.host.control;
 import dev.pumaplus.host.framework.EmbeddedFelix;
 import dev.pumaplus.host.link.HostTransport;
 import dev.pumaplus.host.queue.QueueReadout;
+import dev.pumaplus.host.queue.WebSocketReadout;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -186,6 +187,12 @@ public final class ControlApp {
     /** Gives the control app the OSGi runtime: {@code /controller} reports and swaps the controller bundle. */
     public void felix(EmbeddedFelix runtime) {
         routes.felix(runtime);
+    }
+
+    /** The WebSocket hub's counts: {@code /stats} gains {@code websockets}, {@code /metrics} their families. */
+    public void webSockets(WebSocketReadout readout) {
+        stats.webSockets(readout);
+        routes.webSockets(readout);
     }
 
     /**

@@ -7,6 +7,7 @@ package dev.pumaplus.host.control;
 
 import dev.pumaplus.host.framework.EmbeddedFelix;
 import dev.pumaplus.host.queue.QueueReadout;
+import dev.pumaplus.host.queue.WebSocketReadout;
 import dev.pumaplus.spi.Autoscaler;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -72,6 +73,8 @@ final class ControlRoutes {
     private volatile ControlApp.Actions actions;
     /** The OSGi runtime, for the autoscaler's /controller endpoint; null until {@link #felix} is called. */
     private volatile EmbeddedFelix felix;
+    /** The hub's counts, for /metrics; null until {@link #webSockets} is called (no WebSocket families). */
+    private volatile WebSocketReadout webSockets;
 
     ControlRoutes(QueueReadout queue, StatsDocument stats, Path controllerJarDir) {
         this.queue = queue;
@@ -92,6 +95,11 @@ final class ControlRoutes {
     /** The OSGi runtime: {@code /controller} reports and swaps the controller bundle. */
     void felix(EmbeddedFelix runtime) {
         this.felix = runtime;
+    }
+
+    /** The WebSocket hub's counts for {@code /metrics}. */
+    void webSockets(WebSocketReadout readout) {
+        this.webSockets = readout;
     }
 
     /** The route for {@code path}: an exact path, else the subtree route whose path is a prefix of it. */
@@ -169,7 +177,8 @@ final class ControlRoutes {
     }
 
     private FullHttpResponse metricsResponse(QueryStringDecoder query) {
-        byte[] body = PrometheusExposition.render(queue.metrics(), queue.snapshot())
+        WebSocketReadout held = webSockets;
+        byte[] body = PrometheusExposition.render(queue.metrics(), queue.snapshot(), held == null ? null : held.counts())
                 .getBytes(StandardCharsets.UTF_8);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
                 Unpooled.wrappedBuffer(body));

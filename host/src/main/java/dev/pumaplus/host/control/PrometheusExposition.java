@@ -10,6 +10,7 @@ import dev.pumaplus.host.measure.RuntimeGauges;
 import dev.pumaplus.host.measure.TimingHistogram;
 import dev.pumaplus.host.queue.ProcessStatus;
 import dev.pumaplus.host.queue.QueueSnapshot;
+import dev.pumaplus.host.queue.WebSocketReadout;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,6 +31,9 @@ import org.HdrHistogram.HistogramIterationValue;
  *   <li>counters {@code puma_plus_requests_total{status_class="1xx".."5xx"}},
  *       {@code puma_plus_requests_dropped_total}, {@code puma_plus_requests_shed_total},
  *       {@code puma_plus_health_checks_total{answered_by="host"|"app"}};</li>
+ *   <li>with the WebSocket hub's counts ({@link WebSocketReadout}): gauges {@code puma_plus_websockets_held},
+ *       {@code puma_plus_webtransport_sessions}; counters {@code puma_plus_webtransport_sessions_refused_total},
+ *       {@code _streams_refused_total}, {@code _datagrams_dropped_total};</li>
  *   <li>per worker process ({@code pid}, {@code index}, {@code generation} labels): gauges
  *       {@code puma_plus_worker_slots{state="busy"|"idle"}} and
  *       {@code puma_plus_worker_resident_memory_bytes};</li>
@@ -84,14 +88,20 @@ final class PrometheusExposition {
     private PrometheusExposition() {
     }
 
-    /** The whole /metrics page, reading the process and JVM gauges now. */
+    /** The whole /metrics page, reading the process and JVM gauges now, without the WebSocket families. */
     static String render(QueueMetrics metrics, QueueSnapshot slots) {
-        return render(metrics, slots, RuntimeGauges.sample(slots.processes().stream()
+        return render(metrics, slots, null);
+    }
+
+    /** The whole /metrics page, reading the process and JVM gauges now; {@code held} null: no WebSocket families. */
+    static String render(QueueMetrics metrics, QueueSnapshot slots, WebSocketReadout.WebSocketCounts held) {
+        return render(metrics, slots, held, RuntimeGauges.sample(slots.processes().stream()
                 .map(ProcessStatus::pid).toList()));
     }
 
     /** The whole /metrics page from these readings. */
-    static String render(QueueMetrics metrics, QueueSnapshot slots, RuntimeGauges.Sample runtime) {
+    static String render(QueueMetrics metrics, QueueSnapshot slots, WebSocketReadout.WebSocketCounts held,
+            RuntimeGauges.Sample runtime) {
         StringBuilder out = new StringBuilder(8192);
         // Read first: they roll the seconds that ended since the last submit, so the cumulative histograms
         // below hold what an idle host recorded since (no timer rolls them: see QueueMetrics).
@@ -140,9 +150,32 @@ final class PrometheusExposition {
                 .append('\n');
         out.append("puma_plus_health_checks_total{answered_by=\"app\"} ").append(metrics.healthChecks(false))
                 .append('\n');
+        if (held != null) {
+            webSockets(out, held);
+        }
         workers(out, slots, runtime.workerResidentBytes());
         process(out, runtime);
         return out.toString();
+    }
+
+    private static void webSockets(StringBuilder out, WebSocketReadout.WebSocketCounts held) {
+        gauge(out, "puma_plus_websockets_held", "WebSocket connections the host holds.", held.webSockets());
+        gauge(out, "puma_plus_webtransport_sessions", "WebTransport sessions the host holds.",
+                held.webTransportSessions());
+        counter(out, "puma_plus_webtransport_sessions_refused_total",
+                "WebTransport CONNECTs answered 429: past their QUIC connection's session limit.", held.sessionsRefused());
+        counter(out, "puma_plus_webtransport_streams_refused_total",
+                "WebTransport client streams refused: past their session's stream or message limit, or naming no session.",
+                held.streamsRefused());
+        counter(out, "puma_plus_webtransport_datagrams_dropped_total",
+                "WebTransport datagrams dropped on arrival: no such session, its events wait, or over the message limit.",
+                held.datagramsDropped());
+    }
+
+    private static void counter(StringBuilder out, String name, String help, long value) {
+        out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+        out.append("# TYPE ").append(name).append(" counter\n");
+        out.append(name).append(' ').append(value).append('\n');
     }
 
     /** W_pred in seconds, capped at {@link #PREDICTED_WAIT_CAP_SECONDS} (its value with no live slot). */

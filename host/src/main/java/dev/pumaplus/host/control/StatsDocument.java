@@ -12,6 +12,7 @@ import dev.pumaplus.host.measure.QueueMetrics;
 import dev.pumaplus.host.queue.ProcessStatus;
 import dev.pumaplus.host.queue.QueueReadout;
 import dev.pumaplus.host.queue.QueueSnapshot;
+import dev.pumaplus.host.queue.WebSocketReadout;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Instant;
@@ -44,6 +45,10 @@ import java.util.List;
  * built for puma sum backlog across workers. The top-level {@code backlog} is the global depth.
  *
  *
+ * <p>{@code websockets}, once {@link #webSockets} gave the hub's counts: {@code held} (WebSocket connections
+ * now) and {@code webtransport}: {@code sessions} (held now), {@code sessions_refused}, {@code streams_refused},
+ * {@code datagrams_dropped} (since start; {@link WebSocketReadout.WebSocketCounts} says what each counts).
+ *
  * <p>Threading: {@link #render} and {@link #generation} may be called on any thread; the generation's
  * numbers are volatile and may change between two renders.
  */
@@ -57,6 +62,7 @@ final class StatsDocument {
     private volatile int threads;
     /** The shepherd generation serving: puma's "phase" (0 for the first, as puma counts). */
     private volatile int phase;
+    private volatile WebSocketReadout webSockets;
 
     StatsDocument(QueueReadout queue, int workers, int threads, Instant startedAt) {
         this.queue = queue;
@@ -70,6 +76,11 @@ final class StatsDocument {
         this.phase = number - 1;
         this.workers = workerCount;
         this.threads = threadCount;
+    }
+
+    /** The WebSocket hub's counts: {@code /stats} gains {@code websockets}. */
+    void webSockets(WebSocketReadout readout) {
+        this.webSockets = readout;
     }
 
     /** The /stats document now: one snapshot of the queue, rendered outside its lock. Any thread. */
@@ -106,6 +117,17 @@ final class StatsDocument {
             last.put("busy_threads", p.busy());
         }
         queue(root.putObject("queue"), s);
+        WebSocketReadout held = webSockets;
+        if (held != null) {
+            WebSocketReadout.WebSocketCounts counts = held.counts();
+            ObjectNode ws = root.putObject("websockets");
+            ws.put("held", counts.webSockets());
+            ObjectNode wt = ws.putObject("webtransport");
+            wt.put("sessions", counts.webTransportSessions());
+            wt.put("sessions_refused", counts.sessionsRefused());
+            wt.put("streams_refused", counts.streamsRefused());
+            wt.put("datagrams_dropped", counts.datagramsDropped());
+        }
         return root;
     }
 

@@ -41,23 +41,33 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>An event the host could not deliver ends its connection: one answered by the host at admission (shed,
  * or refused while stopping) with 1013, one that failed on its worker (the process died) with 1011. The
  * event's response is otherwise discarded; the app talks to connections through WS_COMMAND ({@link #apply}).
+ * A datagram or stream command for a connection that has none (a WebSocket's peer refuses it) sends nothing
+ * and is logged as a warning.
  *
  * <p>Threading: every method is thread-safe; a session's event queue is guarded by the session itself.
  */
-public final class WebSockets implements WebSocketHub {
+public final class WebSockets implements WebSocketHub, WebSocketReadout {
 
     /** Events of one connection that may wait before its protocol stops reading it. */
     static final int MAX_WAITING_EVENTS = 16;
+
+    private static final System.Logger LOG = System.getLogger(WebSockets.class.getName());
 
     static final String ID = "puma_plus.websocket.id";
     static final String EVENT = "puma_plus.websocket.event";
     static final String TYPE = "puma_plus.websocket.type";
     static final String CLOSE_CODE = "puma_plus.websocket.close_code";
+    static final String STREAM_ID = "puma_plus.websocket.stream_id";
 
     private final Admission admission;
     private final QueueMetrics metrics;
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger held = new AtomicInteger();
+    /** Of {@link #held}, the WebTransport sessions (an upgrade over HTTP/3: docs/WEBTRANSPORT.md). */
+    private final AtomicInteger heldWebTransport = new AtomicInteger();
+    private final AtomicLong sessionsRefused = new AtomicLong();
+    private final AtomicLong streamsRefused = new AtomicLong();
+    private final AtomicLong datagramsDropped = new AtomicLong();
     private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Set<Session>> channels = new ConcurrentHashMap<>();
     private volatile int maxConnections = WebSocketSettings.DEFAULT_MAX_CONNECTIONS;
@@ -102,6 +112,23 @@ public final class WebSockets implements WebSocketHub {
     }
 
     @Override
+    public void refused(Refusal refusal) {
+        switch (refusal) {
+            case SESSION -> sessionsRefused.incrementAndGet();
+            case STREAM -> streamsRefused.incrementAndGet();
+            case DATAGRAM -> datagramsDropped.incrementAndGet();
+            default -> throw new IllegalArgumentException(refusal.toString());
+        }
+    }
+
+    @Override
+    public WebSocketCounts counts() {
+        int sessions = heldWebTransport.get();
+        return new WebSocketCounts(Math.max(0, held.get() - sessions), sessions, sessionsRefused.get(),
+                streamsRefused.get(), datagramsDropped.get());
+    }
+
+    @Override
     public Exchange offer(Object connection, RequestHead head, ResponseSink sink) {
         if (held.get() >= maxConnections) {
             metrics.countStatus(503);
@@ -118,8 +145,11 @@ public final class WebSockets implements WebSocketHub {
         QueuedExchange ex = (QueuedExchange) upgrade; // offer returned it: a HostAnswer is never accepted
         Session session = new Session(ids.incrementAndGet(), ex.head, sticky, ex.workerPid(), peer);
         held.incrementAndGet();
+        if (session.webTransport) {
+            heldWebTransport.incrementAndGet();
+        }
         sessions.put(session.id, session);
-        session.enqueue(new Event("open", false, Unpooled.EMPTY_BUFFER, System.nanoTime(), 0));
+        session.enqueue(new Event("open", null, -1, Unpooled.EMPTY_BUFFER, System.nanoTime(), 0));
         return session;
     }
 
@@ -164,8 +194,27 @@ public final class WebSockets implements WebSocketHub {
                     session.peer.close(command.code(), new String(command.data(), StandardCharsets.UTF_8));
                 }
             }
+            case WebSocketCommand.SEND_DATAGRAM -> {
+                Session session = sessions.get(command.connection());
+                if (session != null && !session.peer.sendDatagram(Unpooled.wrappedBuffer(command.data()))) {
+                    refused(command, "SEND_DATAGRAM");
+                }
+            }
+            case WebSocketCommand.SEND_STREAM -> {
+                Session session = sessions.get(command.connection());
+                if (session != null && !session.peer.sendStream(command.streamId(),
+                        Unpooled.wrappedBuffer(command.streamBytes()), command.code() == WebSocketCommand.FIN)) {
+                    refused(command, "SEND_STREAM");
+                }
+            }
             default -> throw new IllegalArgumentException("op " + command.op()); // the codec admits no other
         }
+    }
+
+    /** A datagram or stream command for a WebSocket, which has neither: nothing is sent, the app's mistake logged. */
+    private static void refused(WebSocketCommand command, String op) {
+        LOG.log(System.Logger.Level.WARNING, "WS_COMMAND " + op + " for connection " + command.connection()
+                + " refused: it is a WebSocket, and datagrams and streams are WebTransport's (docs/WEBTRANSPORT.md)");
     }
 
     private void join(Session session, String channel) {
@@ -188,8 +237,14 @@ public final class WebSockets implements WebSocketHub {
         });
     }
 
-    /** One event of a held connection, waiting for its turn. */
-    private record Event(String kind, boolean binary, ByteBuf data, long arrivedNanos, int closeCode) {
+    /**
+     * One event of a held connection, waiting for its turn.
+     *
+     * @param type     a message's {@code puma_plus.websocket.type} ({@code text}, {@code binary}, {@code stream},
+     *                 {@code datagram}), null for other events
+     * @param streamId a stream message's QUIC stream id, else -1
+     */
+    private record Event(String kind, String type, long streamId, ByteBuf data, long arrivedNanos, int closeCode) {
     }
 
     /** One held connection: its upgrade head, routing, channels and the line of its events. */
@@ -197,6 +252,8 @@ public final class WebSockets implements WebSocketHub {
         final long id;
         final RequestHead upgrade;
         final boolean sticky;
+        /** Its upgrade came over HTTP/3: a WebTransport session. */
+        final boolean webTransport;
         final WebSocketPeer peer;
         final Set<String> joined = ConcurrentHashMap.newKeySet();
         /** The worker process its sticky events go to; the one that ran its upgrade, then its last event. */
@@ -211,6 +268,7 @@ public final class WebSockets implements WebSocketHub {
             this.id = id;
             this.upgrade = upgrade;
             this.sticky = sticky;
+            this.webTransport = "HTTP/3".equals(upgrade.protocol());
             this.pid = pid;
             this.peer = peer;
         }
@@ -222,7 +280,17 @@ public final class WebSockets implements WebSocketHub {
 
         @Override
         public void message(boolean binary, ByteBuf data, long arrivedNanos) {
-            enqueue(new Event("message", binary, data, arrivedNanos, 0));
+            enqueue(new Event("message", binary ? "binary" : "text", -1, data, arrivedNanos, 0));
+        }
+
+        @Override
+        public void streamMessage(long streamId, ByteBuf data, long arrivedNanos) {
+            enqueue(new Event("message", "stream", streamId, data, arrivedNanos, 0));
+        }
+
+        @Override
+        public void datagram(ByteBuf data, long arrivedNanos) {
+            enqueue(new Event("message", "datagram", -1, data, arrivedNanos, 0));
         }
 
         @Override
@@ -238,7 +306,10 @@ public final class WebSockets implements WebSocketHub {
                 leave(this, channel);
             }
             // Queued before the count drops, so a graceful stop that waits for the count drains this event too.
-            enqueue(new Event("close", false, Unpooled.EMPTY_BUFFER, System.nanoTime(), code));
+            enqueue(new Event("close", null, -1, Unpooled.EMPTY_BUFFER, System.nanoTime(), code));
+            if (webTransport) {
+                heldWebTransport.decrementAndGet();
+            }
             if (held.decrementAndGet() == 0) {
                 synchronized (held) {
                     held.notifyAll();
@@ -287,11 +358,14 @@ public final class WebSockets implements WebSocketHub {
         }
 
         private void submit(Event event) {
-            List<Map.Entry<String, String>> env = new ArrayList<>(4);
+            List<Map.Entry<String, String>> env = new ArrayList<>(5);
             env.add(Map.entry(ID, Long.toString(id)));
             env.add(Map.entry(EVENT, event.kind()));
             if (event.kind().equals("message")) {
-                env.add(Map.entry(TYPE, event.binary() ? "binary" : "text"));
+                env.add(Map.entry(TYPE, event.type()));
+                if (event.streamId() >= 0) {
+                    env.add(Map.entry(STREAM_ID, Long.toString(event.streamId())));
+                }
             } else if (event.kind().equals("close")) {
                 env.add(Map.entry(CLOSE_CODE, Integer.toString(event.closeCode())));
             }

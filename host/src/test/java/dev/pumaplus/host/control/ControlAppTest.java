@@ -20,6 +20,7 @@ import dev.pumaplus.host.queue.DispatcherTest;
 import dev.pumaplus.host.queue.EmbeddedWorker;
 import dev.pumaplus.host.queue.QueueFixture;
 import dev.pumaplus.host.queue.RecordingSink;
+import dev.pumaplus.host.queue.WebSocketReadout;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -30,6 +31,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,6 +48,17 @@ class ControlAppTest {
     @AfterEach
     void releaseBuffers() {
         queue.releaseAll();
+    }
+
+    @Test
+    void statsCarryTheWebSocketHubsCounts() {
+        StatsDocument document = new StatsDocument(dispatcher, 1, 1, Instant.now());
+        document.webSockets(() -> new WebSocketReadout.WebSocketCounts(3, 2, 4, 5, 6));
+        JsonNode ws = document.render().get("websockets");
+        assertEquals(3, ws.get("held").asInt());
+        JsonNode wt = ws.get("webtransport");
+        assertEquals(List.of(2, 4, 5, 6), List.of(wt.get("sessions").asInt(), wt.get("sessions_refused").asInt(),
+                wt.get("streams_refused").asInt(), wt.get("datagrams_dropped").asInt()));
     }
 
     @Test
@@ -92,6 +105,7 @@ class ControlAppTest {
         worker.discardSent();
         dispatcher.metrics().tick(System.nanoTime(), queue.admission.submitted());
         JsonNode stats = new StatsDocument(dispatcher, 1, 1, Instant.now()).render();
+        assertFalse(stats.has("websockets"), "without the hub's counts, no websockets object");
         for (String key : new String[] {"started_at", "workers", "phase", "booted_workers", "old_workers",
                 "backlog", "worker_status"}) {
             assertTrue(stats.has(key), key);

@@ -18,6 +18,7 @@ import dev.pumaplus.host.queue.EmbeddedWorker;
 import dev.pumaplus.host.queue.QueueFixture;
 import dev.pumaplus.host.queue.QueueSnapshot;
 import dev.pumaplus.host.queue.RecordingSink;
+import dev.pumaplus.host.queue.WebSocketReadout;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -67,6 +68,24 @@ class PrometheusExpositionTest {
         metrics.countStatus(502);
         metrics.tick(System.nanoTime(), 8);
         return PrometheusExposition.render(metrics, dispatcher.snapshot());
+    }
+
+    @Test
+    void theWebSocketHubsCountsAreGaugesAndCountersWithHelpAndType() {
+        String text = PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot(),
+                new WebSocketReadout.WebSocketCounts(3, 2, 4, 5, 6));
+        for (String line : new String[] {"# TYPE puma_plus_websockets_held gauge", "puma_plus_websockets_held 3",
+                "# TYPE puma_plus_webtransport_sessions gauge", "puma_plus_webtransport_sessions 2",
+                "# TYPE puma_plus_webtransport_sessions_refused_total counter",
+                "puma_plus_webtransport_sessions_refused_total 4",
+                "# TYPE puma_plus_webtransport_streams_refused_total counter",
+                "puma_plus_webtransport_streams_refused_total 5",
+                "# TYPE puma_plus_webtransport_datagrams_dropped_total counter",
+                "puma_plus_webtransport_datagrams_dropped_total 6"}) {
+            assertTrue(text.lines().anyMatch(line::equals), line);
+        }
+        assertFalse(PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot()).contains("webtransport"),
+                "without the hub's counts, no WebSocket families");
     }
 
     @Test
@@ -161,7 +180,7 @@ class PrometheusExpositionTest {
         RuntimeGauges.Sample runtime = new RuntimeGauges.Sample(50L << 20, 1.5, 42, 1024, 17, 10L << 20, 20L << 20,
                 -1, List.of(new RuntimeGauges.Collector("G1 \"Young\" Generation", 3, 0.012)),
                 Map.of(100L, 80L << 20));
-        String text = PrometheusExposition.render(dispatcher.metrics(), slots, runtime);
+        String text = PrometheusExposition.render(dispatcher.metrics(), slots, null, runtime);
         assertTrue(text.contains("puma_plus_worker_slots{pid=\"100\",index=\"0\",generation=\"1\",state=\"busy\"} 1\n"),
                 text);
         assertTrue(text.contains("puma_plus_worker_slots{pid=\"100\",index=\"0\",generation=\"1\",state=\"idle\"} 1\n"),

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestHead;
+import dev.pumaplus.spi.WebSocketHub;
 import dev.pumaplus.spi.WebSocketPeer;
 import dev.pumaplus.spi.WebSocketSession;
 import dev.pumaplus.wire.Frame;
@@ -17,7 +19,9 @@ import dev.pumaplus.wire.ResponseHead;
 import dev.pumaplus.wire.WebSocketCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +42,7 @@ class WebSocketsTest {
     }
 
     /** A held connection as a protocol would offer it: records what the hub asks of it. */
-    static final class RecordingPeer implements WebSocketPeer {
+    static class RecordingPeer implements WebSocketPeer {
         final List<String> events = new CopyOnWriteArrayList<>();
 
         @Override
@@ -133,6 +137,26 @@ class WebSocketsTest {
         assertEquals("message binary", takeEventFromEither(first, second));
     }
 
+    @Test
+    void aWebTransportStreamMessageCarriesItsKindAndStreamIdAndADatagramItsKind() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        WebSocketSession session = accept(worker, true, new RecordingPeer());
+        assertEquals("open", takeEvent(worker));
+        session.streamMessage(8, text("on a stream"), System.nanoTime());
+        worker.respond("");
+        List<Frame> frames = worker.sent();
+        assertEquals("message", EmbeddedWorker.env(frames, WebSockets.EVENT));
+        assertEquals("stream", EmbeddedWorker.env(frames, WebSockets.TYPE));
+        assertEquals("8", EmbeddedWorker.env(frames, WebSockets.STREAM_ID), "the stream's QUIC id");
+        frames.forEach(Frame::release);
+        session.datagram(text("a datagram"), System.nanoTime());
+        worker.respond("");
+        frames = worker.sent();
+        assertEquals("datagram", EmbeddedWorker.env(frames, WebSockets.TYPE));
+        assertNull(EmbeddedWorker.env(frames, WebSockets.STREAM_ID), "a datagram has no stream");
+        frames.forEach(Frame::release);
+    }
+
     /** The event one of two workers was sent (asserting that not both were), or null. */
     private static String takeEventFromEither(EmbeddedWorker a, EmbeddedWorker b) {
         String x = takeEvent(a);
@@ -189,6 +213,79 @@ class WebSocketsTest {
         assertEquals(List.of("text just you", "text everyone", "binary still here", "close 4000 bye"), alice.events);
         assertEquals(List.of("text everyone"), bob.events);
         assertEquals(1, hub.held(), "the closed connection is no longer held");
+    }
+
+    @Test
+    void datagramAndStreamCommandsReachTheirSessionsPeerAndAWebSocketRefusesThem() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        List<String> sent = new CopyOnWriteArrayList<>();
+        RecordingPeer transport = new RecordingPeer() {
+            @Override
+            public boolean sendDatagram(ByteBuf data) {
+                sent.add("datagram " + data.toString(StandardCharsets.UTF_8));
+                data.release();
+                return true;
+            }
+
+            @Override
+            public boolean sendStream(long streamId, ByteBuf data, boolean finish) {
+                sent.add("stream " + streamId + " " + data.toString(StandardCharsets.UTF_8) + (finish ? " FIN" : ""));
+                data.release();
+                return true;
+            }
+        };
+        RecordingPeer webSocket = new RecordingPeer();
+        WebSocketSession wt = accept(worker, false, transport);
+        takeEvent(worker);
+        worker.respond("");
+        WebSocketSession ws = accept(worker, false, webSocket);
+        takeEvent(worker);
+        worker.respond("");
+        queue.admission.submit(new Object(), DispatcherTest.get("/answer"), Unpooled.EMPTY_BUFFER, null,
+                new RecordingSink());
+        worker.takeRequestPath();
+        command(worker, WebSocketCommand.SEND_DATAGRAM, 0, wt.id(), "", "pong");
+        streamCommand(worker, 0, wt.id(), 4, "answer");
+        streamCommand(worker, WebSocketCommand.FIN, wt.id(), WebSocketCommand.FIRST_APP_STREAM + 1, "");
+        command(worker, WebSocketCommand.SEND_DATAGRAM, 0, ws.id(), "", "nowhere");
+        streamCommand(worker, WebSocketCommand.FIN, ws.id(), 4, "nowhere");
+        worker.respond("");
+        assertEquals(List.of("datagram pong", "stream 4 answer", "stream " + (WebSocketCommand.FIRST_APP_STREAM + 1)
+                + "  FIN"), sent);
+        assertEquals(List.of(), webSocket.events, "a WebSocket is sent nothing and stays open");
+        assertEquals(WebSocketPeer.FIRST_APP_STREAM, WebSocketCommand.FIRST_APP_STREAM, "the wire's split is the peer's");
+    }
+
+    @Test
+    void theHubCountsItsWebSocketsAndWebTransportSessionsApartAndWhatTheProtocolsRefused() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        WebSocketSession ws = accept(worker, false, new RecordingPeer());
+        takeEvent(worker);
+        worker.respond("");
+        RequestHead h3 = new RequestHead("GET", "/wt", "HTTP/3", "https", new InetSocketAddress("127.0.0.1", 8443),
+                new InetSocketAddress("127.0.0.1", 50000), List.of(Map.entry("host", "localhost")), 1, 2);
+        Exchange upgrade = hub.offer(new Object(), h3, new RecordingSink());
+        worker.sent().forEach(Frame::release);
+        worker.channel.writeInbound(new ResponseHead(101, 0, 0, 0, List.of(Map.entry("puma-plus-websocket", "sticky")))
+                .toFrame(ByteBufAllocator.DEFAULT, true));
+        worker.channel.runPendingTasks();
+        WebSocketSession wt = hub.hold(upgrade, true, new RecordingPeer());
+        hub.refused(WebSocketHub.Refusal.SESSION);
+        hub.refused(WebSocketHub.Refusal.STREAM);
+        hub.refused(WebSocketHub.Refusal.STREAM);
+        hub.refused(WebSocketHub.Refusal.DATAGRAM);
+        assertEquals(new WebSocketReadout.WebSocketCounts(1, 1, 1, 2, 1), hub.counts());
+        wt.closed(1000);
+        ws.closed(1000);
+        assertEquals(new WebSocketReadout.WebSocketCounts(0, 0, 1, 2, 1), hub.counts(), "held ones leave, refusals stay");
+    }
+
+    private static void streamCommand(EmbeddedWorker worker, int code, long id, long stream, String bytes) {
+        ByteBuf data = Unpooled.buffer().writeLong(stream).writeBytes(bytes.getBytes(StandardCharsets.UTF_8));
+        worker.channel.writeInbound(new WebSocketCommand(WebSocketCommand.SEND_STREAM, code, id, "",
+                ByteBufUtil.getBytes(data)).toFrame(ByteBufAllocator.DEFAULT));
+        data.release();
+        worker.channel.runPendingTasks();
     }
 
     private static void command(EmbeddedWorker worker, int op, int code, long id, String channel, String data) {

@@ -187,6 +187,15 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
         }
 
         @Override
+        public boolean sendDatagram(byte[] frame) {
+            if (!quic.canSendDatagram() || frame.length > quic.maxDatagramDataSize()) {
+                return false;
+            }
+            quic.sendDatagram(frame);
+            return true;
+        }
+
+        @Override
         public void close(long errorCode, String reason) {
             quic.close(errorCode, reason);
         }

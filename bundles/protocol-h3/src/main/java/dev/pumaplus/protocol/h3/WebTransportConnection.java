@@ -56,6 +56,9 @@ final class WebTransportConnection {
         /** A new server-initiated unidirectional stream whose type (0x54) is already written. */
         HttpStream openUnidirectional() throws IOException;
 
+        /** One QUIC DATAGRAM frame; false when it was dropped (it does not fit, or the peer takes none). */
+        boolean sendDatagram(byte[] frame);
+
         /** Closes the QUIC connection with an HTTP/3 error code. */
         void close(long errorCode, String reason);
     }
@@ -119,6 +122,7 @@ final class WebTransportConnection {
         if (open.incrementAndGet() > limits.sessionsPerConnection()) {
             open.decrementAndGet();
             status.accept(429);
+            hub.refused(WebSocketHub.Refusal.SESSION);
             reject(id);
             return;
         }
@@ -218,6 +222,7 @@ final class WebTransportConnection {
         }
         if (session == null) {
             refuse(stream, WebTransportCodes.WEBTRANSPORT_BUFFERED_STREAM_REJECTED);
+            hub.refused(WebSocketHub.Refusal.STREAM);
             return;
         }
         session.readStream(stream);
@@ -259,7 +264,13 @@ final class WebTransportConnection {
         WebTransportSession session = sessions.get(datagram.sessionId());
         if (session == null || !session.datagram(datagram.payload())) {
             datagramsDropped.incrementAndGet();
+            hub.refused(WebSocketHub.Refusal.DATAGRAM);
         }
+    }
+
+    /** A session refused a client stream: the hub counts it (docs/METRICS.md). */
+    void streamRefused() {
+        hub.refused(WebSocketHub.Refusal.STREAM);
     }
 
     /** The session ended: it leaves the connection. */

@@ -14,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,9 +24,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import tech.kwik.flupke.HttpStream;
 
 /**
- * The app's view is a held WebSocket's: every peer stream, read to its end, is one binary message, and so
- * is every datagram; each message the app sends leaves on a new server-initiated unidirectional stream of
- * the session. The session ends, and the hub hears {@link WebSocketSession#closed} once, with:
+ * The app's view is a held WebSocket's: every peer stream, read to its end, is one message
+ * ({@link WebSocketSession#streamMessage}), and so is every datagram ({@link WebSocketSession#datagram});
+ * each message the app sends ({@link #send}) leaves on a new server-initiated unidirectional stream of the
+ * session. The app may also send datagrams ({@link #sendDatagram}) and write to streams ({@link #sendStream}):
+ * a client's bidirectional stream stays open for its answer once read (at most
+ * {@link WebTransportLimits#streamsPerSession()} of them wait so; beyond, its side is ended at once), and a
+ * stream of the server's opens under the name the app gives it; each stays open until the app finishes it
+ * or the session ends. The session ends, and the hub hears {@link WebSocketSession#closed} once, with:
  * <ul>
  *   <li>the code of the client's CLOSE_WEBTRANSPORT_SESSION;</li>
  *   <li>the app's code when it closed it ({@link #close}: the capsule, then FIN on the CONNECT stream);</li>
@@ -34,7 +40,8 @@ import tech.kwik.flupke.HttpStream;
  *   <li>1006 when the CONNECT stream broke: reset, the QUIC connection closed, or a capsule longer than
  *       {@link #MAX_CAPSULE} (the stream is then reset with H3_MESSAGE_ERROR).</li>
  * </ul>
- * Its open peer streams are then reset with WEBTRANSPORT_SESSION_GONE. A code is an unsigned 32-bit number on
+ * Its open peer streams are then reset with WEBTRANSPORT_SESSION_GONE, and the streams the app may still write
+ * are reset too. A code is an unsigned 32-bit number on
  * the wire; the hub takes an int, so one above 2^31-1 reaches the app as its two's complement.
  *
  * <p>Threading: reads run on the virtual threads of their streams; {@link WebSocketPeer} methods on any
@@ -52,6 +59,8 @@ final class WebTransportSession implements WebSocketPeer {
     private final long id;
     private final HttpStream connect;
     private final Set<HttpStream> streams = ConcurrentHashMap.newKeySet();
+    /** Streams the app may write, by QUIC id (a client's bidirectional one) or its name (one of ours). */
+    private final Map<Long, Writable> writable = new ConcurrentHashMap<>();
     private final Writer writer = new Writer();
     private final AtomicLong pending = new AtomicLong();
     private final AtomicBoolean ended = new AtomicBoolean();
@@ -131,6 +140,9 @@ final class WebTransportSession implements WebSocketPeer {
         }
         if (refusal != 0) {
             WebTransportConnection.refuse(stream, refusal);
+            if (refusal == WebTransportCodes.H3_EXCESSIVE_LOAD) {
+                connection.streamRefused();
+            }
             return;
         }
         try {
@@ -146,16 +158,18 @@ final class WebTransportSession implements WebSocketPeer {
                 }
                 if (message.size() + n > max) {
                     WebTransportConnection.refuse(stream, WebTransportCodes.H3_EXCESSIVE_LOAD);
+                    connection.streamRefused();
                     close(MESSAGE_TOO_BIG, "message too big");
                     return;
                 }
                 message.write(buf, 0, n);
             }
-            if (stream.isBidirectional()) {
-                stream.getOutputStream().close(); // nothing is sent back on it: the app's messages are streams of ours
+            if (stream.isBidirectional() && !keepForAnswer(stream)) {
+                stream.getOutputStream().close(); // too many wait for the app's answer: this one gets none
             }
             if (!ended.get()) {
-                session.message(true, Unpooled.wrappedBuffer(message.toByteArray()), System.nanoTime());
+                session.streamMessage(stream.getStreamId(), Unpooled.wrappedBuffer(message.toByteArray()),
+                        System.nanoTime());
             }
         } catch (IOException e) {
             // reset by the client, or the session or connection went away: the stream's bytes are no message
@@ -164,12 +178,28 @@ final class WebTransportSession implements WebSocketPeer {
         }
     }
 
+    /** Keeps a read bidirectional stream open for the app's answer, within the session's stream limit. */
+    private boolean keepForAnswer(HttpStream stream) {
+        synchronized (writable) {
+            if (ended.get() || writable.size() >= connection.limits().streamsPerSession()) {
+                return false;
+            }
+            writable.put(stream.getStreamId(), new Writable(stream, stream.getOutputStream()));
+            return true;
+        }
+    }
+
+    /** Streams the app may write now: read bidirectional ones awaiting its answer and its own open ones. */
+    int streamsWritable() {
+        return writable.size();
+    }
+
     /** One datagram's payload; false when dropped (ended, paused or over the message limit). Never blocks. */
     boolean datagram(byte[] payload) {
         if (ended.get() || !reading || payload.length > connection.limits().maxMessage()) {
             return false;
         }
-        session.message(true, Unpooled.wrappedBuffer(payload), System.nanoTime());
+        session.datagram(Unpooled.wrappedBuffer(payload), System.nanoTime());
         return true;
     }
 
@@ -199,6 +229,14 @@ final class WebTransportSession implements WebSocketPeer {
         for (HttpStream stream : streams) {
             WebTransportConnection.refuse(stream, WebTransportCodes.WEBTRANSPORT_SESSION_GONE);
         }
+        writer.execute(() -> {
+            synchronized (writable) {
+                for (Writable stream : writable.values()) {
+                    stream.stream().resetStream(WebTransportCodes.WEBTRANSPORT_SESSION_GONE);
+                }
+                writable.clear();
+            }
+        });
         writer.execute(() -> {
             if (!closing) {
                 closing = true;
@@ -241,6 +279,77 @@ final class WebTransportSession implements WebSocketPeer {
                 pending.addAndGet(-bytes.length);
             }
         });
+    }
+
+    @Override
+    public boolean sendDatagram(ByteBuf data) {
+        byte[] frame = DatagramCodec.encode(id, ByteBufUtil.getBytes(data));
+        data.release();
+        if (closing || ended.get()) {
+            return true;
+        }
+        writer.execute(() -> {
+            if (!closing) {
+                connection.transport().sendDatagram(frame); // one that does not fit is dropped: any may be lost
+            }
+        });
+        return true;
+    }
+
+    @Override
+    public boolean sendStream(long streamId, ByteBuf data, boolean finish) {
+        byte[] bytes = ByteBufUtil.getBytes(data);
+        data.release();
+        if (closing || ended.get()) {
+            return true;
+        }
+        if (pending.addAndGet(bytes.length) > connection.limits().outboundLimit()) {
+            pending.addAndGet(-bytes.length);
+            close(POLICY_VIOLATION, "slow consumer");
+            return true;
+        }
+        writer.execute(() -> {
+            try {
+                if (!closing) {
+                    writeStream(streamId, bytes, finish);
+                }
+            } finally {
+                pending.addAndGet(-bytes.length);
+            }
+        });
+        return true;
+    }
+
+    /** Writer thread: the bytes on the stream the app named, opening one of ours for a new name. */
+    private void writeStream(long streamId, byte[] bytes, boolean finish) {
+        Writable stream = writable.get(streamId);
+        try {
+            if (stream == null) {
+                if (streamId < FIRST_APP_STREAM) {
+                    return; // no client stream of ours to answer on (unidirectional, finished, or never read)
+                }
+                synchronized (writable) {
+                    if (ended.get() || writable.size() >= connection.limits().streamsPerSession()) {
+                        return; // too many open: the app's new stream is not opened, its bytes dropped
+                    }
+                    HttpStream opened = connection.transport().openUnidirectional();
+                    stream = new Writable(opened, opened.getOutputStream());
+                    stream.out().write(QuicVarint.encode(id));
+                    writable.put(streamId, stream);
+                }
+            }
+            OutputStream out = stream.out();
+            if (bytes.length > 0) { // after an empty write to a Kwik stream, Chromium got none of its later bytes
+                out.write(bytes);
+            }
+            if (finish) {
+                writable.remove(streamId);
+                out.close();
+            }
+        } catch (IOException | RuntimeException e) {
+            // reset by the client, or the connection is closing: the app's bytes have nowhere to go
+            writable.remove(streamId);
+        }
     }
 
     @Override
@@ -293,6 +402,10 @@ final class WebTransportSession implements WebSocketPeer {
             reading = on;
             gate.notifyAll();
         }
+    }
+
+    /** A stream the app may write and its one output (Flupke's is taken once per stream). */
+    private record Writable(HttpStream stream, OutputStream out) {
     }
 
     /** Runs tasks one at a time, in order, on a virtual thread while there are any. */

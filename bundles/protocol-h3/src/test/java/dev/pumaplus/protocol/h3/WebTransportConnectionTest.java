@@ -8,6 +8,8 @@ package dev.pumaplus.protocol.h3;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Exchange;
@@ -35,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import tech.kwik.flupke.HttpStream;
@@ -151,6 +154,7 @@ class WebTransportConnectionTest {
         List<Integer> status = new ArrayList<>();
         wt.connect("/wt", List.of(), status::add, new FakeStream(4, true, new byte[0]));
         assertEquals(List.of(429), status);
+        assertEquals(List.of(WebSocketHub.Refusal.SESSION), hub.refusals, "the hub counts the refusal");
         assertEquals(1, hub.offered.size(), "the app never saw the second");
         first.end();
         held.join();
@@ -168,8 +172,9 @@ class WebTransportConnectionTest {
                 concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "bidi")));
         wt.bidirectionalStream(bidi);
         wt.datagram(DatagramCodec.encode(0, utf8("a datagram")));
-        assertEquals(List.of("message over a stream", "message bidi", "message a datagram"), hub.session.events);
-        assertTrue(bidi.outputClosed, "the bidi stream's server side is finished");
+        assertEquals(List.of("stream 2 over a stream", "stream 4 bidi", "datagram a datagram"), hub.session.events,
+                "each message reports its kind, a stream its id");
+        assertFalse(bidi.outputClosed, "the bidi stream's server side waits for the app's answer");
 
         hub.peer.send(false, Unpooled.wrappedBuffer(utf8("answer")));
         FakeStream out = transport.opened.poll(5, TimeUnit.SECONDS);
@@ -177,6 +182,60 @@ class WebTransportConnectionTest {
         assertArrayEquals(uni(0, "answer"), out.written.toByteArray());
         connect.end();
         held.join();
+    }
+
+    @Test
+    void theAppAnswersOnTheClientsBidiStreamSendsADatagramAndWritesAndFinishesAStreamItNamed() throws Exception {
+        WebTransportConnection wt = connection(4, 1024);
+        BlockingInput connect = new BlockingInput();
+        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
+                new FakeStream(0, true, connect)));
+        awaitHeld(wt);
+        FakeStream bidi = new FakeStream(4, true,
+                concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "question")));
+        wt.bidirectionalStream(bidi);
+        assertTrue(hub.peer.sendStream(4, Unpooled.wrappedBuffer(utf8("ans")), false));
+        hub.peer.sendStream(4, Unpooled.wrappedBuffer(utf8("wer")), true);
+        bidi.awaitClosed();
+        assertEquals("answer", new String(bidi.written.toByteArray(), StandardCharsets.UTF_8),
+                "the answer on the client's own stream, then its FIN");
+
+        assertTrue(hub.peer.sendDatagram(Unpooled.wrappedBuffer(utf8("pong"))));
+        assertArrayEquals(DatagramCodec.encode(0, utf8("pong")), transport.datagrams.poll(5, TimeUnit.SECONDS),
+                "the datagram carries the session's quarter stream id");
+
+        long name = WebSocketPeer.FIRST_APP_STREAM + 7;
+        hub.peer.sendStream(name, Unpooled.EMPTY_BUFFER, false); // open_stream
+        hub.peer.sendStream(name, Unpooled.wrappedBuffer(utf8("one,")), false);
+        hub.peer.sendStream(name, Unpooled.wrappedBuffer(utf8("two")), false);
+        hub.peer.sendStream(name, Unpooled.EMPTY_BUFFER, true); // finish_stream
+        FakeStream ours = transport.opened.poll(5, TimeUnit.SECONDS);
+        ours.awaitClosed();
+        assertArrayEquals(uni(0, "one,two"), ours.written.toByteArray(), "one new stream for the name, then FIN");
+        assertEquals(0, ours.emptyWrites.get(),
+                "no empty write: on a Kwik stream the bytes after one never reached Chromium");
+        assertNull(transport.opened.poll(100, TimeUnit.MILLISECONDS), "the second write reused the stream");
+        connect.end();
+        held.join();
+    }
+
+    @Test
+    void aBidiStreamWaitingForTheAppsAnswerIsResetWhenTheSessionEnds() throws Exception {
+        WebTransportConnection wt = connection(4, 1024);
+        BlockingInput connect = new BlockingInput();
+        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
+                new FakeStream(0, true, connect)));
+        awaitHeld(wt);
+        FakeStream bidi = new FakeStream(4, true,
+                concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "unanswered")));
+        wt.bidirectionalStream(bidi);
+        connect.end();
+        held.join();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (bidi.resets.isEmpty() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(List.of(WebTransportCodes.WEBTRANSPORT_SESSION_GONE), bidi.resets);
     }
 
     @Test
@@ -236,6 +295,7 @@ class WebTransportConnectionTest {
         FakeStream fifth = new FakeStream(18, false, uni(0, "one too many"));
         wt.unidirectionalStream(fifth);
         assertEquals(List.of(WebTransportCodes.H3_EXCESSIVE_LOAD), fifth.aborts);
+        assertEquals(List.of(WebSocketHub.Refusal.STREAM), hub.refusals, "the hub counts the refused stream");
         for (BlockingInput in : open) {
             in.end();
         }
@@ -259,7 +319,8 @@ class WebTransportConnectionTest {
         hub.peer.reading(true);
         wt.datagram(DatagramCodec.encode(0, utf8("taken")));
         assertEquals(1, wt.datagramsDropped());
-        assertEquals(List.of("message taken"), hub.session.events);
+        assertEquals(List.of(WebSocketHub.Refusal.DATAGRAM), hub.refusals, "the hub counts the dropped datagram");
+        assertEquals(List.of("datagram taken"), hub.session.events);
         connect.end();
         held.join();
     }
@@ -327,7 +388,7 @@ class WebTransportConnectionTest {
         Thread.sleep(50); // the stream now waits for session 0
         hub.delay.complete(null);
         early.join();
-        assertEquals(List.of("message early"), hub.session.events);
+        assertEquals(List.of("stream 2 early"), hub.session.events);
         connect.end();
         held.join();
     }
@@ -394,6 +455,7 @@ class WebTransportConnectionTest {
         final List<Long> resets = new CopyOnWriteArrayList<>();
         final CompletableFuture<Void> closed = new CompletableFuture<>();
         volatile boolean outputClosed;
+        final AtomicInteger emptyWrites = new AtomicInteger();
 
         FakeStream(long id, boolean bidirectional, byte[] input) {
             this(id, bidirectional, new java.io.ByteArrayInputStream(input));
@@ -415,6 +477,14 @@ class WebTransportConnectionTest {
                 @Override
                 public void write(int b) {
                     written.write(b);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) {
+                    if (len == 0) {
+                        emptyWrites.incrementAndGet(); // on a Kwik stream, the bytes after one never reached Chromium
+                    }
+                    written.write(b, off, len);
                 }
 
                 @Override
@@ -454,6 +524,7 @@ class WebTransportConnectionTest {
     static final class FakeTransport implements WebTransportConnection.Transport {
         final List<Long> closes = new CopyOnWriteArrayList<>();
         final BlockingQueue<FakeStream> opened = new LinkedBlockingQueue<>();
+        final BlockingQueue<byte[]> datagrams = new LinkedBlockingQueue<>();
         /** When set, opening a stream waits for it: the app's messages pile up unwritten. */
         volatile CompletableFuture<Void> block;
         private long next = 3;
@@ -470,6 +541,12 @@ class WebTransportConnectionTest {
         }
 
         @Override
+        public boolean sendDatagram(byte[] frame) {
+            datagrams.add(frame);
+            return true;
+        }
+
+        @Override
         public void close(long errorCode, String reason) {
             closes.add(errorCode);
         }
@@ -477,6 +554,7 @@ class WebTransportConnectionTest {
 
     /** The hub: answers each upgrade with {@link #answer} (101 accepts), holds with a recording session. */
     static final class FakeHub implements WebSocketHub {
+        final List<Refusal> refusals = new CopyOnWriteArrayList<>();
         final List<RequestHead> offered = new CopyOnWriteArrayList<>();
         final CompletableFuture<Void> heldLatch = new CompletableFuture<>();
         volatile int answer = 101;
@@ -510,6 +588,11 @@ class WebTransportConnectionTest {
         }
 
         @Override
+        public void refused(Refusal refusal) {
+            refusals.add(refusal);
+        }
+
+        @Override
         public WebSocketSession hold(Exchange upgrade, boolean sticky, WebSocketPeer peer) {
             this.peer = peer;
             session = new RecordingSession();
@@ -529,6 +612,18 @@ class WebTransportConnectionTest {
         @Override
         public void message(boolean binary, ByteBuf data, long arrivedNanos) {
             events.add("message " + new String(ByteBufUtil.getBytes(data), StandardCharsets.UTF_8));
+            data.release();
+        }
+
+        @Override
+        public void streamMessage(long streamId, ByteBuf data, long arrivedNanos) {
+            events.add("stream " + streamId + " " + new String(ByteBufUtil.getBytes(data), StandardCharsets.UTF_8));
+            data.release();
+        }
+
+        @Override
+        public void datagram(ByteBuf data, long arrivedNanos) {
+            events.add("datagram " + new String(ByteBufUtil.getBytes(data), StandardCharsets.UTF_8));
             data.release();
         }
 
