@@ -5,22 +5,12 @@
 // K / HOLD calls per second whatever the concurrency: a database or an API with K workers.
 package dev.pumaplus.bench.loadgen;
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoop;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -30,7 +20,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
@@ -55,9 +44,8 @@ public final class DependencyServer implements AutoCloseable {
 
   private final int concurrency;
   private final long holdNs;
-  private final MultiThreadIoEventLoopGroup group;
+  private final LoopbackListener listener;
   private final EventLoop loop;
-  private final Channel listener;
   private final ArrayDeque<Call> waiting = new ArrayDeque<>();
   private int held;
   private volatile int inFlight;
@@ -76,24 +64,13 @@ public final class DependencyServer implements AutoCloseable {
     if (holdNs < 0) throw new IllegalArgumentException("hold must be >= 0 ns: " + holdNs);
     this.concurrency = concurrency;
     this.holdNs = holdNs;
-    boolean epoll = Epoll.isAvailable();
-    IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    group = new MultiThreadIoEventLoopGroup(1, factory);
-    loop = group.next();
-    listener = new ServerBootstrap()
-        .group(group)
-        .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 16), new CallHandler());
-          }
-        })
-        .bind(new InetSocketAddress("127.0.0.1", port)).sync().channel();
+    listener = new LoopbackListener(port,
+        () -> new ChannelHandler[] {new HttpServerCodec(), new HttpObjectAggregator(1 << 16), new CallHandler()});
+    loop = listener.loop();
   }
 
   public int port() {
-    return ((InetSocketAddress) listener.localAddress()).getPort();
+    return listener.port();
   }
 
   /** "127.0.0.1:PORT": what the scenario's {dependency} placeholder becomes. */
@@ -121,8 +98,7 @@ public final class DependencyServer implements AutoCloseable {
 
   @Override
   public void close() {
-    listener.close().syncUninterruptibly();
-    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    listener.close();
   }
 
   /**

@@ -3,23 +3,14 @@
 // latency and the rate the harness itself can resolve, below which no server comparison means anything.
 package dev.pumaplus.bench.loadgen;
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.IoHandlerFactory;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollIoHandler;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -39,44 +30,28 @@ import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.ReferenceCountUtil;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /** Runs on its own single event-loop thread. {@link #close} stops it synchronously. */
 public final class NullServer implements AutoCloseable {
   private static final byte[] BODY = "ok\n".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] H2_PREFACE_START = "PRI ".getBytes(StandardCharsets.US_ASCII);
 
-  private final MultiThreadIoEventLoopGroup group;
-  private final Channel listener;
+  private final LoopbackListener listener;
 
   /** Listens on 127.0.0.1:{@code port} (0: any free port). */
   public NullServer(int port) throws InterruptedException {
-    boolean epoll = Epoll.isAvailable();
-    IoHandlerFactory factory = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-    group = new MultiThreadIoEventLoopGroup(1, factory);
-    listener = new ServerBootstrap()
-        .group(group)
-        .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(new ProtocolSniffer());
-          }
-        })
-        .bind(new InetSocketAddress("127.0.0.1", port)).sync().channel();
+    listener = new LoopbackListener(port, () -> new ChannelHandler[] {new ProtocolSniffer()});
   }
 
   public int port() {
-    return ((InetSocketAddress) listener.localAddress()).getPort();
+    return listener.port();
   }
 
   @Override
   public void close() {
-    listener.close().syncUninterruptibly();
-    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    listener.close();
   }
 
   /** {@code java -cp loadgen.jar dev.pumaplus.bench.loadgen.NullServer PORT}: serves until killed. */
