@@ -5,14 +5,13 @@
  */
 package dev.pumaplus.host.queue;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Choice of link ({@link #take}): a link of the worker process with the fewest busy links (ties: the process whose link
@@ -30,21 +29,11 @@ import java.util.Map;
  */
 final class SlotRoster {
 
-    private static final VarHandle IDLE_COUNT;
-
-    static {
-        try {
-            IDLE_COUNT = MethodHandles.lookup().findVarHandle(SlotRoster.class, "idleCount", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final ArrayDeque<Slot> idle = new ArrayDeque<>();
     private final Map<Long, WorkerCounts> processes = new HashMap<>();
     private final List<Slot> slots = new ArrayList<>();
-    /** The idle deque's size, also read without the lock. */
-    private int idleCount;
+    /** The idle deque's size, set after each change for admission's reads without the lock. */
+    private final AtomicInteger idleCount = new AtomicInteger();
 
     /** A link said HELLO: its slot, counted live in its process (new on the process's first link). */
     Slot join(WorkerLink link) {
@@ -110,12 +99,12 @@ final class SlotRoster {
     void park(Slot slot) {
         slot.idle = true;
         idle.add(slot);
-        IDLE_COUNT.setOpaque(this, idleCount + 1);
+        idleCount.setOpaque(idle.size());
     }
 
     /** Idle slots now, read without the lock: a moment's view for admission. */
     int idleNow() {
-        return (int) IDLE_COUNT.getOpaque(this);
+        return idleCount.getOpaque();
     }
 
     boolean anyIdle() {
@@ -215,7 +204,7 @@ final class SlotRoster {
             idle.remove(best);
         }
         best.idle = false;
-        IDLE_COUNT.setOpaque(this, idleCount - 1);
+        idleCount.setOpaque(idle.size());
         return best;
     }
 
@@ -224,7 +213,7 @@ final class SlotRoster {
         if (slot.idle) {
             idle.remove(slot);
             slot.idle = false;
-            IDLE_COUNT.setOpaque(this, idleCount - 1);
+            idleCount.setOpaque(idle.size());
         }
     }
 

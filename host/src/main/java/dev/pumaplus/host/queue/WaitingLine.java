@@ -7,10 +7,9 @@ package dev.pumaplus.host.queue;
 
 import dev.pumaplus.host.measure.NanoClock;
 import dev.pumaplus.host.queue.SlotRoster.Slot;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A waiting request's life until a slot takes it: it enters the {@link FairFifo} or is held behind its
@@ -25,21 +24,11 @@ import java.util.concurrent.ScheduledExecutorService;
  */
 final class WaitingLine {
 
-    private static final VarHandle DEPTH;
-
-    static {
-        try {
-            DEPTH = MethodHandles.lookup().findVarHandle(WaitingLine.class, "depth", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final FairFifo fifo = new FairFifo();
     private final NanoClock clock;
     private final HotQueueWatch hot;
     // Written under the dispatcher's lock only; also read without it, for admission.
-    private int depth;
+    private final AtomicInteger depth = new AtomicInteger();
 
     /**
      * @param clock    how long the oldest request has waited is read from it
@@ -52,12 +41,12 @@ final class WaitingLine {
 
     /** Requests waiting or held now (L), read without the lock. */
     int depthNow() {
-        return (int) DEPTH.getOpaque(this);
+        return depth.getOpaque();
     }
 
     /** Requests waiting or held. */
     int depth() {
-        return depth;
+        return depth.getPlain();
     }
 
     /** Whether no request waits in the FIFO. */
@@ -72,7 +61,7 @@ final class WaitingLine {
         }
         t.held();
         fifo.hold(t);
-        setDepth(depth + 1);
+        changeDepth(+1);
         return true;
     }
 
@@ -80,7 +69,7 @@ final class WaitingLine {
     void enter(Ticket t, boolean jump) {
         t.waiting();
         fifo.enter(t, jump);
-        setDepth(depth + 1);
+        changeDepth(+1);
         armHot();
     }
 
@@ -97,7 +86,7 @@ final class WaitingLine {
             }
         }
         t.cancelled();
-        setDepth(depth - 1);
+        changeDepth(-1);
         return true;
     }
 
@@ -108,7 +97,7 @@ final class WaitingLine {
     Ticket poll(Slot slot, SlotRoster roster) {
         Ticket t = fifo.poll(slot, roster);
         if (t != null) {
-            setDepth(depth - 1);
+            changeDepth(-1);
         }
         return t;
     }
@@ -128,14 +117,14 @@ final class WaitingLine {
             successor.held();
         }
         t.requeued();
-        setDepth(depth + 1);
+        changeDepth(+1);
         armHot();
     }
 
     /** Empties the line (the queue closes): every request it had, each marked cancelled. */
     List<Ticket> clear() {
         List<Ticket> queued = fifo.clear();
-        setDepth(0);
+        depth.setOpaque(0);
         for (Ticket t : queued) {
             t.cancelled();
         }
@@ -180,7 +169,8 @@ final class WaitingLine {
         }
     }
 
-    private void setDepth(int value) {
-        DEPTH.setOpaque(this, value);
+    /** Under the lock: a plain read, then an opaque write for admission's reads without it. */
+    private void changeDepth(int delta) {
+        depth.setOpaque(depth.getPlain() + delta);
     }
 }
