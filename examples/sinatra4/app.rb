@@ -1,33 +1,9 @@
-# A modular Sinatra 4.1 app on Rack 3.1 (both from Debian trixie, fetched by script/rack3) that the
-# integration tests serve through puma-plus: an HTML page with a form and its POST, parameters echoed as
-# JSON, a streamed response, early hints, and the versions it runs on.
-require "sinatra/base"
-require "json"
+# The Sinatra example (examples/sinatra) on Sinatra 4.1 and Rack 3.1 (both from Debian trixie, fetched by
+# script/rack3), which the integration tests serve through puma-plus: its page with a form and its POST and
+# its parameters echoed as JSON, and here a streamed response, early hints, and the versions it runs on.
+require_relative "../sinatra/app"
 
-class Sinatra4Example < Sinatra::Base
-  get "/" do
-    <<~HTML
-      <!doctype html>
-      <title>puma-plus + Sinatra 4</title>
-      <h1>Hello from Sinatra #{Sinatra::VERSION} on Rack #{Rack.release}</h1>
-      <form method="post" action="/greetings">
-        <label>Name <input name="name"></label>
-        <button>Greet</button>
-      </form>
-    HTML
-  end
-
-  post "/greetings" do
-    name = params["name"].to_s.strip
-    halt 422, "name is required\n" if name.empty?
-    status 201
-    content_type "text/plain"
-    "Hello, #{name}!\n"
-  end
-
-  get("/params/?:segment?") { params_as_json }
-  post("/params/?:segment?") { params_as_json }
-
+class Sinatra4Example < SinatraExample
   get "/versions" do
     content_type "application/json"
     JSON.generate("sinatra" => Sinatra::VERSION, "rack" => Rack.release)
@@ -50,9 +26,12 @@ class Sinatra4Example < Sinatra::Base
   end
 
   helpers do
-    def params_as_json
-      content_type "application/json"
-      JSON.generate(params.to_h.merge("request_method" => request.request_method))
+    def page_title
+      "puma-plus + Sinatra 4"
+    end
+
+    def served_by
+      "Sinatra #{Sinatra::VERSION} on Rack #{Rack.release}"
     end
   end
 end
