@@ -64,10 +64,7 @@ public final class DecisionLog {
 
     /** The JSON line (without newline) for one tick. {@code at} may be null. */
     public static String line(String at, Policy policy, State state, Observation o, Decision d) {
-        ObjectNode root = JSON.createObjectNode();
-        if (at != null) {
-            root.put("at", at);
-        }
+        ObjectNode root = startLine(at);
         root.put("tick", o.tick());
         root.put("policy", policy.id());
         root.set("params", JSON.valueToTree(policy.params()));
@@ -88,28 +85,19 @@ public final class DecisionLog {
         decision.put("tier", d.tier());
         decision.put("reason", d.reason());
         putState(root.putObject("next"), d.next());
-        try {
-            return JSON.writeValueAsString(root);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return text(root);
     }
 
     /** Writes {@link #line} and a newline, then flushes (a crash loses at most the current tick). */
     public static void append(Writer out, String at, Policy policy, State state, Observation o, Decision d)
             throws IOException {
-        out.write(line(at, policy, state, o, d));
-        out.write('\n');
-        out.flush();
+        writeLine(out, line(at, policy, state, o, d));
     }
 
     /** The JSON line (without newline) for one concurrency limit window. {@code at} may be null. */
     public static String limitLine(String at, LimitPolicy policy, LimitState state, LimitObservation o,
                                    LimitDecision d) {
-        ObjectNode root = JSON.createObjectNode();
-        if (at != null) {
-            root.put("at", at);
-        }
+        ObjectNode root = startLine(at);
         root.put("kind", LIMIT_KIND);
         root.put("window", o.window());
         root.put("policy", policy.id());
@@ -120,6 +108,25 @@ public final class DecisionLog {
         decision.put("limit", d.limit());
         decision.put("reason", d.reason());
         putRecord(root.putObject("next"), d.next());
+        return text(root);
+    }
+
+    /** Writes {@link #limitLine} and a newline, then flushes. */
+    public static void appendLimit(Writer out, String at, LimitPolicy policy, LimitState state, LimitObservation o,
+                                   LimitDecision d) throws IOException {
+        writeLine(out, limitLine(at, policy, state, o, d));
+    }
+
+    /** A line's object, with {@code at} first when there is one. */
+    private static ObjectNode startLine(String at) {
+        ObjectNode root = JSON.createObjectNode();
+        if (at != null) {
+            root.put("at", at);
+        }
+        return root;
+    }
+
+    private static String text(ObjectNode root) {
         try {
             return JSON.writeValueAsString(root);
         } catch (IOException e) {
@@ -127,10 +134,8 @@ public final class DecisionLog {
         }
     }
 
-    /** Writes {@link #limitLine} and a newline, then flushes. */
-    public static void appendLimit(Writer out, String at, LimitPolicy policy, LimitState state, LimitObservation o,
-                                   LimitDecision d) throws IOException {
-        out.write(limitLine(at, policy, state, o, d));
+    private static void writeLine(Writer out, String line) throws IOException {
+        out.write(line);
         out.write('\n');
         out.flush();
     }
