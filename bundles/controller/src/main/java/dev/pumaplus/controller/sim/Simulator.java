@@ -38,13 +38,9 @@ import java.util.SplittableRandom;
  */
 public final class Simulator {
 
-    private static final int ARRIVAL = 0;
-    private static final int RATE_CHANGE = 1;
-    private static final int COMPLETE = 2;
-    private static final int UNIT_READY = 3;
-    private static final int TICK = 4;
-    private static final int BRIDGE_READY = 5;
-    private static final int HOT_CHECK = 6;
+    /** What an event does when its time comes ({@link #handle}). */
+    private enum Kind { ARRIVAL, RATE_CHANGE, COMPLETE, UNIT_READY, TICK, BRIDGE_READY, HOT_CHECK }
+
     /**
      * The simulated tick, s: the live driver's. λ and the queue percentiles are counted over one tick, which
      * is the host's one-second window at the default tick.
@@ -112,7 +108,7 @@ public final class Simulator {
     public SimResult run() {
         begin();
         scheduleArrival();
-        schedule(TICK_S, TICK, 0);
+        schedule(TICK_S, Kind.TICK, 0);
         double end = scenario.seconds();
         while (!events.isEmpty()) {
             Event e = events.poll();
@@ -132,7 +128,7 @@ public final class Simulator {
      */
     public void start() {
         begin();
-        schedule(TICK_S, TICK, 0);
+        schedule(TICK_S, Kind.TICK, 0);
     }
 
     /** Fed run: handles every event up to and including {@code t} (s, this replica's clock), then stands at t. */
@@ -199,11 +195,10 @@ public final class Simulator {
                     tick((long) Math.round(now / TICK_S));
                 }
             }
-            default -> throw new IllegalStateException();
         }
     }
 
-    private void schedule(double at, int kind, double data) {
+    private void schedule(double at, Kind kind, double data) {
         events.add(new Event(at, seq++, kind, data));
     }
 
@@ -212,16 +207,16 @@ public final class Simulator {
         double boundary = scenario.phaseEnd(now);
         if (rate <= 0) {
             if (!Double.isInfinite(boundary)) {
-                schedule(boundary, RATE_CHANGE, 0);
+                schedule(boundary, Kind.RATE_CHANGE, 0);
             }
             return;
         }
         double next = now - Math.log(1 - rng.nextDouble()) / rate;
         // Poisson is memoryless: at a rate change, drop the pending draw and draw again at the new rate.
         if (next >= boundary) {
-            schedule(boundary, RATE_CHANGE, 0);
+            schedule(boundary, Kind.RATE_CHANGE, 0);
         } else {
-            schedule(next, ARRIVAL, 0);
+            schedule(next, Kind.ARRIVAL, 0);
         }
     }
 
@@ -252,7 +247,7 @@ public final class Simulator {
             return;
         }
         hotCheckPending = true;
-        schedule(Math.max(now, queue.peekFirst()[0] + alarmThresholdS), HOT_CHECK, 0);
+        schedule(Math.max(now, queue.peekFirst()[0] + alarmThresholdS), Kind.HOT_CHECK, 0);
     }
 
     private void hotCheck() {
@@ -262,7 +257,7 @@ public final class Simulator {
         }
         double waited = now - queue.peekFirst()[0];
         boolean hot = waited >= alarmThresholdS - 1e-12;
-        schedule(hot ? now + alarmThresholdS : queue.peekFirst()[0] + alarmThresholdS, HOT_CHECK, 0);
+        schedule(hot ? now + alarmThresholdS : queue.peekFirst()[0] + alarmThresholdS, Kind.HOT_CHECK, 0);
         if (hot && busy >= live) {
             alarm(waited);
         }
@@ -302,7 +297,7 @@ public final class Simulator {
         waited[index] = wait;
         waitsThisTick.add(wait);
         double slot = scenario.service().sample(rng);
-        schedule(now + slot, COMPLETE, slot);
+        schedule(now + slot, Kind.COMPLETE, slot);
     }
 
     private void complete(double slot) {
@@ -389,7 +384,7 @@ public final class Simulator {
         }
         arrivalsThisTick = 0;
         waitsThisTick.clear();
-        schedule(now + TICK_S, TICK, 0);
+        schedule(now + TICK_S, Kind.TICK, 0);
     }
 
     /** The observation now, as the host's sample has it, with the last second's λ and percentiles given. */
@@ -429,7 +424,7 @@ public final class Simulator {
             units += delta;
             maxUnits = Math.max(maxUnits, units);
             for (int i = 0; i < delta; i++) {
-                schedule(now + scenario.deadTimeS(), UNIT_READY, 0);
+                schedule(now + scenario.deadTimeS(), Kind.UNIT_READY, 0);
             }
         }
         for (int i = 0; i < -delta && units > 0; i++) {
@@ -448,7 +443,7 @@ public final class Simulator {
     private void applyBridge(int delta) {
         for (int i = 0; i < delta; i++) {
             bridgeUnits++;
-            schedule(now + scenario.bridgeDeadTimeS(), BRIDGE_READY, 0);
+            schedule(now + scenario.bridgeDeadTimeS(), Kind.BRIDGE_READY, 0);
         }
         for (int i = 0; i < -delta && bridgeUnits > 0; i++) {
             bridgeUnits--;
@@ -474,7 +469,7 @@ public final class Simulator {
         return sorted[Math.max(0, Math.min(sorted.length - 1, rank))] * 1000;
     }
 
-    private record Event(double time, long seq, int kind, double data) implements Comparable<Event> {
+    private record Event(double time, long seq, Kind kind, double data) implements Comparable<Event> {
         @Override
         public int compareTo(Event o) {
             int c = Double.compare(time, o.time);
