@@ -1,4 +1,5 @@
-# Lists the rows (HTML) and inserts one from the form's POST, then redirects back to the list.
+# Lists the rows (HTML) and inserts one from the form's POST, then redirects back to the list. The Rails 7.2
+# example (examples/rails72) links to this file.
 class RowsController < ApplicationController
   def index
     @rows = Row.order(:id)
@@ -11,7 +12,8 @@ class RowsController < ApplicationController
       redirect_to rows_path, notice: "Added #{@row.name}."
     else
       @rows = Row.order(:id)
-      render :index, status: :unprocessable_entity
+      # 422 by number: Rack 3.1 (Rails 7.2) calls it :unprocessable_content, Rack 2.2 :unprocessable_entity.
+      render :index, status: 422
     end
   end
 end

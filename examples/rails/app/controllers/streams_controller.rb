@@ -1,5 +1,6 @@
 # A streamed HTML response through ActionController::Live: each part is written (and leaves for the
-# client) while the action is still running, the way a long report or a progress page streams.
+# client) while the action is still running, the way a long report or a progress page streams. The Rails 7.2
+# example (examples/rails72) links to this file.
 class StreamsController < ApplicationController
   include ActionController::Live
 
@@ -7,7 +8,8 @@ class StreamsController < ApplicationController
     response.headers["Content-Type"] = "text/html; charset=utf-8"
     # Rack 2.2's Rack::ETag (in Rails 6.1's default stack) reads the whole body to digest it unless the
     # response already has an ETag or a Last-Modified: without this header the stream would be buffered.
-    response.headers["Last-Modified"] = Time.now.httpdate
+    # Rack 3's digests only bodies that respond to to_ary, so on Rails 7.2 none is needed.
+    response.headers["Last-Modified"] = Time.now.httpdate if Rack.release.start_with?("2.")
     response.stream.write("<!doctype html>\n<title>stream</title>\n<ol>\n")
     5.times do |i|
       response.stream.write("<li>part #{i}</li>\n")
