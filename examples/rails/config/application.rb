@@ -7,6 +7,7 @@ require "rails"
 require "active_record/railtie"
 require "action_controller/railtie"
 require "action_view/railtie"
+require_relative "example_settings"
 
 module RailsExample
   class Application < Rails::Application
@@ -17,11 +18,6 @@ module RailsExample
     config.consider_all_requests_local = ENV["RAILS_ENV"] != "production"
     config.action_view.form_with_generates_remote_forms = false
 
-    # An example app has no credentials file; a real deployment sets SECRET_KEY_BASE.
-    config.secret_key_base = ENV.fetch("SECRET_KEY_BASE") { "puma-plus-example-" + "0" * 110 }
-
-    config.logger = ActiveSupport::TaggedLogging.new(ActiveSupport::Logger.new($stdout))
-    config.log_level = ENV.fetch("RAILS_LOG_LEVEL", "info").to_sym
-    config.cache_store = :memory_store
+    ExampleSettings.apply(config)
   end
 end

@@ -8,6 +8,7 @@ require "rails"
 require "active_record/railtie"
 require "action_controller/railtie"
 require "action_view/railtie"
+require_relative "../../rails/config/example_settings"
 
 module Rails72Example
   class Application < Rails::Application
@@ -18,11 +19,6 @@ module Rails72Example
     config.enable_reloading = !production
     config.consider_all_requests_local = !production
 
-    # An example app has no credentials file; a real deployment sets SECRET_KEY_BASE.
-    config.secret_key_base = ENV.fetch("SECRET_KEY_BASE") { "puma-plus-example-" + "0" * 110 }
-
-    config.logger = ActiveSupport::TaggedLogging.new(ActiveSupport::Logger.new($stdout))
-    config.log_level = ENV.fetch("RAILS_LOG_LEVEL", "info").to_sym
-    config.cache_store = :memory_store
+    ExampleSettings.apply(config)
   end
 end
