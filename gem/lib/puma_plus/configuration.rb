@@ -65,6 +65,7 @@ module PumaPlus
       autoscale_bridge: nil,
       ractors: false,
       fork_worker: false,
+      spare_workers: 0,
       decision_log: nil,
       client_timeout: 10,
       shed_wait_limit: nil,

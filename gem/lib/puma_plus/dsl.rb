@@ -268,6 +268,12 @@ module PumaPlus
       directive(:fork_worker) { @settings[:fork_worker] = Setting.non_negative_integer("fork_worker", after_requests) }
     end
 
+    # Worker processes kept forked and parked ahead of a scale-up, the app loaded (docs/CONFIG.md, "Spare
+    # workers"): +count+ of them, for the next worker indexes.
+    def spare_workers(count)
+      directive(:spare_workers) { @settings[:spare_workers] = Setting.non_negative_integer("spare_workers", count) }
+    end
+
     # puma's `workers :auto` (7.2): as many workers as processors.
     def workers(count)
       directive(:workers) { @settings[:workers] = Setting.workers("workers", count) }

@@ -11,7 +11,7 @@
 # shepherd exits. SIGINT is ignored: a terminal's Ctrl-C reaches the whole process group, and the host
 # decides. Its jobs live beside it under shepherd/: the link, configuration and output at start-up
 # (StartUp), the worker processes, their replacement and their extra slots (Workers, WorkerHandle, Spawner),
-# fork_worker's mold (Refork, MoldHandle) and the one-at-a-time replacements (PhasedRestart).
+# fork_worker's mold (Refork, MoldHandle), spare workers (Spares) and the one-at-a-time replacements (PhasedRestart).
 #
 # Puma's plugins run here, where puma runs them in its master (PluginLauncher), and so do the lifecycle hooks
 # (docs/CONFIG.md, "Hooks"): after_booted once every worker has booted for the first time, before_restart
@@ -32,9 +32,11 @@ require_relative "subreaper"
 require_relative "shepherd/worker_handle"
 require_relative "shepherd/mold_handle"
 require_relative "shepherd/spawner"
+require_relative "shepherd/process_ends"
 require_relative "shepherd/start_up"
 require_relative "shepherd/workers"
 require_relative "shepherd/refork"
+require_relative "shepherd/spares"
 require_relative "shepherd/phased_restart"
 
 module PumaPlus
@@ -48,6 +50,7 @@ module PumaPlus
     include StartUp
     include Workers
     include Refork
+    include Spares
     include PhasedRestart
 
     # +argv+: the user's flags and rackup path; +link_path+: link.sock (PUMA_PLUS_LINK).
@@ -82,6 +85,11 @@ module PumaPlus
       @promoting = nil
       @auto_refork_asked = false
       @phase = :restart
+      # spare_workers: parked spares (index => SpareHandle), pids of spares let go, and when forking spares
+      # may resume after one failed.
+      @spares = {}
+      @let_go = []
+      @spares_paused_until = nil
     end
 
     # The resolved configuration (after #run has resolved it).
@@ -137,7 +145,8 @@ module PumaPlus
     # -- supervision ---------------------------------------------------------------------------------
 
     def supervise
-      until @stopping && @workers.values.none?(&:pid) && @retiring.empty? && @mold.nil? && @old_molds.empty?
+      until @stopping && @workers.values.none?(&:pid) && @retiring.empty? && @mold.nil? && @old_molds.empty? &&
+            @spares.empty? && @let_go.empty?
         readers = [@signal_reader]
         readers << @link if @link && !@link.closed?
         @workers.each_value { |worker| readers << worker.boot_pipe if worker.boot_pipe }
@@ -151,6 +160,7 @@ module PumaPlus
         reap
         @stopping ? enforce_stop_deadline : restart_due_workers
         step_phased_restart
+        keep_spares
       end
     end
 
@@ -254,6 +264,7 @@ module PumaPlus
       @retiring.each_key { |pid| signal(pid, "TERM") }
       retire_mold(@mold) if @mold
       @mold = nil
+      let_go_of_spares
       @phased = nil
       @phase_step = nil
     end
@@ -269,6 +280,7 @@ module PumaPlus
       end
       @retiring.each_key { |pid| signal(pid, "KILL") }
       @old_molds.each { |pid| signal(pid, "KILL") }
+      @let_go.each { |pid| signal(pid, "KILL") }
       @kill_at = now + stop_timeout # reap what KILL left; ask again only if something is still there
     end
 

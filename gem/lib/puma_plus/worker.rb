@@ -59,12 +59,16 @@ module PumaPlus
     # +mold+: this worker's end of the shepherd's mold socket (fork_worker), or nil; +refork_after+: the
     # request count at which to ask for the automatic refork, or nil; +spawner+: what the mold builds its
     # workers with (Shepherd::Spawner); +before_refork+, +after_refork+: callables the mold runs.
+    # +parked+: a spare's park pipe (read end), or nil. A spare loads the app, then waits on it before
+    # anything else: "G" makes it this index's worker (its on_worker_boot hooks run, its slots dial in);
+    # EOF means the shepherd no longer wants it, and it exits 0 having run no hook (Shepherd::Spares).
     def initialize(link_path:, index:, threads:, workers:, app: nil, rackup: nil, on_worker_boot: [],
                    booted: nil, lifeline: nil, generation: 1, log: $stderr, on_worker_shutdown: [],
                    lowlevel_error_handler: nil, tag: nil, checkin_interval: 5.0, extra_slots: nil,
                    ractors: false, fibers: false, multithread: threads > 1, on_thread_start: [],
                    on_thread_exit: [], scheduling: nil, mold: nil, refork_after: nil, spawner: nil, before_refork: [],
-                   after_refork: [])
+                   after_refork: [], parked: nil)
+      @parked = parked
       @mold = mold
       @refork_after = refork_after
       @spawner = spawner
@@ -104,7 +108,8 @@ module PumaPlus
     # Boots and serves until every link has ended. Returns the process exit status: 0, 1 when the app or a
     # boot hook raised (logged), or NOT_SHAREABLE.
     def run
-      Process.setproctitle("puma-plus: worker #{@index}#{" [#{@tag}]" if @tag} (generation #{@generation})")
+      title = "worker #{@index}#{" [#{@tag}]" if @tag} (generation #{@generation})"
+      Process.setproctitle("puma-plus: #{"spare " if @parked}#{title}")
       # The app's log lines reach a pipe, not a terminal: unbuffered, they arrive in order with the host's
       # and are not lost when a worker is killed.
       $stdout.sync = true
@@ -115,6 +120,8 @@ module PumaPlus
       schedule
       failure = boot
       return failure if failure
+
+      Process.setproctitle("puma-plus: #{title}") if @parked
 
       watch_lifeline(stop_writer) if @lifeline
       # GVL wait per request (Ruby 3.2+; Link reads it): on before the first slot dials in.
@@ -160,9 +167,12 @@ module PumaPlus
       Log.line("worker #{@index}: runs without worker_scheduling #{@scheduling}: #{why}", @log) if why
     end
 
-    # nil once booted, else the exit status: NOT_SHAREABLE when the app cannot run in Ractors, else 1.
+    # nil once booted, else the exit status: NOT_SHAREABLE when the app cannot run in Ractors, else 1, or
+    # 0 for a spare the shepherd let go.
     def boot
       @app ||= Rackup.load(@rackup)
+      return 0 unless wanted?
+
       @on_worker_boot.each { |hook| hook.call(@index) }
       share_with_ractors if @ractors
       if @booted
@@ -178,6 +188,16 @@ module PumaPlus
 
       Log.exception("worker #{@index} failed to boot", e, @log)
       1
+    end
+
+    # A spare waits here, app loaded, until the shepherd makes it a worker ("G": true) or lets it go (EOF:
+    # false). Not a spare: true at once.
+    def wanted?
+      return true unless @parked
+
+      go = @parked.read(1)
+      @parked.close
+      go == "G"
     end
 
     # Puma's on_worker_shutdown: after the last request, in this process, with the index. Returns the exit

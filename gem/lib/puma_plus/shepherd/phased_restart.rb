@@ -23,6 +23,7 @@ module PumaPlus
           return
         end
 
+        let_go_of_spares # they may have loaded the old code: forked again once the restart is done
         note = if @mold then " (fork_worker: new workers fork from the mold)"
                elsif @app then " (preload_app: new workers fork from the app loaded at boot; USR2 loads new code)"
                else ""

@@ -33,27 +33,29 @@ module PumaPlus
         nil
       end
 
-      # Asks the mold to fork each of +batch+ ([worker, its ends] pairs) with the child's ends of its pipes and
-      # mold socket: every command first, then the answers in order. Returns their pids, nil for each the mold
+      # Asks the mold to fork each of +batch+ ([index, ProcessEnds] pairs) with the child's ends of its pipes
+      # and mold socket ("F"), and of its park pipe for a spare ("S"): every command first, then the answers
+      # in order. Returns their pids, nil for each the mold
       # did not fork; after any such, the mold is given up and the shepherd forks those itself. A fork the mold
       # answers as failed does not stop the reading: the answers after it say which workers it did fork, so
       # none is forked twice. Only no answer at all (timeout, EOF) stops it, as with one command in flight.
       def fork_from_mold(batch)
         socket = @mold.socket
-        batch.each do |worker, (_, boot_writer, extra_reader, _, _, mold_end, refork_after)|
-          socket.write("F#{[worker.index, refork_after || 0].pack(Worker::Mold::FORK_FORMAT)}")
-          [boot_writer, extra_reader, mold_end].each { |io| socket.send_io(io) }
+        batch.each do |index, ends|
+          command = ends.park_reader ? "S" : "F"
+          socket.write("#{command}#{[index, ends.refork_after || 0].pack(Worker::Mold::FORK_FORMAT)}")
+          ends.childs_ends.each { |io| socket.send_io(io) }
         end
         pids = []
         failed = nil
-        batch.each do |worker, _|
+        batch.each do |index, _|
           answer = (socket.sysread(5) if IO.select([socket], nil, nil, MOLD_ANSWER_TIMEOUT))
           unless answer&.bytesize == 5 && answer.start_with?("P")
-            failed ||= "it did not answer for worker #{worker.index}"
+            failed ||= "it did not answer for worker #{index}"
             break
           end
           pid = answer.byteslice(1, 4).unpack1(Worker::Mold::PID_FORMAT)
-          failed ||= "it could not fork worker #{worker.index}" unless pid.positive?
+          failed ||= "it could not fork worker #{index}" unless pid.positive?
           pids << (pid if pid.positive?)
         end
         give_up_mold(failed) if failed
@@ -69,6 +71,7 @@ module PumaPlus
         retire_mold(@mold)
         @mold = nil
       end
+
 
       def retire_mold(mold)
         mold.socket.close unless mold.socket.closed?
@@ -107,6 +110,7 @@ module PumaPlus
         worker.boot_pipe.close
         worker.boot_pipe = nil
         worker.extra_pipe&.close
+        let_go_of_spares # forked before this mold: they are forked again from it
         old = @mold
         @mold = MoldHandle.new(worker.pid, worker.mold_link)
         retire_mold(old) if old

@@ -16,8 +16,9 @@ module PumaPlus
       end
 
       # The Worker of index +index+: +app+ loaded (or nil: it loads the rackup), its ends of the boot and
-      # extra-slots pipes and of its mold socket (nil without fork_worker), +refork_after+ or nil.
-      def build(index, app:, booted:, extra_slots:, mold:, refork_after:)
+      # extra-slots pipes and of its mold socket (nil without fork_worker), +refork_after+ or nil, and the
+      # read end of its park pipe when it is a spare (Spares), else nil.
+      def build(index, app:, booted:, extra_slots:, mold:, refork_after:, parked: nil)
         Worker.new(link_path: @link_path, index: index, threads: @config.slots_per_worker,
                    fibers: !@config.fibers.nil?, workers: @config.worker_processes,
                    app: app, rackup: app ? nil : @config.rackup, on_worker_boot: @config.on_worker_boot_hooks,
@@ -30,7 +31,8 @@ module PumaPlus
                    on_thread_start: @config.hooks_for(:before_thread_start),
                    on_thread_exit: @config.hooks_for(:before_thread_exit),
                    scheduling: @config.worker_scheduling, mold: mold, refork_after: refork_after, spawner: self,
-                   before_refork: @config.hooks_for(:before_refork), after_refork: @config.hooks_for(:after_refork))
+                   before_refork: @config.hooks_for(:before_refork), after_refork: @config.hooks_for(:after_refork),
+                   parked: parked)
       end
 
       # on_worker_fork, before the fork of worker +index+ (a hook that raises is logged).

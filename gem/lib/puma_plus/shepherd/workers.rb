@@ -33,60 +33,80 @@ module PumaPlus
         start_workers([worker])
       end
 
-      # Starts +workers+. From the mold, every fork command is sent before the first answer is read: the mold
-      # forks them back to back while the shepherd waits once, which is what a scale-up of several workers
-      # on a busy CPU needs (one round trip each made the last of seven dial in ~200 ms after the first). A
-      # worker the mold did not fork is forked here.
+      # Starts +workers+: each hands over the spare parked for its index (Spares) or is forked. From the mold,
+      # every fork command is sent before the first answer is read: the mold forks them back to back while
+      # the shepherd waits once, which is what a scale-up of several workers on a busy CPU needs (one round
+      # trip each made the last of seven dial in ~200 ms after the first).
       def start_workers(workers)
-        ends = workers.map { new_worker_ends }
-        pids = @mold ? fork_from_mold(workers.zip(ends)) : []
-        workers.each_with_index do |worker, i|
-          boot_reader, boot_writer, extra_reader, extra_writer, mold_link, mold_end, refork_after = ends[i]
-          pid = pids[i]
-          unless pid
-            child = @spawner.build(worker.index, app: @app, booted: boot_writer, extra_slots: extra_reader, mold: mold_end,
-                                                 refork_after: refork_after)
-            @spawner.before_fork(worker.index)
-            pid = fork { run_worker(worker.index, child, boot_reader, extra_writer, mold_link) }
-            @spawner.after_fork(worker.index)
-          end
-          [boot_writer, extra_reader, mold_end].compact.each(&:close)
-          worker.extra_pipe&.close
-          worker.extra_pipe = extra_writer
-          worker.extra = 0
-          worker.mold_link&.close
-          worker.mold_link = mold_link
-          worker.pid = pid
-          worker.started_at = now
-          worker.booted = false
-          worker.boot_pipe = boot_reader
-          worker.restart_at = nil
-        end
+        spares = workers.to_h { |worker| [worker, take_spare(worker.index)] }
+        forked = workers.reject { |worker| spares[worker] }
+        ends = forked.map { new_worker_ends }
+        pids = fork_processes(forked.map(&:index).zip(ends))
+        forked.each_with_index { |worker, i| attach(worker, pids[i], ends[i]) }
+        spares.each { |worker, spare| attach(worker, spare.pid, spare.ends) if spare }
         spread_extra_slots
       end
 
-      # A new worker's pipes and mold socket, and its refork count: [boot reader, boot writer, extra-slots
-      # reader, extra-slots writer, mold link, mold end, refork_after].
-      def new_worker_ends
+      # Forks a process for each [index, ProcessEnds] of +batch+ (a spare where the ends have a park pipe):
+      # from the mold when there is one, the shepherd forking any the mold did not. Returns their pids; the
+      # child's ends are closed here. A process keeps no descriptor of another one of the batch: a pipe end
+      # left in a sibling would hide the end of the process it belongs to.
+      def fork_processes(batch)
+        pids = @mold ? fork_from_mold(batch) : []
+        batch.each_with_index.map do |(index, ends), i|
+          pid = pids[i] || begin
+            siblings = batch.flat_map { |_, other| other.equal?(ends) ? [] : other.childs_ends + other.shepherds_ends + [other.park_writer] }
+            child = @spawner.build(index, app: @app, booted: ends.boot_writer, extra_slots: ends.extra_reader,
+                                          mold: ends.mold_end, refork_after: ends.refork_after, parked: ends.park_reader)
+            @spawner.before_fork(index)
+            forked = fork { run_worker(index, child, ends, siblings) }
+            @spawner.after_fork(index)
+            forked
+          end
+          ends.close_childs_ends
+          pid
+        end
+      end
+
+      # +worker+ is run by process +pid+ now, over the shepherd's ends of +ends+.
+      def attach(worker, pid, ends)
+        worker.extra_pipe&.close
+        worker.extra_pipe = ends.extra_writer
+        worker.extra = 0
+        worker.mold_link&.close
+        worker.mold_link = ends.mold_link
+        worker.pid = pid
+        worker.started_at = now
+        worker.booted = false
+        worker.boot_pipe = ends.boot_reader
+        worker.restart_at = nil
+      end
+
+      # A new process's pipes and mold socket (ProcessEnds), a park pipe too for a +spare+.
+      def new_worker_ends(spare: false)
         boot_reader, boot_writer = IO.pipe
         extra_reader, extra_writer = IO.pipe
         mold_link, mold_end = UNIXSocket.pair if @fork_worker
+        park_reader, park_writer = IO.pipe if spare
+        ends = ProcessEnds.new(boot_reader: boot_reader, boot_writer: boot_writer, extra_reader: extra_reader,
+                               extra_writer: extra_writer, mold_link: mold_link, mold_end: mold_end,
+                               refork_after: (@fork_worker if !@auto_refork_asked && @fork_worker&.positive?),
+                               park_reader: park_reader, park_writer: park_writer)
         # Binary: an app that sets Encoding.default_internal (Rails) would have packed integers transcoded.
-        [boot_reader, boot_writer, extra_reader, extra_writer, mold_link, mold_end].compact.each(&:binmode)
-        refork_after = (@fork_worker if !@auto_refork_asked && @fork_worker&.positive?)
-        [boot_reader, boot_writer, extra_reader, extra_writer, mold_link, mold_end, refork_after]
+        (ends.childs_ends + ends.shepherds_ends + [park_writer].compact).each(&:binmode)
+        ends
       end
 
       # In the forked child: drop the shepherd's descriptors and handlers, run the worker, exit without
       # running the shepherd's at_exit handlers.
-      def run_worker(index, child, boot_reader, extra_writer, mold_link)
+      def run_worker(index, child, ends, siblings)
         trap("CHLD", "DEFAULT")
         trap("URG", "DEFAULT")
         # The shepherd's SIGHUP after a log rotation: this worker's descriptors follow the files' paths too.
         trap("HUP") { redirect_output("a") }
-        inherited = [@link, @signal_reader, @signal_writer, @lifeline_writer, boot_reader, extra_writer, mold_link,
+        inherited = [@link, @signal_reader, @signal_writer, @lifeline_writer, *ends.shepherds_ends, ends.park_writer,
                      @mold&.socket, *@workers.values.flat_map { |worker| [worker.boot_pipe, worker.extra_pipe, worker.mold_link] },
-                     *@retiring.values.flat_map { |worker| [worker.extra_pipe, worker.mold_link] }]
+                     *@retiring.values.flat_map { |worker| [worker.extra_pipe, worker.mold_link] }, *spares_descriptors, *siblings]
         @spawner.run_child(index, inherited) { child }
       end
 
@@ -102,6 +122,7 @@ module PumaPlus
           Log.line("mold (pid #{pid}) retired, #{describe(status)}", @log) if status
           status
         end
+        reap_spares
         @workers.values.select(&:pid).each do |worker|
           pid, status = wait_for(worker.pid)
           next unless pid

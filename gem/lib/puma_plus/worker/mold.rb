@@ -8,8 +8,10 @@
 # The mold socket (a UNIX socket pair between the shepherd and this process), the shepherd's side:
 #   "F" u32 index u32 refork_after, then three descriptors (SCM_RIGHTS): the new worker's boot pipe (write
 #       end), its extra-slots pipe (read end) and its own mold socket; refork_after 0 means none;
+#   "S": as "F", with a fourth descriptor, the read end of the new worker's park pipe: it is a spare, which
+#       waits on that pipe after loading the app (Shepherd::Spares);
 #   "A": the refork cycle is done: run after_refork.
-# This side answers each "F" with "P" u32 pid (0: the fork failed). The new worker is forked twice over (a
+# This side answers each "F" and "S" with "P" u32 pid (0: the fork failed). The new worker is forked twice over (a
 # child that forks it and exits at once), so that its parent is the shepherd, a child subreaper
 # (Shepherd::Subreaper), which waits for it and sees it exit as it does its own workers.
 #
@@ -52,7 +54,8 @@ module PumaPlus
         @booted.write("M")
         while (ready = IO.select([@socket, @stop_reader])&.first) && !ready.include?(@stop_reader)
           case read_exactly(1)
-          when "F" then fork_command
+          when "F" then fork_command(spare: false)
+          when "S" then fork_command(spare: true)
           when "A" then run_hooks(@after_refork, "after_refork")
           else break # EOF: the shepherd is gone
           end
@@ -64,11 +67,12 @@ module PumaPlus
 
       private
 
-      def fork_command
+      def fork_command(spare:)
         index, refork_after = read_exactly(8).unpack(FORK_FORMAT)
         # Unbuffered, as IO.pipe's and UNIXSocket.pair's own (the boot byte must reach the shepherd at once),
         # and binary, as the shepherd made them.
-        ends = [@socket.recv_io, @socket.recv_io, @socket.recv_io(UNIXSocket)].each do |io|
+        ends = [@socket.recv_io, @socket.recv_io, @socket.recv_io(UNIXSocket), (@socket.recv_io if spare)].compact
+        ends.each do |io|
           io.sync = true
           io.binmode
         end
@@ -78,13 +82,13 @@ module PumaPlus
       end
 
       # Forks worker +index+ through a child that exits at once; returns its pid, or 0 when it failed.
-      def fork_worker(index, refork_after, booted, extra_slots, mold)
+      def fork_worker(index, refork_after, booted, extra_slots, mold, parked = nil)
         reader, writer = IO.pipe
         [reader, writer].each(&:binmode) # a pid's bytes, whatever Encoding.default_internal the app set
         @spawner.before_fork(index)
         middle = fork do
           reader.close
-          pid = fork { run_worker(writer, index, refork_after, booted, extra_slots, mold) }
+          pid = fork { run_worker(writer, index, refork_after, booted, extra_slots, mold, parked) }
           writer.write([pid].pack(PID_FORMAT))
           exit!(0)
         end
@@ -101,10 +105,11 @@ module PumaPlus
       end
 
       # In the new worker: drop what is the mold's, then run as a worker forked by the shepherd would.
-      def run_worker(writer, index, refork_after, booted, extra_slots, mold)
+      def run_worker(writer, index, refork_after, booted, extra_slots, mold, parked)
         writer.close
         @spawner.run_child(index, @inherited + [@stop_reader, @stop_writer]) do
-          @spawner.build(index, app: @app, booted: booted, extra_slots: extra_slots, mold: mold, refork_after: refork_after)
+          @spawner.build(index, app: @app, booted: booted, extra_slots: extra_slots, mold: mold, refork_after: refork_after,
+                                parked: parked)
         end
       end
 
