@@ -56,7 +56,11 @@ final class WebTransportConnection {
         /** A new server-initiated unidirectional stream whose type (0x54) is already written. */
         HttpStream openUnidirectional() throws IOException;
 
-        /** One QUIC DATAGRAM frame; false when it was dropped (it does not fit, or the peer takes none). */
+        /**
+         * One QUIC DATAGRAM frame, handed to the sender or dropped at once, never queued here: false when it
+         * was dropped (larger than the peer's max_datagram_frame_size or one packet allows, the peer takes
+         * none, or the connection is closing). Any thread; never blocks.
+         */
         boolean sendDatagram(byte[] frame);
 
         /** Closes the QUIC connection with an HTTP/3 error code. */
@@ -266,6 +270,11 @@ final class WebTransportConnection {
             datagramsDropped.incrementAndGet();
             hub.refused(WebSocketHub.Refusal.DATAGRAM);
         }
+    }
+
+    /** A datagram the app sent was dropped unsent: the hub counts it (docs/METRICS.md). */
+    void datagramUnsent() {
+        hub.refused(WebSocketHub.Refusal.DATAGRAM_UNSENT);
     }
 
     /** A session refused a client stream: the hub counts it (docs/METRICS.md). */

@@ -281,6 +281,11 @@ final class WebTransportSession implements WebSocketPeer {
         });
     }
 
+    /**
+     * Hands the datagram to QUIC now, never to this session's writer: one the client cannot take (larger than
+     * its max_datagram_frame_size or one packet allows) is dropped and counted, not queued. Any datagram may
+     * be lost on the way, so none waits behind the session's stream writes.
+     */
     @Override
     public boolean sendDatagram(ByteBuf data) {
         byte[] frame = DatagramCodec.encode(id, ByteBufUtil.getBytes(data));
@@ -288,11 +293,9 @@ final class WebTransportSession implements WebSocketPeer {
         if (closing || ended.get()) {
             return true;
         }
-        writer.execute(() -> {
-            if (!closing) {
-                connection.transport().sendDatagram(frame); // one that does not fit is dropped: any may be lost
-            }
-        });
+        if (!connection.transport().sendDatagram(frame)) {
+            connection.datagramUnsent();
+        }
         return true;
     }
 

@@ -220,6 +220,24 @@ class WebTransportConnectionTest {
     }
 
     @Test
+    void anAppsDatagramLargerThanThePeerTakesIsDroppedAndCountedNotQueued() throws Exception {
+        transport.maxDatagram = 100;
+        WebTransportConnection wt = connection(4, 1024);
+        BlockingInput connect = new BlockingInput();
+        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
+                new FakeStream(0, true, connect)));
+        awaitHeld(wt);
+        assertTrue(hub.peer.sendDatagram(Unpooled.wrappedBuffer(new byte[100])), "the app is not told: any may be lost");
+        assertTrue(transport.datagrams.isEmpty(), "dropped when the app sent it, not queued for later");
+        assertEquals(List.of(WebSocketHub.Refusal.DATAGRAM_UNSENT), hub.refusals, "the hub counts it");
+        hub.peer.sendDatagram(Unpooled.wrappedBuffer(new byte[99])); // with the 1-byte quarter stream id: 100
+        assertEquals(100, transport.datagrams.poll(5, TimeUnit.SECONDS).length, "one that fits still goes");
+        assertEquals(1, hub.refusals.size());
+        connect.end();
+        held.join();
+    }
+
+    @Test
     void aBidiStreamWaitingForTheAppsAnswerIsResetWhenTheSessionEnds() throws Exception {
         WebTransportConnection wt = connection(4, 1024);
         BlockingInput connect = new BlockingInput();
@@ -540,8 +558,14 @@ class WebTransportConnectionTest {
             return stream;
         }
 
+        /** A DATAGRAM frame's content at most, bytes: the peer's max_datagram_frame_size as Kwik applies it. */
+        volatile int maxDatagram = Integer.MAX_VALUE;
+
         @Override
         public boolean sendDatagram(byte[] frame) {
+            if (frame.length > maxDatagram) {
+                return false;
+            }
             datagrams.add(frame);
             return true;
         }
