@@ -38,10 +38,11 @@ import tech.kwik.flupke.impl.Http3Frame;
  * well-behaved session on a connection of its own echoes a message after each hostile input; each input runs on
  * a fresh QUIC connection and prints one line of what the server answered, as the frames it sent:
  * <ul>
- *   <li>{@code early-datagram sent, then session 200}: a datagram sent right after the handshake, before
- *       the client's SETTINGS, and the same connection's CONNECT answered after it;</li>
- *   <li>{@code unknown-session uni STOP_SENDING 0x..} and {@code unknown-session bidi STOP_SENDING 0x.. RESET_STREAM 0x..}:
- *       streams naming a session that does not exist;</li>
+ *   <li>{@code early-datagram sent, then session 200}: a datagram for session 0 sent once the server's SETTINGS
+ *       arrived and before the client's own, and the same connection's CONNECT (on stream 0) answered after it;</li>
+ *   <li>{@code unknown-session uni STOP_SENDING 0x..} and
+ *       {@code unknown-session bidi STOP_SENDING 0x.. RESET_STREAM 0x..}: streams naming a session that does not
+ *       exist, left open;</li>
  *   <li>{@code oversized-capsule STOP_SENDING 0x.. RESET_STREAM 0x..}: a 2,000-byte capsule on a held session's
  *       CONNECT stream (its session id follows as {@code oversized-capsule session N});</li>
  *   <li>{@code too-many-sessions 200 x N then S}: CONNECTs on one connection until one is refused;</li>
