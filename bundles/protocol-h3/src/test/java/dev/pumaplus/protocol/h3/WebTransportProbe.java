@@ -49,7 +49,9 @@ import tech.kwik.flupke.impl.Http3Frame;
  *   <li>{@code not-a-connect-stream CONNECTION_CLOSE 0x..}: a stream naming session 2, a unidirectional id;</li>
  *   <li>{@code short-datagram CONNECTION_CLOSE 0x..}: a datagram without a whole quarter stream id.</li>
  * </ul>
- * The good session prints {@code good echo K} after each; the run ends with {@code done}. A frame that does not
+ * The good session prints {@code good echo K} after each, then {@code datagram echo:small, large:2000 none}: a
+ * small datagram's answer, and none for one asking the app for 2,000 bytes (apps/webtransport_echo.ru), more
+ * than a QUIC packet holds. The run ends with {@code done}. A frame that does not
  * come within 10 s prints {@code none}. Exits 1 with the exception on any other failure. The server's
  * certificate is not checked.
  */
@@ -97,6 +99,7 @@ public final class WebTransportProbe {
         final QuicClientConnection quic;
         final ReceivedFrames received;
         final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+        final BlockingQueue<byte[]> datagrams = new LinkedBlockingQueue<>();
 
         Connection(QuicClientConnection quic, ReceivedFrames received, ExecutorService executor) {
             super(quic, executor);
@@ -181,6 +184,7 @@ public final class WebTransportProbe {
                 .logger(received)
                 .build();
         Connection connection = new Connection(quic, received, executor);
+        quic.setDatagramHandler(connection.datagrams::add);
         quic.connect();
         if (h3) {
             connection.connect();
@@ -255,8 +259,21 @@ public final class WebTransportProbe {
         out.println("short-datagram CONNECTION_CLOSE " + shortDatagram.received.await("CONNECTION_CLOSE"));
         echo(good, session.stream().getStreamId(), k, out);
 
+        // The app answers a datagram with "echo:" and its bytes, and "large:N" with N bytes: a small answer comes
+        // back, one of 2,000 bytes (more than a QUIC packet holds) is dropped by the host (datagrams_unsent).
+        long id0 = session.stream().getStreamId();
+        String small = "none";
+        for (int i = 0; i < 5 && small.equals("none"); i++) {
+            good.quic.sendDatagram(DatagramCodec.encode(id0, "small".getBytes(StandardCharsets.UTF_8)));
+            byte[] answer = good.datagrams.poll(1, TimeUnit.SECONDS);
+            small = answer == null ? "none" : new String(DatagramCodec.decode(answer).payload(), StandardCharsets.UTF_8);
+        }
+        good.quic.sendDatagram(DatagramCodec.encode(id0, "large:2000".getBytes(StandardCharsets.UTF_8)));
+        byte[] answer = good.datagrams.poll(2, TimeUnit.SECONDS);
+        out.println("datagram " + small + ", large:2000 " + (answer == null ? "none" : answer.length + " bytes"));
+
         for (Connection connection : List.of(early, many, wrongId, shortDatagram, good)) {
-            connection.quic.close();
+            connection.quic.closeAndWait(Duration.ofSeconds(2)); // its CONNECTION_CLOSE out before the JVM exits
         }
         out.println("done");
     }
