@@ -255,12 +255,7 @@ final class WebTransportSession implements WebSocketPeer {
     public void send(boolean binary, ByteBuf data) {
         byte[] bytes = ByteBufUtil.getBytes(data);
         data.release();
-        if (closing || ended.get()) {
-            return;
-        }
-        if (pending.addAndGet(bytes.length) > connection.limits().outboundLimit()) {
-            pending.addAndGet(-bytes.length);
-            close(POLICY_VIOLATION, "slow consumer");
+        if (closing || ended.get() || !reserve(bytes.length)) {
             return;
         }
         writer.execute(() -> {
@@ -303,12 +298,7 @@ final class WebTransportSession implements WebSocketPeer {
     public boolean sendStream(long streamId, ByteBuf data, boolean finish) {
         byte[] bytes = ByteBufUtil.getBytes(data);
         data.release();
-        if (closing || ended.get()) {
-            return true;
-        }
-        if (pending.addAndGet(bytes.length) > connection.limits().outboundLimit()) {
-            pending.addAndGet(-bytes.length);
-            close(POLICY_VIOLATION, "slow consumer");
+        if (closing || ended.get() || !reserve(bytes.length)) {
             return true;
         }
         writer.execute(() -> {
@@ -320,6 +310,19 @@ final class WebTransportSession implements WebSocketPeer {
                 pending.addAndGet(-bytes.length);
             }
         });
+        return true;
+    }
+
+    /**
+     * Counts {@code bytes} the app sent as waiting to be written; false, and the session closed with 1008, when
+     * they would pass the outbound limit (a slow reader). The writer gives them back once written.
+     */
+    private boolean reserve(int bytes) {
+        if (pending.addAndGet(bytes) > connection.limits().outboundLimit()) {
+            pending.addAndGet(-bytes);
+            close(POLICY_VIOLATION, "slow consumer");
+            return false;
+        }
         return true;
     }
 
