@@ -45,7 +45,9 @@ import tech.kwik.flupke.HttpStream;
  * </ol>
  *
  * <p>Threading: every method is called on a virtual thread of its own stream (Flupke's executor) and may
- * block it, except {@link #datagram}, which runs on Kwik's receiver thread and never blocks.
+ * block it, except {@link #datagram}, which runs on the connection's datagram thread (Kwik's
+ * {@code datagram-frame-handler}, one platform thread per QUIC connection from its first datagram on) and
+ * never blocks.
  */
 final class WebTransportConnection {
 
@@ -258,7 +260,7 @@ final class WebTransportConnection {
         return (id & 0x3) == 0;
     }
 
-    /** A QUIC DATAGRAM frame's content. Kwik's receiver thread: never blocks. */
+    /** A QUIC DATAGRAM frame's content. The connection's datagram thread: never blocks. */
     void datagram(byte[] frame) {
         DatagramCodec.Datagram datagram = DatagramCodec.decode(frame);
         if (datagram == null) {
