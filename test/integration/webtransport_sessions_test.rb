@@ -95,6 +95,7 @@ class WebtransportSessionsTest < IntegrationTest
       after = memory(server)
       connections = quic_connections(port)
       report(before, after, connections)
+      assert_equal SESSIONS, connections, "Chromium opens one QUIC connection per session (docs/WEBTRANSPORT.md)"
       assert_equal 0, server.stats.dig("websockets", "webtransport", "sessions_refused"), "no CONNECT was refused"
 
       result = JSON.parse(evaluate(page, EXCHANGE, timeout: 90))
