@@ -15,7 +15,7 @@ class MetricsTest < TimingTest
   COUNTERS = %w[puma_plus_requests_total puma_plus_requests_dropped_total puma_plus_requests_redispatched_total
                 puma_plus_requests_shed_total puma_plus_health_checks_total
                 puma_plus_webtransport_sessions_refused_total puma_plus_webtransport_streams_refused_total
-                puma_plus_webtransport_datagrams_dropped_total].freeze
+                puma_plus_webtransport_datagrams_dropped_total puma_plus_webtransport_datagrams_unsent_total].freeze
   PROCESS_GAUGES = %w[puma_plus_worker_slots puma_plus_worker_resident_memory_bytes process_resident_memory_bytes
                       process_open_fds process_max_fds jvm_threads_current jvm_memory_bytes_used].freeze
 

@@ -2,8 +2,9 @@
 # page the test drives over DevTools; an upgrade is accepted only with ?token=let-me-in in its query (the
 # same env a WebSocket upgrade has, so the same check); every message is answered with "echo:<message>" the
 # way it came: a datagram with a datagram, a bidirectional stream's on that stream (then its end), a
-# unidirectional stream's on a stream of the server's the app opens, writes in two parts and finishes; each
-# event is logged as
+# unidirectional stream's on a stream of the server's the app opens, writes in two parts and finishes; a
+# datagram "large:N" is answered with a datagram of N bytes instead (larger than a client takes, for a test
+# of the host dropping it); each event is logged as
 # "webtransport ID EVENT ...", a message with its type (and stream id), a close with its code.
 run lambda { |env|
   ws = env["puma_plus.websocket"]
@@ -23,7 +24,9 @@ run lambda { |env|
     stream = ws.stream_id
     env["rack.errors"].puts("webtransport #{id} message #{type}#{stream ? " #{stream}" : ''} #{data.inspect}")
     answer = "echo:#{data}".b
-    if type == "datagram"
+    if type == "datagram" && (size = data[/\Alarge:(\d+)\z/, 1])
+      ws.send_datagram("x" * Integer(size))
+    elsif type == "datagram"
       ws.send_datagram(answer)
     elsif type == "stream" && stream & 0x2 == 0 # RFC 9000 §2.1: bit 1 clear, a bidirectional stream
       ws.send_stream(answer, finish: true)

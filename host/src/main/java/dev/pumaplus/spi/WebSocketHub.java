@@ -58,7 +58,12 @@ public interface WebSocketHub {
         /** A client stream refused: past its session's stream limit, or naming no session. */
         STREAM,
         /** A datagram dropped on arrival: no such session, its events wait, or over the message limit. */
-        DATAGRAM
+        DATAGRAM,
+        /**
+         * A datagram the app sent, dropped unsent: larger than the peer's max_datagram_frame_size or one
+         * packet allows, or the peer takes none.
+         */
+        DATAGRAM_UNSENT
     }
 
     /** Counts one {@code refusal}. Never blocks; any thread (a QUIC receiver's among them). */

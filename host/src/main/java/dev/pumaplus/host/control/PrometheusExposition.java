@@ -33,7 +33,7 @@ import org.HdrHistogram.HistogramIterationValue;
  *       {@code puma_plus_health_checks_total{answered_by="host"|"app"}};</li>
  *   <li>with the WebSocket hub's counts ({@link WebSocketReadout}): gauges {@code puma_plus_websockets_held},
  *       {@code puma_plus_webtransport_sessions}; counters {@code puma_plus_webtransport_sessions_refused_total},
- *       {@code _streams_refused_total}, {@code _datagrams_dropped_total};</li>
+ *       {@code _streams_refused_total}, {@code _datagrams_dropped_total}, {@code _datagrams_unsent_total};</li>
  *   <li>per worker process ({@code pid}, {@code index}, {@code generation} labels): gauges
  *       {@code puma_plus_worker_slots{state="busy"|"idle"}} and
  *       {@code puma_plus_worker_resident_memory_bytes};</li>
@@ -170,6 +170,9 @@ final class PrometheusExposition {
         counter(out, "puma_plus_webtransport_datagrams_dropped_total",
                 "WebTransport datagrams dropped on arrival: no such session, its events wait, or over the message limit.",
                 held.datagramsDropped());
+        counter(out, "puma_plus_webtransport_datagrams_unsent_total",
+                "WebTransport datagrams the app sent, dropped unsent: larger than the client's max_datagram_frame_size or a packet.",
+                held.datagramsUnsent());
     }
 
     private static void counter(StringBuilder out, String name, String help, long value) {

@@ -47,7 +47,8 @@ import java.util.List;
  *
  * <p>{@code websockets}, once {@link #webSockets} gave the hub's counts: {@code held} (WebSocket connections
  * now) and {@code webtransport}: {@code sessions} (held now), {@code sessions_refused}, {@code streams_refused},
- * {@code datagrams_dropped} (since start; {@link WebSocketReadout.WebSocketCounts} says what each counts).
+ * {@code datagrams_dropped}, {@code datagrams_unsent} (since start; {@link WebSocketReadout.WebSocketCounts} says
+ * what each counts).
  *
  * <p>Threading: {@link #render} and {@link #generation} may be called on any thread; the generation's
  * numbers are volatile and may change between two renders.
@@ -127,6 +128,7 @@ final class StatsDocument {
             wt.put("sessions_refused", counts.sessionsRefused());
             wt.put("streams_refused", counts.streamsRefused());
             wt.put("datagrams_dropped", counts.datagramsDropped());
+            wt.put("datagrams_unsent", counts.datagramsUnsent());
         }
         return root;
     }

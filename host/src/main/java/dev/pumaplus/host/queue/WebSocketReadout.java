@@ -24,8 +24,10 @@ public interface WebSocketReadout {
      *                             limit, or naming no session)
      * @param datagramsDropped     since start: WebTransport datagrams dropped on arrival (no such session, its
      *                             events wait, or over the message limit)
+     * @param datagramsUnsent      since start: WebTransport datagrams the app sent that were dropped unsent
+     *                             (larger than the client's max_datagram_frame_size or one packet allows)
      */
     record WebSocketCounts(int webSockets, int webTransportSessions, long sessionsRefused, long streamsRefused,
-            long datagramsDropped) {
+            long datagramsDropped, long datagramsUnsent) {
     }
 }

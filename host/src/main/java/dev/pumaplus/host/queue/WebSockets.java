@@ -68,6 +68,7 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
     private final AtomicLong sessionsRefused = new AtomicLong();
     private final AtomicLong streamsRefused = new AtomicLong();
     private final AtomicLong datagramsDropped = new AtomicLong();
+    private final AtomicLong datagramsUnsent = new AtomicLong();
     private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Set<Session>> channels = new ConcurrentHashMap<>();
     private volatile int maxConnections = WebSocketSettings.DEFAULT_MAX_CONNECTIONS;
@@ -117,6 +118,7 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
             case SESSION -> sessionsRefused.incrementAndGet();
             case STREAM -> streamsRefused.incrementAndGet();
             case DATAGRAM -> datagramsDropped.incrementAndGet();
+            case DATAGRAM_UNSENT -> datagramsUnsent.incrementAndGet();
             default -> throw new IllegalArgumentException(refusal.toString());
         }
     }
@@ -125,7 +127,7 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
     public WebSocketCounts counts() {
         int sessions = heldWebTransport.get();
         return new WebSocketCounts(Math.max(0, held.get() - sessions), sessions, sessionsRefused.get(),
-                streamsRefused.get(), datagramsDropped.get());
+                streamsRefused.get(), datagramsDropped.get(), datagramsUnsent.get());
     }
 
     @Override

@@ -53,12 +53,13 @@ class ControlAppTest {
     @Test
     void statsCarryTheWebSocketHubsCounts() {
         StatsDocument document = new StatsDocument(dispatcher, 1, 1, Instant.now());
-        document.webSockets(() -> new WebSocketReadout.WebSocketCounts(3, 2, 4, 5, 6));
+        document.webSockets(() -> new WebSocketReadout.WebSocketCounts(3, 2, 4, 5, 6, 7));
         JsonNode ws = document.render().get("websockets");
         assertEquals(3, ws.get("held").asInt());
         JsonNode wt = ws.get("webtransport");
-        assertEquals(List.of(2, 4, 5, 6), List.of(wt.get("sessions").asInt(), wt.get("sessions_refused").asInt(),
-                wt.get("streams_refused").asInt(), wt.get("datagrams_dropped").asInt()));
+        assertEquals(List.of(2, 4, 5, 6, 7), List.of(wt.get("sessions").asInt(), wt.get("sessions_refused").asInt(),
+                wt.get("streams_refused").asInt(), wt.get("datagrams_dropped").asInt(),
+                wt.get("datagrams_unsent").asInt()));
     }
 
     @Test

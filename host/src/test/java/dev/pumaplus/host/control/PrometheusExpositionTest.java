@@ -73,7 +73,7 @@ class PrometheusExpositionTest {
     @Test
     void theWebSocketHubsCountsAreGaugesAndCountersWithHelpAndType() {
         String text = PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot(),
-                new WebSocketReadout.WebSocketCounts(3, 2, 4, 5, 6));
+                new WebSocketReadout.WebSocketCounts(3, 2, 4, 5, 6, 7));
         for (String line : new String[] {"# TYPE puma_plus_websockets_held gauge", "puma_plus_websockets_held 3",
                 "# TYPE puma_plus_webtransport_sessions gauge", "puma_plus_webtransport_sessions 2",
                 "# TYPE puma_plus_webtransport_sessions_refused_total counter",
@@ -81,7 +81,9 @@ class PrometheusExpositionTest {
                 "# TYPE puma_plus_webtransport_streams_refused_total counter",
                 "puma_plus_webtransport_streams_refused_total 5",
                 "# TYPE puma_plus_webtransport_datagrams_dropped_total counter",
-                "puma_plus_webtransport_datagrams_dropped_total 6"}) {
+                "puma_plus_webtransport_datagrams_dropped_total 6",
+                "# TYPE puma_plus_webtransport_datagrams_unsent_total counter",
+                "puma_plus_webtransport_datagrams_unsent_total 7"}) {
             assertTrue(text.lines().anyMatch(line::equals), line);
         }
         assertFalse(PrometheusExposition.render(dispatcher.metrics(), dispatcher.snapshot()).contains("webtransport"),

@@ -274,10 +274,11 @@ class WebSocketsTest {
         hub.refused(WebSocketHub.Refusal.STREAM);
         hub.refused(WebSocketHub.Refusal.STREAM);
         hub.refused(WebSocketHub.Refusal.DATAGRAM);
-        assertEquals(new WebSocketReadout.WebSocketCounts(1, 1, 1, 2, 1), hub.counts());
+        hub.refused(WebSocketHub.Refusal.DATAGRAM_UNSENT);
+        assertEquals(new WebSocketReadout.WebSocketCounts(1, 1, 1, 2, 1, 1), hub.counts());
         wt.closed(1000);
         ws.closed(1000);
-        assertEquals(new WebSocketReadout.WebSocketCounts(0, 0, 1, 2, 1), hub.counts(), "held ones leave, refusals stay");
+        assertEquals(new WebSocketReadout.WebSocketCounts(0, 0, 1, 2, 1, 1), hub.counts(), "held ones leave, refusals stay");
     }
 
     private static void streamCommand(EmbeddedWorker worker, int code, long id, long stream, String bytes) {

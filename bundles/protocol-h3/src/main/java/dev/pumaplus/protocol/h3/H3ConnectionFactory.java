@@ -191,8 +191,12 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
             if (!quic.canSendDatagram() || frame.length > quic.maxDatagramDataSize()) {
                 return false;
             }
-            quic.sendDatagram(frame);
-            return true;
+            try {
+                quic.sendDatagram(frame);
+                return true;
+            } catch (IllegalStateException | IllegalArgumentException e) {
+                return false; // the connection closed meanwhile
+            }
         }
 
         @Override

@@ -45,7 +45,9 @@ import tech.kwik.flupke.HttpStream;
  * </ol>
  *
  * <p>Threading: every method is called on a virtual thread of its own stream (Flupke's executor) and may
- * block it, except {@link #datagram}, which runs on Kwik's receiver thread and never blocks.
+ * block it, except {@link #datagram}, which runs on the connection's datagram thread (Kwik's
+ * {@code datagram-frame-handler}, one platform thread per QUIC connection from its first datagram on) and
+ * never blocks.
  */
 final class WebTransportConnection {
 
@@ -56,7 +58,11 @@ final class WebTransportConnection {
         /** A new server-initiated unidirectional stream whose type (0x54) is already written. */
         HttpStream openUnidirectional() throws IOException;
 
-        /** One QUIC DATAGRAM frame; false when it was dropped (it does not fit, or the peer takes none). */
+        /**
+         * One QUIC DATAGRAM frame, handed to the sender or dropped at once, never queued here: false when it
+         * was dropped (larger than the peer's max_datagram_frame_size or one packet allows, the peer takes
+         * none, or the connection is closing). Any thread; never blocks.
+         */
         boolean sendDatagram(byte[] frame);
 
         /** Closes the QUIC connection with an HTTP/3 error code. */
@@ -254,7 +260,7 @@ final class WebTransportConnection {
         return (id & 0x3) == 0;
     }
 
-    /** A QUIC DATAGRAM frame's content. Kwik's receiver thread: never blocks. */
+    /** A QUIC DATAGRAM frame's content. The connection's datagram thread: never blocks. */
     void datagram(byte[] frame) {
         DatagramCodec.Datagram datagram = DatagramCodec.decode(frame);
         if (datagram == null) {
@@ -266,6 +272,11 @@ final class WebTransportConnection {
             datagramsDropped.incrementAndGet();
             hub.refused(WebSocketHub.Refusal.DATAGRAM);
         }
+    }
+
+    /** A datagram the app sent was dropped unsent: the hub counts it (docs/METRICS.md). */
+    void datagramUnsent() {
+        hub.refused(WebSocketHub.Refusal.DATAGRAM_UNSENT);
     }
 
     /** A session refused a client stream: the hub counts it (docs/METRICS.md). */

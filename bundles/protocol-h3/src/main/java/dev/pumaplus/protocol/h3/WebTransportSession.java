@@ -255,12 +255,7 @@ final class WebTransportSession implements WebSocketPeer {
     public void send(boolean binary, ByteBuf data) {
         byte[] bytes = ByteBufUtil.getBytes(data);
         data.release();
-        if (closing || ended.get()) {
-            return;
-        }
-        if (pending.addAndGet(bytes.length) > connection.limits().outboundLimit()) {
-            pending.addAndGet(-bytes.length);
-            close(POLICY_VIOLATION, "slow consumer");
+        if (closing || ended.get() || !reserve(bytes.length)) {
             return;
         }
         writer.execute(() -> {
@@ -281,6 +276,11 @@ final class WebTransportSession implements WebSocketPeer {
         });
     }
 
+    /**
+     * Hands the datagram to QUIC now, never to this session's writer: one the client cannot take (larger than
+     * its max_datagram_frame_size or one packet allows) is dropped and counted, not queued. Any datagram may
+     * be lost on the way, so none waits behind the session's stream writes.
+     */
     @Override
     public boolean sendDatagram(ByteBuf data) {
         byte[] frame = DatagramCodec.encode(id, ByteBufUtil.getBytes(data));
@@ -288,11 +288,9 @@ final class WebTransportSession implements WebSocketPeer {
         if (closing || ended.get()) {
             return true;
         }
-        writer.execute(() -> {
-            if (!closing) {
-                connection.transport().sendDatagram(frame); // one that does not fit is dropped: any may be lost
-            }
-        });
+        if (!connection.transport().sendDatagram(frame)) {
+            connection.datagramUnsent();
+        }
         return true;
     }
 
@@ -300,12 +298,7 @@ final class WebTransportSession implements WebSocketPeer {
     public boolean sendStream(long streamId, ByteBuf data, boolean finish) {
         byte[] bytes = ByteBufUtil.getBytes(data);
         data.release();
-        if (closing || ended.get()) {
-            return true;
-        }
-        if (pending.addAndGet(bytes.length) > connection.limits().outboundLimit()) {
-            pending.addAndGet(-bytes.length);
-            close(POLICY_VIOLATION, "slow consumer");
+        if (closing || ended.get() || !reserve(bytes.length)) {
             return true;
         }
         writer.execute(() -> {
@@ -317,6 +310,19 @@ final class WebTransportSession implements WebSocketPeer {
                 pending.addAndGet(-bytes.length);
             }
         });
+        return true;
+    }
+
+    /**
+     * Counts {@code bytes} the app sent as waiting to be written; false, and the session closed with 1008, when
+     * they would pass the outbound limit (a slow reader). The writer gives them back once written.
+     */
+    private boolean reserve(int bytes) {
+        if (pending.addAndGet(bytes) > connection.limits().outboundLimit()) {
+            pending.addAndGet(-bytes);
+            close(POLICY_VIOLATION, "slow consumer");
+            return false;
+        }
         return true;
     }
 

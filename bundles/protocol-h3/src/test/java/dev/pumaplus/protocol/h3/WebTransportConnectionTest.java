@@ -80,6 +80,24 @@ class WebTransportConnectionTest {
         }
     }
 
+    /** A session the hub held, whose CONNECT stream stays open until {@link #end}; its connect runs on {@code thread}. */
+    private record HeldSession(BlockingInput connect, FakeStream stream, Thread thread) {
+        /** The client ends the CONNECT stream; returns once the session has ended. */
+        void end() throws InterruptedException {
+            connect.end();
+            thread.join();
+        }
+    }
+
+    /** Opens session 0 on {@code wt} on a thread of its own and waits until it is held. */
+    private HeldSession hold(WebTransportConnection wt) throws Exception {
+        BlockingInput connect = new BlockingInput();
+        FakeStream stream = new FakeStream(0, true, connect);
+        Thread thread = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { }, stream));
+        awaitHeld(wt);
+        return new HeldSession(connect, stream, thread);
+    }
+
     /** A uni stream's bytes after its type: the session id, then the message. */
     private static byte[] uni(long session, String message) {
         return concat(QuicVarint.encode(session), utf8(message));
@@ -163,10 +181,7 @@ class WebTransportConnectionTest {
     @Test
     void aStreamAndADatagramOfAHeldSessionAreItsMessagesAndTheAppsMessageLeavesOnAUniStream() throws Exception {
         WebTransportConnection wt = connection(4, 1024);
-        BlockingInput connect = new BlockingInput();
-        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
-                new FakeStream(0, true, connect)));
-        awaitHeld(wt);
+        HeldSession held = hold(wt);
         wt.unidirectionalStream(new FakeStream(2, false, uni(0, "over a stream")));
         FakeStream bidi = new FakeStream(4, true,
                 concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "bidi")));
@@ -180,17 +195,13 @@ class WebTransportConnectionTest {
         FakeStream out = transport.opened.poll(5, TimeUnit.SECONDS);
         out.awaitClosed();
         assertArrayEquals(uni(0, "answer"), out.written.toByteArray());
-        connect.end();
-        held.join();
+        held.end();
     }
 
     @Test
     void theAppAnswersOnTheClientsBidiStreamSendsADatagramAndWritesAndFinishesAStreamItNamed() throws Exception {
         WebTransportConnection wt = connection(4, 1024);
-        BlockingInput connect = new BlockingInput();
-        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
-                new FakeStream(0, true, connect)));
-        awaitHeld(wt);
+        HeldSession held = hold(wt);
         FakeStream bidi = new FakeStream(4, true,
                 concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "question")));
         wt.bidirectionalStream(bidi);
@@ -215,22 +226,31 @@ class WebTransportConnectionTest {
         assertEquals(0, ours.emptyWrites.get(),
                 "no empty write: on a Kwik stream the bytes after one never reached Chromium");
         assertNull(transport.opened.poll(100, TimeUnit.MILLISECONDS), "the second write reused the stream");
-        connect.end();
-        held.join();
+        held.end();
+    }
+
+    @Test
+    void anAppsDatagramLargerThanThePeerTakesIsDroppedAndCountedNotQueued() throws Exception {
+        transport.maxDatagram = 100;
+        WebTransportConnection wt = connection(4, 1024);
+        HeldSession held = hold(wt);
+        assertTrue(hub.peer.sendDatagram(Unpooled.wrappedBuffer(new byte[100])), "the app is not told: any may be lost");
+        assertTrue(transport.datagrams.isEmpty(), "dropped when the app sent it, not queued for later");
+        assertEquals(List.of(WebSocketHub.Refusal.DATAGRAM_UNSENT), hub.refusals, "the hub counts it");
+        hub.peer.sendDatagram(Unpooled.wrappedBuffer(new byte[99])); // with the 1-byte quarter stream id: 100
+        assertEquals(100, transport.datagrams.poll(5, TimeUnit.SECONDS).length, "one that fits still goes");
+        assertEquals(1, hub.refusals.size());
+        held.end();
     }
 
     @Test
     void aBidiStreamWaitingForTheAppsAnswerIsResetWhenTheSessionEnds() throws Exception {
         WebTransportConnection wt = connection(4, 1024);
-        BlockingInput connect = new BlockingInput();
-        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
-                new FakeStream(0, true, connect)));
-        awaitHeld(wt);
+        HeldSession held = hold(wt);
         FakeStream bidi = new FakeStream(4, true,
                 concat(QuicVarint.encode(WebTransportCodes.FRAME_TYPE_WEBTRANSPORT_STREAM), uni(0, "unanswered")));
         wt.bidirectionalStream(bidi);
-        connect.end();
-        held.join();
+        held.end();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (bidi.resets.isEmpty() && System.nanoTime() < deadline) {
             Thread.onSpinWait();
@@ -241,43 +261,34 @@ class WebTransportConnectionTest {
     @Test
     void theAppsCloseSendsTheCapsuleAndFinThenTheAppSeesItsOwnCode() throws Exception {
         WebTransportConnection wt = connection(4, 1024);
-        BlockingInput connect = new BlockingInput();
-        FakeStream stream = new FakeStream(0, true, connect);
-        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { }, stream));
-        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        HeldSession held = hold(wt);
+        FakeStream stream = held.stream();
         hub.peer.close(4002, "bye");
         stream.awaitClosed();
         assertArrayEquals(CapsuleCodec.dataFrame(CapsuleCodec.encodeClose(4002, "bye")), stream.written.toByteArray());
-        connect.end(); // the client answers with its FIN
-        held.join();
+        held.end(); // the client answers with its FIN
         assertEquals(List.of("closed 4002"), hub.session.events);
     }
 
     @Test
     void aStreamLongerThanTheMessageLimitIsStoppedAndClosesItsSessionWith1009() throws Exception {
         WebTransportConnection wt = connection(4, 8);
-        BlockingInput connect = new BlockingInput();
-        FakeStream stream = new FakeStream(0, true, connect);
-        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { }, stream));
-        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        HeldSession held = hold(wt);
+        FakeStream stream = held.stream();
         FakeStream big = new FakeStream(2, false, uni(0, "more than eight bytes"));
         wt.unidirectionalStream(big);
         assertEquals(List.of(WebTransportCodes.H3_EXCESSIVE_LOAD), big.aborts);
         stream.awaitClosed();
         assertArrayEquals(CapsuleCodec.dataFrame(CapsuleCodec.encodeClose(1009, "message too big")),
                 stream.written.toByteArray());
-        connect.end();
-        held.join();
+        held.end();
         assertEquals(List.of("closed 1009"), hub.session.events);
     }
 
     @Test
     void aStreamBeyondTheSessionsStreamLimitIsRefusedWithH3ExcessiveLoad() throws Exception {
         WebTransportConnection wt = connection(4, 1024); // 4 streams per session
-        BlockingInput connect = new BlockingInput();
-        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
-                new FakeStream(0, true, connect)));
-        awaitHeld(wt);
+        HeldSession held = hold(wt);
         List<BlockingInput> open = new ArrayList<>();
         List<Thread> readers = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -303,17 +314,13 @@ class WebTransportConnectionTest {
             reader.join();
         }
         assertEquals(4, hub.session.events.size(), "the four were read to their end: " + hub.session.events);
-        connect.end();
-        held.join();
+        held.end();
     }
 
     @Test
     void aSessionWhoseEventsWaitDropsItsDatagramsInsteadOfQueueingThem() throws Exception {
         WebTransportConnection wt = connection(4, 1024);
-        BlockingInput connect = new BlockingInput();
-        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { },
-                new FakeStream(0, true, connect)));
-        awaitHeld(wt);
+        HeldSession held = hold(wt);
         hub.peer.reading(false); // the hub: too many of its events wait
         wt.datagram(DatagramCodec.encode(0, utf8("dropped")));
         hub.peer.reading(true);
@@ -321,8 +328,7 @@ class WebTransportConnectionTest {
         assertEquals(1, wt.datagramsDropped());
         assertEquals(List.of(WebSocketHub.Refusal.DATAGRAM), hub.refusals, "the hub counts the dropped datagram");
         assertEquals(List.of("datagram taken"), hub.session.events);
-        connect.end();
-        held.join();
+        held.end();
     }
 
     @Test
@@ -330,18 +336,15 @@ class WebTransportConnectionTest {
         WebTransportConnection wt = new WebTransportConnection(transport, hub, new WebTransportLimits(4, 4, 1024,
                 16, 4, Duration.ofMillis(50), Duration.ofSeconds(5)), LOCAL, REMOTE, new HeldSessions());
         transport.block = new CompletableFuture<>(); // nothing the app sends gets written meanwhile
-        BlockingInput connect = new BlockingInput();
-        FakeStream stream = new FakeStream(0, true, connect);
-        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { }, stream));
-        hub.heldLatch.get(5, TimeUnit.SECONDS);
+        HeldSession held = hold(wt);
+        FakeStream stream = held.stream();
         hub.peer.send(true, Unpooled.wrappedBuffer(new byte[10]));
         hub.peer.send(true, Unpooled.wrappedBuffer(new byte[10])); // 20 > 16 bytes pending
         transport.block.complete(null);
         stream.awaitClosed();
         assertArrayEquals(CapsuleCodec.dataFrame(CapsuleCodec.encodeClose(1008, "slow consumer")),
                 stream.written.toByteArray());
-        connect.end();
-        held.join();
+        held.end();
         assertEquals(List.of("closed 1008"), hub.session.events);
     }
 
@@ -350,15 +353,12 @@ class WebTransportConnectionTest {
         HeldSessions listener = new HeldSessions();
         WebTransportConnection wt = new WebTransportConnection(transport, hub, new WebTransportLimits(4, 4, 1024,
                 1 << 20, 4, Duration.ofMillis(50), Duration.ofSeconds(5)), LOCAL, REMOTE, listener);
-        BlockingInput connect = new BlockingInput();
-        FakeStream stream = new FakeStream(0, true, connect);
-        Thread held = Thread.ofVirtual().start(() -> wt.connect("/wt", List.of(), code -> { }, stream));
-        awaitHeld(wt);
+        HeldSession held = hold(wt);
+        FakeStream stream = held.stream();
         listener.closeAll(5000);
         assertArrayEquals(CapsuleCodec.dataFrame(CapsuleCodec.encodeClose(1001, "server going away")),
                 stream.written.toByteArray(), "written before closeAll returns");
-        connect.end(); // the connection closes under it
-        held.join();
+        held.end(); // the connection closes under it
         assertEquals(List.of("closed 1001"), hub.session.events);
     }
 
@@ -540,8 +540,14 @@ class WebTransportConnectionTest {
             return stream;
         }
 
+        /** A DATAGRAM frame's content at most, bytes: the peer's max_datagram_frame_size as Kwik applies it. */
+        volatile int maxDatagram = Integer.MAX_VALUE;
+
         @Override
         public boolean sendDatagram(byte[] frame) {
+            if (frame.length > maxDatagram) {
+                return false;
+            }
             datagrams.add(frame);
             return true;
         }
