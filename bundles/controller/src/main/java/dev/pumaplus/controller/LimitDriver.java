@@ -25,8 +25,9 @@ import java.util.function.LongSupplier;
  * starts from {@link LimitState#initial()}. The decided limit is set every window, so a limit the host
  * reset (a hot restart sets it to the new generation's slot count) is restored within one window.
  *
- * <p>The log: a line for each window whose limit differs from the one in force, or whose no-load baseline
- * changed (a new minimum, a probe); a window that changes nothing leaves no line. It appends to the same file
+ * <p>The log: a line for each window whose limit differs from the one in force, that starts or ends a probe,
+ * or whose no-load baseline was learned, forgotten or moved by more than a tenth; any other window leaves no
+ * line (each line holds the whole state, so replay needs none of them). It appends to the same file
  * as the autoscaler's {@link ControllerDriver}, each line one write to a file opened for appending, so the
  * two drivers' lines never interleave within a line.
  *
@@ -100,13 +101,25 @@ final class LimitDriver {
                 w.completed() == 0 ? Double.NaN : w.slotNanos() / 1e6 / w.completed(), w.peakInFlight(), w.depth(),
                 w.liveSlots(), w.limit());
         LimitDecision d = policy.decide(state, o);
-        boolean changed = d.limit() != o.limit()
-                || Double.compare(d.next().baselineMs(), state.baselineMs()) != 0;
+        boolean changed = d.limit() != o.limit() || d.next().probing() != state.probing()
+                || baselineMoved(state.baselineMs(), d.next().baselineMs());
         if (changed && log != null) {
             DecisionLog.appendLimit(log, Instant.now().toString(), policy, state, o, d);
         }
         state = d.next();
         limit.set(d.limit());
+    }
+
+    /**
+     * Whether the no-load baseline moved enough to log: learned, forgotten, or by more than a tenth. The
+     * light windows of a quiet stretch nudge it every window; each line holds the whole state, so the lines
+     * left out cost replay nothing.
+     */
+    static boolean baselineMoved(double was, double now) {
+        if (Double.isNaN(was) || Double.isNaN(now)) {
+            return Double.isNaN(was) != Double.isNaN(now);
+        }
+        return Math.abs(now - was) > 0.1 * was;
     }
 
     /** The limiter's state after the last window (for tests). */
