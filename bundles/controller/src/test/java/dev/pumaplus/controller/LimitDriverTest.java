@@ -7,6 +7,8 @@
 package dev.pumaplus.controller;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.ConcurrencyLimit;
 import java.io.StringReader;
@@ -95,6 +97,22 @@ class LimitDriverTest {
         assertEquals(10.0, DecisionLog.parseLimit(lines.get(1)).decision().next().baselineMs(), 1e-9);
         assertEquals(List.of(), Replay.replay(new StringReader(String.join("\n", lines)), null).differences());
         assertEquals(10.0, driver.state().baselineMs(), 0.5);
+    }
+
+    @Test
+    void replayRefusesAGradient1LineNamingTheStateFieldItLacks() {
+        String old = "{\"kind\":\"limit\",\"window\":42,\"policy\":\"gradient/1\",\"params\":{},"
+                + "\"obs\":{\"window\":42,\"windowMs\":250.1,\"completed\":248,\"meanServiceMs\":40.2,"
+                + "\"peakInFlight\":50,\"depth\":310,\"slots\":50,\"limit\":50},"
+                + "\"state\":{\"limit\":50.0,\"baselineMs\":20.1,\"unconfirmedWindows\":0,\"measuring\":false,"
+                + "\"pendingCompleted\":0,\"pendingSlotMs\":0.0,\"pendingPeak\":0},"
+                + "\"decision\":{\"limit\":46,\"reason\":\"…\"},"
+                + "\"next\":{\"limit\":46.414,\"baselineMs\":20.1,\"unconfirmedWindows\":1,\"measuring\":false,"
+                + "\"pendingCompleted\":0,\"pendingSlotMs\":0.0,\"pendingPeak\":0}}";
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> Replay.replay(new StringReader(old), null));
+        assertTrue(refused.getMessage().contains("line 1: LimitState lacks \"probeWindowsLeft\""),
+                refused.getMessage());
     }
 
     @Test
