@@ -185,8 +185,9 @@ public final class GradientLimitPolicy implements LimitPolicy {
         double from = state.probeFromLimit();
         double back = from * Math.min(1.0, p.tolerance() * baseline / state.probeFromMs()) + Math.sqrt(from);
         double next = clamp(Math.max(back, limit), p.minLimit(), o.slots());
-        return new LimitDecision(whole(next), "probe measured no-load " + ms(baseline) + " ms (" + ms(state.probeFromMs())
-                + " ms at limit " + whole(from) + " before it): limit " + whole(limit) + " → " + whole(next),
+        return new LimitDecision(whole(next), "probe measured no-load " + ms(baseline) + " ms ("
+                + ms(state.probeFromMs()) + " ms at limit " + whole(from) + " before it): limit " + whole(limit)
+                + " → " + whole(next),
                 new LimitState(next, baseline, 0));
     }
 

@@ -131,7 +131,8 @@ public final class LimitSimulator {
         public static LimitScenario surgeAfterTheKneeGrewWhileQuiet() {
             return new LimitScenario("knee 20 -> 200 while quiet, surge", List.of(new Scenario.Phase(2000, 8),
                     new Scenario.Phase(100, 8), new Scenario.Phase(3000, 8)),
-                    List.of(new DependencyChange(0, KNEE_20), new DependencyChange(12, new Dependency(20, 200, 1, 0.3))),
+                    List.of(new DependencyChange(0, KNEE_20),
+                            new DependencyChange(12, new Dependency(20, 200, 1, 0.3))),
                     100, SHED_LIMIT_MS);
         }
 

@@ -118,7 +118,8 @@ class LimitSimulatorTest {
             String run = "seed " + seed + ": quiet limits " + r.limitRange(4, 16)[0] + "-" + r.limitRange(4, 16)[1];
             assertTrue(r.limitRange(4, 16)[0] >= 30, run);
             assertTrue(r.windowsToReach(16, 30) <= 2, run + ", " + r.windowsToReach(16, 30) + " windows to 30");
-            assertTrue(r.queueQuantileMs(0.99, 16, 18) < 50, run + ", surge queue p99 " + r.queueQuantileMs(0.99, 16, 18));
+            assertTrue(r.queueQuantileMs(0.99, 16, 18) < 50, run + ", surge queue p99 "
+                    + r.queueQuantileMs(0.99, 16, 18));
         }
     }
 
