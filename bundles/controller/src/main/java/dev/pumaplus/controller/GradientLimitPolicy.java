@@ -228,22 +228,17 @@ public final class GradientLimitPolicy implements LimitPolicy {
         public static final Params DEFAULTS = new Params(250, 1, 10, 1.0, 0.2, 1.5, 8, 1.1);
 
         Params validated() {
-            require(windowMs >= 10, "windowMs must be at least 10");
-            require(minLimit >= 1, "minLimit must be at least 1");
-            require(minSamples >= 1, "minSamples must be at least 1");
-            require(tolerance >= 1, "tolerance must be at least 1");
-            require(smoothing > 0 && smoothing <= 1, "smoothing must be in (0, 1]");
-            require(staleRatio > tolerance, "staleRatio must exceed tolerance");
-            require(probeWindows >= 1, "probeWindows must be at least 1");
-            require(doublingRatio >= 1 && doublingRatio * tolerance < staleRatio,
+            RecordParams.Check check = new RecordParams.Check("gradient limit params");
+            check.require(windowMs >= 10, "windowMs must be at least 10");
+            check.require(minLimit >= 1, "minLimit must be at least 1");
+            check.require(minSamples >= 1, "minSamples must be at least 1");
+            check.require(tolerance >= 1, "tolerance must be at least 1");
+            check.require(smoothing > 0 && smoothing <= 1, "smoothing must be in (0, 1]");
+            check.require(staleRatio > tolerance, "staleRatio must exceed tolerance");
+            check.require(probeWindows >= 1, "probeWindows must be at least 1");
+            check.require(doublingRatio >= 1 && doublingRatio * tolerance < staleRatio,
                     "doublingRatio must be at least 1 and doublingRatio × tolerance below staleRatio");
             return this;
-        }
-
-        private static void require(boolean ok, String what) {
-            if (!ok) {
-                throw new IllegalArgumentException("gradient limit params: " + what);
-            }
         }
 
         /** Name → value, in declaration order (written into every log line). */
