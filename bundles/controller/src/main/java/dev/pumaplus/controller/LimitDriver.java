@@ -11,7 +11,6 @@ import dev.pumaplus.spi.ConcurrencyLimit;
 import java.io.IOException;
 import java.io.Writer;
 import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.concurrent.ScheduledExecutorService;
@@ -65,7 +64,8 @@ final class LimitDriver {
         open();
         limit.window(); // the first window starts now
         windowStart = nanoClock.getAsLong();
-        ticker.scheduleAtFixedRate(this::safeWindow, policy.windowMs(), policy.windowMs(), TimeUnit.MILLISECONDS);
+        ticker.scheduleAtFixedRate(() -> DriverResources.safely(LOG, "concurrency limit window", this::window),
+                policy.windowMs(), policy.windowMs(), TimeUnit.MILLISECONDS);
     }
 
     /** Opens the decision log for appending (tests that call {@link #window()} directly call it too). */
@@ -77,14 +77,6 @@ final class LimitDriver {
 
     void stop() {
         DriverResources.stop(ticker, log, logPath, LOG);
-    }
-
-    private void safeWindow() {
-        try {
-            window();
-        } catch (RuntimeException | IOException e) {
-            LOG.log(Level.WARNING, "concurrency limit window failed", e);
-        }
     }
 
     /** One window: observe, decide, set the limit, log a change. Runs on the driver's thread. */
