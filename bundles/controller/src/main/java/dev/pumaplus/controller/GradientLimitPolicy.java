@@ -183,7 +183,9 @@ public final class GradientLimitPolicy implements LimitPolicy {
                     state.probeFromMs(), 0, 0, 0));
         }
         double from = state.probeFromLimit();
-        double back = from * Math.min(1.0, p.tolerance() * baseline / state.probeFromMs()) + Math.sqrt(from);
+        // a mean of 0 (no time measured at all) says nothing inflated
+        double shown = state.probeFromMs() > 0 ? Math.min(1.0, p.tolerance() * baseline / state.probeFromMs()) : 1;
+        double back = from * shown + Math.sqrt(from);
         double next = clamp(Math.max(back, limit), p.minLimit(), o.slots());
         return new LimitDecision(whole(next), "probe measured no-load " + ms(baseline) + " ms ("
                 + ms(state.probeFromMs()) + " ms at limit " + whole(from) + " before it): limit " + whole(limit)

@@ -11,8 +11,9 @@ package dev.pumaplus.controller;
  *
  * @param limit               the estimated limit, at least 1; NaN before the first window (the policy starts
  *                            from the limit in force)
- * @param baselineMs          the no-load service time, ms: the lowest window mean since it was last measured
- *                            (by a probe, or by a light window that found it stale); NaN while unknown
+ * @param baselineMs          the no-load service time, ms, as the windows since it was last measured moved
+ *                            it (GradientLimitPolicy says how); NaN while unknown and while a probe has
+ *                            not yet measured it
  * @param unconfirmedWindows  windows in a row whose mean service time was above the stale ratio × the
  *                            baseline
  * @param probeWindowsLeft    judged windows a probe still measures the baseline at its low limit; 0 when no
