@@ -25,7 +25,7 @@ import org.osgi.util.tracker.ServiceTracker;
 /**
  * {@code policy.properties} (at the jar's root): {@code policy=<id>} (default {@code tiered/1}) and any
  * parameter of that policy by name ({@code targetUtilization=0.6}); {@code limit.policy=<id>} (default
- * {@code gradient/1}) and any parameter of the concurrency limiter as {@code limit.<name>}
+ * {@code gradient/2}) and any parameter of the concurrency limiter as {@code limit.<name>}
  * ({@code limit.windowMs=100}). The operator's {@code autoscale min:,
  * max:, target_queue_p95:} (HostSettings {@code autoscale_min}, {@code autoscale_max},
  * {@code autoscale_target_queue_p95_ms}) override the file's. The primary actuator is the Actuator service

@@ -13,7 +13,6 @@ import dev.pumaplus.spi.LoadSignals;
 import java.io.IOException;
 import java.io.Writer;
 import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -85,30 +84,18 @@ final class ControllerDriver implements Autoscaler {
     void start() throws IOException {
         log = DriverResources.openLog(logPath);
         signals.sample(); // the first CPU reading is a baseline
-        ticker.scheduleAtFixedRate(() -> safely("tick", this::tick), tickMs, tickMs, TimeUnit.MILLISECONDS);
+        ticker.scheduleAtFixedRate(() -> DriverResources.safely(LOG, "controller tick", this::tick), tickMs, tickMs,
+                TimeUnit.MILLISECONDS);
         double alarmMs = policy.alarmThresholdMs();
         if (alarmMs > 0) {
-            signals.watchHotQueue(Math.round(alarmMs * 1e6), ticker, () -> safely("alarm", this::alarm));
+            signals.watchHotQueue(Math.round(alarmMs * 1e6), ticker,
+                    () -> DriverResources.safely(LOG, "controller alarm", this::alarm));
         }
     }
 
     void stop() {
         signals.watchHotQueue(0, null, null);
         DriverResources.stop(ticker, log, logPath, LOG);
-    }
-
-    /** A tick or an alarm: what may fail in it fails with an IOException or a RuntimeException. */
-    private interface Step {
-        void run() throws IOException;
-    }
-
-    /** Runs {@code step} on the ticker thread; a failure is a warning on the host's log, and the next one runs. */
-    private static void safely(String what, Step step) {
-        try {
-            step.run();
-        } catch (RuntimeException | IOException e) {
-            LOG.log(Level.WARNING, "controller " + what + " failed", e);
-        }
     }
 
     /** The primary actuator and the bridge (null when none is configured) found now. */

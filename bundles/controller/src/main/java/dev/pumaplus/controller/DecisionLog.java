@@ -36,7 +36,7 @@ import java.util.Map;
  * <p>A concurrency limit line ({@link #limitLine}) has {@code "kind":"limit"} and the window's number in place
  * of the tick:
  * <pre>
- * {"at":"…","kind":"limit","window":42,"policy":"gradient/1","params":{…},"obs":{…},"state":{…},
+ * {"at":"…","kind":"limit","window":42,"policy":"gradient/2","params":{…},"obs":{…},"state":{…},
  *  "decision":{"limit":24,"reason":"…"},"next":{…}}
  * </pre>
  * with the fields of {@link LimitObservation} and {@link LimitState} by name. A line without {@code kind} is a

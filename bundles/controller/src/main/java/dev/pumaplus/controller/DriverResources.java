@@ -1,6 +1,7 @@
 /*
  * What the controller bundle's two live drivers (ControllerDriver's ticks, LimitDriver's windows) hold the
- * same way: one daemon thread that runs them, and the decision log file they append to.
+ * same way: one daemon thread that runs them, a step's failure logged without stopping the next, and the
+ * decision log file they append to.
  */
 package dev.pumaplus.controller;
 
@@ -20,6 +21,23 @@ import java.util.concurrent.TimeUnit;
 final class DriverResources {
 
     private DriverResources() {
+    }
+
+    /** A driver's scheduled step (a tick, an alarm, a window): it fails with an IOException or a RuntimeException. */
+    interface Step {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs {@code step} on the driver's thread; a failure is a warning on {@code logger} ("{@code what}
+     * failed"), never thrown, so the next step still runs.
+     */
+    static void safely(Logger logger, String what, Step step) {
+        try {
+            step.run();
+        } catch (RuntimeException | IOException e) {
+            logger.log(Level.WARNING, what + " failed", e);
+        }
     }
 
     /** A single daemon thread named {@code name}, for a driver's scheduled steps. */

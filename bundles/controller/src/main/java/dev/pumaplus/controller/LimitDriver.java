@@ -11,7 +11,6 @@ import dev.pumaplus.spi.ConcurrencyLimit;
 import java.io.IOException;
 import java.io.Writer;
 import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,8 +24,9 @@ import java.util.function.LongSupplier;
  * starts from {@link LimitState#initial()}. The decided limit is set every window, so a limit the host
  * reset (a hot restart sets it to the new generation's slot count) is restored within one window.
  *
- * <p>The log: a line for each window whose limit differs from the one in force, or whose no-load baseline
- * changed (a new minimum, a probe); a window that changes nothing leaves no line. It appends to the same file
+ * <p>The log: a line for each window whose limit differs from the one in force, that starts or ends a probe,
+ * or whose no-load baseline was learned, forgotten or moved by more than a tenth; any other window leaves no
+ * line (each line holds the whole state, so replay needs none of them). It appends to the same file
  * as the autoscaler's {@link ControllerDriver}, each line one write to a file opened for appending, so the
  * two drivers' lines never interleave within a line.
  *
@@ -64,7 +64,8 @@ final class LimitDriver {
         open();
         limit.window(); // the first window starts now
         windowStart = nanoClock.getAsLong();
-        ticker.scheduleAtFixedRate(this::safeWindow, policy.windowMs(), policy.windowMs(), TimeUnit.MILLISECONDS);
+        ticker.scheduleAtFixedRate(() -> DriverResources.safely(LOG, "concurrency limit window", this::window),
+                policy.windowMs(), policy.windowMs(), TimeUnit.MILLISECONDS);
     }
 
     /** Opens the decision log for appending (tests that call {@link #window()} directly call it too). */
@@ -76,14 +77,6 @@ final class LimitDriver {
 
     void stop() {
         DriverResources.stop(ticker, log, logPath, LOG);
-    }
-
-    private void safeWindow() {
-        try {
-            window();
-        } catch (RuntimeException | IOException e) {
-            LOG.log(Level.WARNING, "concurrency limit window failed", e);
-        }
     }
 
     /** One window: observe, decide, set the limit, log a change. Runs on the driver's thread. */
@@ -100,13 +93,25 @@ final class LimitDriver {
                 w.completed() == 0 ? Double.NaN : w.slotNanos() / 1e6 / w.completed(), w.peakInFlight(), w.depth(),
                 w.liveSlots(), w.limit());
         LimitDecision d = policy.decide(state, o);
-        boolean changed = d.limit() != o.limit()
-                || Double.compare(d.next().baselineMs(), state.baselineMs()) != 0;
+        boolean changed = d.limit() != o.limit() || d.next().probing() != state.probing()
+                || baselineMoved(state.baselineMs(), d.next().baselineMs());
         if (changed && log != null) {
             DecisionLog.appendLimit(log, Instant.now().toString(), policy, state, o, d);
         }
         state = d.next();
         limit.set(d.limit());
+    }
+
+    /**
+     * Whether the no-load baseline moved enough to log: learned, forgotten, or by more than a tenth. The
+     * light windows of a quiet stretch nudge it every window; each line holds the whole state, so the lines
+     * left out cost replay nothing.
+     */
+    static boolean baselineMoved(double was, double now) {
+        if (Double.isNaN(was) || Double.isNaN(now)) {
+            return Double.isNaN(was) != Double.isNaN(now);
+        }
+        return Math.abs(now - was) > 0.1 * was;
     }
 
     /** The limiter's state after the last window (for tests). */

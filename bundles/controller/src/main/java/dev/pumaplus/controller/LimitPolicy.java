@@ -14,7 +14,7 @@ import java.util.Map;
  */
 public interface LimitPolicy {
 
-    /** Identifies the policy and its version in the decision log, e.g. {@code gradient/1}. */
+    /** Identifies the policy and its version in the decision log, e.g. {@code gradient/2}. */
     String id();
 
     /** The parameters, by name, as written into every log line (replay rebuilds the policy from them). */

@@ -1,6 +1,7 @@
 /*
  * A policy's parameters, a record of int and double components, as the decision log writes them into every
- * line (name → value, in declaration order) and as replay reads them back.
+ * line (name → value, in declaration order) and as replay reads them back, and the check each policy's
+ * record applies to them.
  */
 package dev.pumaplus.controller;
 
@@ -11,6 +12,17 @@ import java.util.Map;
 final class RecordParams {
 
     private RecordParams() {
+    }
+
+    /** A policy's parameter checks, each failure an IllegalArgumentException naming {@code what} they are. */
+    record Check(String what) {
+
+        /** @throws IllegalArgumentException "{@code what}: {@code rule}" unless {@code ok} */
+        void require(boolean ok, String rule) {
+            if (!ok) {
+                throw new IllegalArgumentException(what + ": " + rule);
+            }
+        }
     }
 
     /** {@code params}' components by name, in declaration order. */

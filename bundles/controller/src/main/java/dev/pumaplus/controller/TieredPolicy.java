@@ -410,26 +410,21 @@ public final class TieredPolicy implements Policy {
         }
 
         Params validated() {
-            require(targetP95Ms > 0, "targetP95Ms must be > 0");
-            require(minUnits >= 1 && maxUnits >= minUnits, "need 1 <= minUnits <= maxUnits");
-            require(targetUtilization > 0 && targetUtilization <= 1, "targetUtilization in (0, 1]");
-            require(drainHorizonMs > 0, "drainHorizonMs must be > 0");
-            require(hotRatio > 1 && exitRatio > 0 && exitRatio <= 1, "need hotRatio > 1 >= exitRatio > 0");
-            require(warmTicks >= 1 && warmCooldownTicks >= 0 && hotCooldownTicks >= 0, "tick counts >= 0");
-            require(idleUtilization < downUtilization && downUtilization < targetUtilization + 1e-9,
+            RecordParams.Check check = new RecordParams.Check("tiered policy");
+            check.require(targetP95Ms > 0, "targetP95Ms must be > 0");
+            check.require(minUnits >= 1 && maxUnits >= minUnits, "need 1 <= minUnits <= maxUnits");
+            check.require(targetUtilization > 0 && targetUtilization <= 1, "targetUtilization in (0, 1]");
+            check.require(drainHorizonMs > 0, "drainHorizonMs must be > 0");
+            check.require(hotRatio > 1 && exitRatio > 0 && exitRatio <= 1, "need hotRatio > 1 >= exitRatio > 0");
+            check.require(warmTicks >= 1 && warmCooldownTicks >= 0 && hotCooldownTicks >= 0, "tick counts >= 0");
+            check.require(idleUtilization < downUtilization && downUtilization < targetUtilization + 1e-9,
                     "need idleUtilization < downUtilization <= targetUtilization (hysteresis)");
-            require(idleTicks >= 1 && downCooldownTicks >= 0, "idleTicks >= 1");
-            require(cpuSaturation > 0 && memReserveMb >= 0, "cpuSaturation > 0, memReserveMb >= 0");
-            require(bridgeMinLeadMs >= 0 && maxBridgeSlots >= 0, "bridgeMinLeadMs >= 0, maxBridgeSlots >= 0");
-            require(gvlBoundRatio > 0 && gvlBoundRatio <= 1, "gvlBoundRatio in (0, 1]");
-            require(alarmRatio >= 0, "alarmRatio >= 0 (0: no alarms)");
+            check.require(idleTicks >= 1 && downCooldownTicks >= 0, "idleTicks >= 1");
+            check.require(cpuSaturation > 0 && memReserveMb >= 0, "cpuSaturation > 0, memReserveMb >= 0");
+            check.require(bridgeMinLeadMs >= 0 && maxBridgeSlots >= 0, "bridgeMinLeadMs >= 0, maxBridgeSlots >= 0");
+            check.require(gvlBoundRatio > 0 && gvlBoundRatio <= 1, "gvlBoundRatio in (0, 1]");
+            check.require(alarmRatio >= 0, "alarmRatio >= 0 (0: no alarms)");
             return this;
-        }
-
-        private static void require(boolean ok, String what) {
-            if (!ok) {
-                throw new IllegalArgumentException("tiered policy: " + what);
-            }
         }
 
         /** Name → value, in declaration order (the log's {@code params} object). */

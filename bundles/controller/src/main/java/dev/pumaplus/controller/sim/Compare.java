@@ -3,7 +3,7 @@
  * pool) with the same seed and prints queue-time percentiles, recovery time, units and shed requests side
  * by side; the 12× step with a Ractor bridge is one more row, under the default policy. Then the fiber
  * slots' concurrency limit against a dependency that slows beyond 20 calls in flight (in proportion, or
- * with their square), with the default limiter and without one.
+ * with their square), with the default limiter and without one, and its surges after a quiet stretch.
  * `mvn -pl bundles/controller exec` is not needed: run it from the built jar (docs/CONTROL.md).
  */
 package dev.pumaplus.controller.sim;
@@ -99,6 +99,8 @@ public final class Compare {
         }
         out.println();
         printLimits(out, seed, logs);
+        out.println();
+        printSurges(out, seed);
     }
 
     /** A concurrency limit scenario, the moment its load or dependency changes, and the seconds measured. */
@@ -115,7 +117,8 @@ public final class Compare {
         List<LimitRow> rows = List.of(new LimitRow(LimitSimulator.LimitScenario.twiceTheCapacity(), 5, 15, 35),
                 new LimitRow(LimitSimulator.LimitScenario.bootIntoTwiceTheCapacity(), 0, 10, 30),
                 new LimitRow(LimitSimulator.LimitScenario.lostCapacity(), 10, 20, 30),
-                new LimitRow(LimitSimulator.LimitScenario.twiceTheCapacityContended(), 5, 15, 35));
+                new LimitRow(LimitSimulator.LimitScenario.twiceTheCapacityContended(), 5, 15, 35),
+                new LimitRow(LimitSimulator.LimitScenario.fastWarmUpThenTwiceTheCapacity(), 10, 20, 35));
         out.printf(Locale.ROOT, "%-34s %-10s %8s %7s %11s %6s %9s %11s %9s%n", "concurrency limit scenario", "limiter",
                 "settle s", "limit", "goodput rps", "shed", "max calls", "slot p99 ms", "q p99 ms");
         for (LimitRow row : rows) {
@@ -135,6 +138,32 @@ public final class Compare {
                         limiter == null ? "-" : range[0] + "-" + range[1], r.goodputRps(row.fromS(), row.toS()),
                         r.shed(0, row.toS()), r.maxInFlight(row.fromS(), row.toS()),
                         r.slotQuantileMs(0.99, row.fromS(), row.toS()), r.queueQuantileMs(0.99, row.fromS(), row.toS()));
+            }
+        }
+    }
+
+    /** A surge scenario: when its quiet stretch begins, when the surge comes, and how many it needs at once. */
+    private record SurgeRow(LimitSimulator.LimitScenario scenario, double quietFromS, int surgeS, int needed) {
+    }
+
+    /**
+     * The surges after a quiet stretch: for each with the default limiter and without one, the lowest limit
+     * the quiet stretch left, the windows from the surge until the limit lets run as many as it needs, and
+     * queue time p99 over the surge's first two seconds.
+     */
+    static void printSurges(PrintStream out, long seed) {
+        List<SurgeRow> rows = List.of(new SurgeRow(LimitSimulator.LimitScenario.fastWarmUpThenSlowMix(), 4, 16, 30),
+                new SurgeRow(LimitSimulator.LimitScenario.surgeAfterTheKneeGrewWhileQuiet(), 12, 16, 60));
+        out.printf(Locale.ROOT, "%-34s %-10s %11s %12s %9s%n", "surge after a quiet stretch", "limiter",
+                "quiet limit", "windows to N", "q p99 ms");
+        for (SurgeRow row : rows) {
+            for (LimitPolicy limiter : java.util.Arrays.asList(GradientLimitPolicy.defaults(), null)) {
+                LimitSimulator.LimitResult r = new LimitSimulator(row.scenario(), limiter, seed, null).run();
+                int[] quiet = r.limitRange(row.quietFromS(), row.surgeS());
+                out.printf(Locale.ROOT, "%-34s %-10s %11s %12s %9.1f%n", row.scenario().name(),
+                        limiter == null ? "none" : limiter.id(), limiter == null ? "-" : quiet[0] + "-" + quiet[1],
+                        limiter == null ? "-" : row.needed() + ": " + r.windowsToReach(row.surgeS(), row.needed()),
+                        r.queueQuantileMs(0.99, row.surgeS(), row.surgeS() + 2));
             }
         }
     }

@@ -77,6 +77,8 @@ public final class LimitSimulator {
         public static final Dependency KNEE_20 = new Dependency(20, 20, 1, 0.3);
         /** The same, but its calls contend beyond the knee: latency grows with their square. */
         public static final Dependency CONTENDED_KNEE_20 = new Dependency(20, 20, 2, 0.3);
+        /** 10 ms a call however many are in flight: a non-blocking sleep, a service that never saturates. */
+        public static final Dependency SLEEP_10 = new Dependency(10, 10_000, 1, 0.3);
         /** The shed limit of the scenarios: the default, a quarter of a 10 s client timeout. */
         static final double SHED_LIMIT_MS = 2500;
 
@@ -107,6 +109,42 @@ public final class LimitSimulator {
             return new LimitScenario("2x a contended dependency", List.of(new Scenario.Phase(500, 5),
                     new Scenario.Phase(2000, 30)), List.of(new DependencyChange(0, CONTENDED_KNEE_20)), 100,
                     SHED_LIMIT_MS);
+        }
+
+        /**
+         * 128 fiber slots, a change of request mix and a surge (the order of the fibers benchmark's cells): 4 s of
+         * a cheap route (1 ms a request, 4000 rps, its calls never inflate), then 12 s of a 10 ms one that never
+         * inflates either (a non-blocking sleep) at 150 rps, then 3000 rps of it: 30 must run at once.
+         */
+        public static LimitScenario fastWarmUpThenSlowMix() {
+            return new LimitScenario("1 ms warm-up, 10 ms quiet, surge", List.of(new Scenario.Phase(4000, 4),
+                    new Scenario.Phase(150, 12), new Scenario.Phase(3000, 8)),
+                    List.of(new DependencyChange(0, new Dependency(1, 10_000, 1, 0.3)),
+                            new DependencyChange(4, SLEEP_10)), 128, SHED_LIMIT_MS);
+        }
+
+        /**
+         * 100 fiber slots in front of the knee-20 dependency at twice its capacity for 8 s (the limit comes
+         * down to it), then 8 s at 100 rps, during which (at 12 s, the overload's queue drained) the dependency
+         * grows to take 200 calls at once, then 3000 rps: 60 must run at once, more than the overload left.
+         */
+        public static LimitScenario surgeAfterTheKneeGrewWhileQuiet() {
+            return new LimitScenario("knee 20 -> 200 while quiet, surge", List.of(new Scenario.Phase(2000, 8),
+                    new Scenario.Phase(100, 8), new Scenario.Phase(3000, 8)),
+                    List.of(new DependencyChange(0, KNEE_20),
+                            new DependencyChange(12, new Dependency(20, 200, 1, 0.3))),
+                    100, SHED_LIMIT_MS);
+        }
+
+        /**
+         * 100 fiber slots: 4 s of a cheap route (1 ms, 4000 rps), 6 s of a light 20 ms one (100 rps), then
+         * 2000 rps of it, twice the capacity of the knee-20 dependency it calls: the inflation is real.
+         */
+        public static LimitScenario fastWarmUpThenTwiceTheCapacity() {
+            return new LimitScenario("1 ms warm-up, then 2x capacity", List.of(new Scenario.Phase(4000, 4),
+                    new Scenario.Phase(100, 6), new Scenario.Phase(2000, 25)),
+                    List.of(new DependencyChange(0, new Dependency(1, 10_000, 1, 0.3)),
+                            new DependencyChange(4, KNEE_20)), 100, SHED_LIMIT_MS);
         }
 
         double seconds() {
@@ -175,6 +213,23 @@ public final class LimitSimulator {
                 }
             }
             return new int[] {lo, hi};
+        }
+
+        /**
+         * Windows ending after {@code fromS} until one whose limit is at least {@code needed}: 0 when the first
+         * already was; the number of windows after {@code fromS} plus one when none was.
+         */
+        public int windowsToReach(double fromS, int needed) {
+            int n = 0;
+            for (int i = 0; i < limits.length; i++) {
+                if (windowEndS[i] > fromS) {
+                    if (limits[i] >= needed) {
+                        return n;
+                    }
+                    n++;
+                }
+            }
+            return n + 1;
         }
 
         /** Requests finished per second over the whole seconds [fromS, toS). */

@@ -4,8 +4,10 @@
  * goodput stays at 90 % of the dependency's capacity or more, and the excess waits in (and is shed from) the
  * host's queue instead of piling into the dependency; against one whose calls contend, it keeps the goodput
  * that running every fiber slot loses; a dependency that loses capacity brings the limit down
- * as fast; a host that boots into the overload probes for the no-load time it never saw; and the runs'
- * decision logs replay to the same limits.
+ * as fast; a host that boots into the overload probes for the no-load time it never saw; a change of
+ * request mix is not taken for inflation, a surge after a quiet stretch does not wait for the limit, and
+ * real inflation after a change of mix still brings it down; and the runs' decision logs replay to the
+ * same limits.
  */
 package dev.pumaplus.controller.sim;
 
@@ -105,6 +107,46 @@ class LimitSimulatorTest {
                     + r.settleSeconds(0, 15, 30) + " s");
             assertTrue(r.goodputRps(10, 30) >= 0.9 * KNEE_20.capacityRps(), "seed " + seed + ": goodput "
                     + r.goodputRps(10, 30));
+        }
+    }
+
+    @Test
+    void aFastWarmUpThenAQuietSlowMixLeavesTheLimitWhereItWasAndTheSurgeDoesNotWaitForIt() {
+        LimitScenario mix = LimitScenario.fastWarmUpThenSlowMix();
+        for (long seed = 1; seed <= 5; seed++) {
+            LimitResult r = new LimitSimulator(mix, GRADIENT, seed, null).run();
+            String run = "seed " + seed + ": quiet limits " + r.limitRange(4, 16)[0] + "-" + r.limitRange(4, 16)[1];
+            assertTrue(r.limitRange(4, 16)[0] >= 30, run);
+            assertTrue(r.windowsToReach(16, 30) <= 2, run + ", " + r.windowsToReach(16, 30) + " windows to 30");
+            assertTrue(r.queueQuantileMs(0.99, 16, 18) < 50, run + ", surge queue p99 "
+                    + r.queueQuantileMs(0.99, 16, 18));
+        }
+    }
+
+    @Test
+    void aSurgeAfterTheDependencyGrewWhileQuietReachesTheConcurrencyItNeedsWithinTwoWindows() {
+        LimitScenario grew = LimitScenario.surgeAfterTheKneeGrewWhileQuiet();
+        for (long seed = 1; seed <= 5; seed++) {
+            LimitResult r = new LimitSimulator(grew, GRADIENT, seed, null).run();
+            String run = "seed " + seed + ": quiet limits " + r.limitRange(12, 16)[0] + "-" + r.limitRange(12, 16)[1];
+            assertTrue(r.limitRange(12, 16)[1] <= 30, run + ": the overload left the limit near the old knee");
+            assertTrue(r.windowsToReach(16, 60) <= 2, run + ", " + r.windowsToReach(16, 60) + " windows to 60");
+            assertTrue(r.queueQuantileMs(0.99, 17, 24) < 50, run + ", queue p99 " + r.queueQuantileMs(0.99, 17, 24));
+        }
+    }
+
+    @Test
+    void aDependencyThatTrulyInflatesAfterAFastWarmUpStillBringsTheLimitDownToItsKneeWithinThreeSeconds() {
+        LimitScenario real = LimitScenario.fastWarmUpThenTwiceTheCapacity();
+        for (long seed = 1; seed <= 5; seed++) {
+            LimitResult r = new LimitSimulator(real, GRADIENT, seed, null).run();
+            String run = "seed " + seed + ": limits " + r.limitRange(13, 35)[0] + "-" + r.limitRange(13, 35)[1];
+            assertTrue(r.settleSeconds(10, 15, 30) <= 3, run + ", settled after " + r.settleSeconds(10, 15, 30) + " s");
+            for (int second = 13; second < 35; second++) {
+                assertTrue(r.goodputRps(second, second + 1) >= 0.9 * KNEE_20.capacityRps(), run + ", goodput "
+                        + r.goodputRps(second, second + 1) + " in second " + second);
+            }
+            assertTrue(r.maxInFlight(13, 35) <= 30, run + ", calls in flight " + r.maxInFlight(13, 35));
         }
     }
 

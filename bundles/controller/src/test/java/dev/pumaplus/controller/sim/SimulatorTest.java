@@ -193,9 +193,11 @@ class SimulatorTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Compare.print(new PrintStream(out), 1, null);
         String table = out.toString(StandardCharsets.UTF_8);
-        // the scaling table (a header and 7 rows), a blank line, the concurrency limit table (a header and 8 rows)
-        assertEquals(1 + 7 + 1 + 1 + 8, table.lines().count(), table);
+        // the scaling table (a header and 7 rows), a blank line, the concurrency limit table (a header and 10
+        // rows), a blank line, the surges' table (a header and 4 rows)
+        assertEquals(1 + 7 + 1 + 1 + 10 + 1 + 1 + 4, table.lines().count(), table);
         assertTrue(table.contains("tiered/1") && table.contains("one-unit/1") && table.contains("static/13"), table);
-        assertTrue(table.contains("gradient/1") && table.contains("2x capacity from boot"), table);
+        assertTrue(table.contains("gradient/2") && table.contains("2x capacity from boot"), table);
+        assertTrue(table.contains("knee 20 -> 200 while quiet, surge"), table);
     }
 }
