@@ -126,7 +126,7 @@ final class H1Server implements Listener {
             H1ChannelInitializer initializer;
             try {
                 if (address.tls()) {
-                    material = TlsMaterial.load(address.cert(), address.key());
+                    material = PemFiles.load(address.cert(), address.key());
                 }
                 initializer = new H1ChannelInitializer(queue, config, h2, material, webSockets);
                 listeners.add(initializer);
@@ -165,8 +165,8 @@ final class H1Server implements Listener {
             if (material != null) {
                 // Browsers are told to trust a self-signed certificate over QUIC by this hash.
                 LOG.log(System.Logger.Level.INFO, "puma-plus: TLS on " + address.url(port)
-                        + ": certificate SPKI sha256 " + material.spkiSha256Base64() + " ("
-                        + material.keyAlgorithm() + " key)");
+                        + ": certificate SPKI sha256 " + PemFiles.spkiSha256Base64(material) + " ("
+                        + material.privateKey().getAlgorithm() + " key)");
             }
         }
         try {
