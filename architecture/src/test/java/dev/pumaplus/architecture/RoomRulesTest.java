@@ -55,7 +55,7 @@ class RoomRulesTest {
     private static final Set<String> SPI_LOGIC_TO_MOVE = Set.of(
             "dev.pumaplus.spi.ActuatorActivator", "dev.pumaplus.spi.HeaderFields",
             "dev.pumaplus.spi.HeldWebSocket", "dev.pumaplus.spi.ProtocolActivator",
-            "dev.pumaplus.spi.RequestBodyBuffer", "dev.pumaplus.spi.ResponseBackpressure");
+            "dev.pumaplus.spi.RequestBodyBuffer");
 
     private static JavaClasses classes;
 

@@ -36,4 +36,10 @@ public interface RequestQueue {
      * @return the handle through which the protocol cancels and reports T6
      */
     Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile, ResponseSink sink);
+
+    /**
+     * A new count of one response's unwritten body bytes with the host's water marks, which the protocol's
+     * sink consults in {@link ResponseSink#body}; one per response. Thread-safe.
+     */
+    ResponseBackpressure backpressure();
 }

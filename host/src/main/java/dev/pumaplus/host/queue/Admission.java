@@ -11,6 +11,7 @@ import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -83,6 +84,11 @@ public final class Admission implements RequestQueue {
     public void healthCheck(String path, boolean answerByHost) {
         healthByHost = answerByHost;
         healthPath = path;
+    }
+
+    @Override
+    public ResponseBackpressure backpressure() {
+        return new ResponseWaterMarks();
     }
 
     @Override

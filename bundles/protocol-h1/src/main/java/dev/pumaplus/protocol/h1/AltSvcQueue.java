@@ -7,6 +7,7 @@ package dev.pumaplus.protocol.h1;
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import java.nio.channels.FileChannel;
@@ -30,6 +31,11 @@ record AltSvcQueue(RequestQueue queue, String altSvc) implements RequestQueue {
     public Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile,
                            ResponseSink sink) {
         return queue.submit(connection, head, body, bodyFile, new Sink(sink));
+    }
+
+    @Override
+    public ResponseBackpressure backpressure() {
+        return queue.backpressure();
     }
 
     private final class Sink implements ResponseSink {

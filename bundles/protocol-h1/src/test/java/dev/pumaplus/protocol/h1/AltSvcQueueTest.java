@@ -35,7 +35,7 @@ class AltSvcQueueTest {
     @Timeout(10)
     void addsAltSvcToTheHeadAndPassesEarlyHintsThrough() {
         AtomicReference<ResponseSink> wrapped = new AtomicReference<>();
-        AltSvcQueue queue = new AltSvcQueue((connection, head, body, complete, s) -> {
+        AltSvcQueue queue = new AltSvcQueue((SubmitQueue) (connection, head, body, complete, s) -> {
             wrapped.set(s);
             return null;
         }, "h3=\":443\"");

@@ -85,10 +85,11 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
     private boolean headWritten; // event loop
     private boolean complete; // event loop
     private boolean bodyAllowed = true; // event loop
-    private final ResponseBackpressure backpressure = new ResponseBackpressure();
+    private final ResponseBackpressure backpressure;
 
     H2StreamHandler(RequestQueue queue, H2Config config, String scheme, String altSvc, H2WebSockets webSockets) {
         this.queue = queue;
+        this.backpressure = queue.backpressure();
         this.config = config;
         this.scheme = scheme;
         this.altSvc = altSvc;
