@@ -54,8 +54,7 @@ class RoomRulesTest {
      */
     private static final Set<String> SPI_LOGIC_TO_MOVE = Set.of(
             "dev.pumaplus.spi.ActuatorActivator", "dev.pumaplus.spi.HeaderFields",
-            "dev.pumaplus.spi.HeldWebSocket", "dev.pumaplus.spi.ProtocolActivator",
-            "dev.pumaplus.spi.RequestBodyBuffer");
+            "dev.pumaplus.spi.HeldWebSocket", "dev.pumaplus.spi.ProtocolActivator");
 
     private static JavaClasses classes;
 

@@ -87,6 +87,11 @@ public final class Admission implements RequestQueue {
     }
 
     @Override
+    public RequestBodyBuffer bodyBuffer(long limitBytes, RequestBodyBuffer.Submitter submitter) {
+        return new SpoolingBodyBuffer(limitBytes, submitter);
+    }
+
+    @Override
     public ResponseBackpressure backpressure() {
         return new ResponseWaterMarks();
     }
@@ -113,7 +118,7 @@ public final class Admission implements RequestQueue {
         }
         if (health && byHost) {
             body.release();
-            RequestBodyBuffer.closeSpool(bodyFile);
+            SpoolingBodyBuffer.closeSpool(bodyFile);
             answerHealth(sink);
             return HostAnswer.DONE;
         }

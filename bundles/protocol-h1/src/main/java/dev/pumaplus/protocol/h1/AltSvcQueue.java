@@ -5,6 +5,7 @@
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseBackpressure;
@@ -31,6 +32,11 @@ record AltSvcQueue(RequestQueue queue, String altSvc) implements RequestQueue {
     public Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile,
                            ResponseSink sink) {
         return queue.submit(connection, head, body, bodyFile, new Sink(sink));
+    }
+
+    @Override
+    public RequestBodyBuffer bodyBuffer(long limitBytes, RequestBodyBuffer.Submitter submitter) {
+        return queue.bodyBuffer(limitBytes, submitter);
     }
 
     @Override

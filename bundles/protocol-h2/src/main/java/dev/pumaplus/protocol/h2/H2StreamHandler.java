@@ -170,7 +170,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
             exchange = webSockets.hub().offer(stream.parent(), head, this);
             return;
         }
-        body = new RequestBodyBuffer(limit, this);
+        body = queue.bodyBuffer(limit, this);
         if (frame.isEndStream()) {
             onData(Unpooled.EMPTY_BUFFER, true);
         } else {

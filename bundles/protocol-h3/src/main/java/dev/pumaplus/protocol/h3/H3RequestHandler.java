@@ -137,7 +137,7 @@ final class H3RequestHandler implements HttpRequestHandler {
     private void serve(RequestHead head, ConnectionKey key, InputStream in, QuicStream quic,
             HttpServerResponse response) throws IOException {
         Stream stream = new Stream(queue.backpressure());
-        RequestBodyBuffer body = new RequestBodyBuffer(contentLengthLimit,
+        RequestBodyBuffer body = queue.bodyBuffer(contentLengthLimit,
                 (bytes, file) -> stream.submitted(queue.submit(key, head, bytes, file, stream)));
         Stall stall = new Stall(quic);
         try {
