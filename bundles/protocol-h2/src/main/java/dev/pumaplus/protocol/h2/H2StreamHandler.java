@@ -339,8 +339,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
         for (Map.Entry<String, String> header : headers) {
             String name = header.getKey().toLowerCase(Locale.ROOT);
             String value = header.getValue();
-            if (!HeaderFields.isToken(name) || !HeaderFields.isFieldValue(value)
-                    || HeaderFields.isConnectionSpecific(name)) {
+            if (HeaderFields.CONNECTION_SPECIFIC.contains(name)) {
                 continue; // never let an app send what HTTP/2 forbids
             }
             if (name.equals("content-length") && (status < 200 || status == 204)) {

@@ -6,7 +6,6 @@
 package dev.pumaplus.protocol.h2;
 
 import dev.pumaplus.spi.Exchange;
-import dev.pumaplus.spi.HeaderFields;
 import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.WebSocketHub;
@@ -69,7 +68,7 @@ final class H2WebSockets {
                 boolean sticky, Exchange upgrade) {
         List<Map.Entry<String, String>> extra = new ArrayList<>(2);
         for (Map.Entry<String, String> h : appHeaders) {
-            if (h.getKey().equalsIgnoreCase("sec-websocket-protocol") && HeaderFields.isFieldValue(h.getValue())) {
+            if (h.getKey().equalsIgnoreCase("sec-websocket-protocol")) {
                 extra.add(Map.entry("sec-websocket-protocol", h.getValue()));
             }
         }

@@ -320,8 +320,7 @@ final class H3RequestHandler implements HttpRequestHandler {
                     for (Map.Entry<String, String> header : h.headers()) {
                         String name = header.getKey().toLowerCase(Locale.ROOT);
                         String value = header.getValue();
-                        if (HeaderFields.isToken(name) && HeaderFields.isFieldValue(value)
-                                && !HeaderFields.isConnectionSpecific(name)) {
+                        if (!HeaderFields.CONNECTION_SPECIFIC.contains(name)) {
                             response.addHeader(name, value); // never let an app send what HTTP/3 forbids
                         }
                     }
