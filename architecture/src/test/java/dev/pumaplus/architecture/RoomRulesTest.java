@@ -53,8 +53,7 @@ class RoomRulesTest {
      * is gone, fails {@link #spiHoldsContractsOnly()} too, so the entry is deleted with the move.
      */
     private static final Set<String> SPI_LOGIC_TO_MOVE = Set.of(
-            "dev.pumaplus.spi.ActuatorActivator", "dev.pumaplus.spi.HeldWebSocket",
-            "dev.pumaplus.spi.ProtocolActivator");
+            "dev.pumaplus.spi.ActuatorActivator", "dev.pumaplus.spi.ProtocolActivator");
 
     private static JavaClasses classes;
 

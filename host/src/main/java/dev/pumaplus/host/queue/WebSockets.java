@@ -7,6 +7,7 @@ package dev.pumaplus.host.queue;
 
 import dev.pumaplus.host.measure.QueueMetrics;
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.ResponseSink;
 import dev.pumaplus.spi.WebSocketHub;
@@ -16,6 +17,8 @@ import dev.pumaplus.spi.WebSocketSettings;
 import dev.pumaplus.wire.WebSocketCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -151,6 +154,18 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
         sessions.put(session.id, session);
         session.enqueue(new Event("open", null, -1, Unpooled.EMPTY_BUFFER, System.nanoTime(), 0));
         return session;
+    }
+
+    @Override
+    public WebSocketServerExtension negotiateDeflate(String offered, WebSocketSettings webSocketSettings,
+                                                     List<Map.Entry<String, String>> responseHeaders) {
+        return HeldWebSocketHandler.negotiateDeflate(offered, webSocketSettings, responseHeaders);
+    }
+
+    @Override
+    public HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketSettings webSocketSettings,
+                                 long writeTimeoutSecs, WebSocketServerExtension deflate) {
+        return HeldWebSocketHandler.install(pipeline, after, webSocketSettings, writeTimeoutSecs, deflate);
     }
 
     /**

@@ -89,13 +89,13 @@ final class WebSocketUpgrade {
                 headers.add(Map.entry("Sec-WebSocket-Protocol", h.getValue()));
             }
         }
-        WebSocketServerExtension deflate = HeldWebSocket.negotiateDeflate(header(head, "sec-websocket-extensions"),
+        WebSocketServerExtension deflate = hub.negotiateDeflate(header(head, "sec-websocket-extensions"),
                 settings, headers);
         response.hijacked(101, headers);
         ctx.flush();
         // In, and held (its open event queued), before the HTTP handlers leave: the decoder hands on the bytes
         // it holds when it is removed, and they may already be a message.
-        HeldWebSocket held = HeldWebSocket.install(ctx.pipeline(), ctx.name(), settings, writeTimeoutSecs, deflate);
+        HeldWebSocket held = hub.install(ctx.pipeline(), ctx.name(), settings, writeTimeoutSecs, deflate);
         held.held(hub.hold(upgrade, sticky, held));
         for (String name : http1) {
             if (ctx.pipeline().get(name) != null) {

@@ -72,7 +72,7 @@ final class H2WebSockets {
                 extra.add(Map.entry("sec-websocket-protocol", h.getValue()));
             }
         }
-        WebSocketServerExtension deflate = HeldWebSocket.negotiateDeflate(header(head, "sec-websocket-extensions"),
+        WebSocketServerExtension deflate = hub.negotiateDeflate(header(head, "sec-websocket-extensions"),
                 settings, extra);
         Http2Headers out = new DefaultHttp2Headers().status("200");
         for (Map.Entry<String, String> h : extra) {
@@ -80,7 +80,7 @@ final class H2WebSockets {
         }
         stream.writeAndFlush(new DefaultHttp2HeadersFrame(out, false));
         stream.pipeline().addAfter(streamHandler, "ws-stream-bytes", new StreamBytes());
-        HeldWebSocket held = HeldWebSocket.install(stream.pipeline(), "ws-stream-bytes", settings, writeTimeoutSecs,
+        HeldWebSocket held = hub.install(stream.pipeline(), "ws-stream-bytes", settings, writeTimeoutSecs,
                 deflate);
         held.held(hub.hold(upgrade, sticky, held));
         stream.pipeline().remove(streamHandler);
