@@ -1,7 +1,9 @@
 /**
  * The services the host offers to bundles — the one request queue, the resolved configuration, the load
- * signals, the concurrency limit of fiber slots, the worker pool and the WebSocket hub — and the services
- * bundles offer back (listeners, actuators, the autoscaler).
+ * signals, the concurrency limit of fiber slots, the worker pool and the WebSocket hub — what they make for
+ * a protocol (a body buffer, a response's backpressure, a held WebSocket), and the services bundles offer
+ * back (protocol and actuator factories, listeners, actuators, the autoscaler). Contracts only: interfaces,
+ * records, enums and constants (RoomRulesTest holds it).
  * Bundles look these up in the OSGi service registry; they never see the host's implementation classes.
  */
 @Export
