@@ -9,10 +9,9 @@ package dev.pumaplus.spi;
 import io.netty.channel.ChannelHandler;
 
 /**
- * A channel handler (so a protocol finds it with {@code pipeline.get(HeldWebSocket.class)}). A protocol
- * gets one from {@link WebSocketHub#install} once it has answered the handshake, hands it to
- * {@link WebSocketHub#hold} as the connection's peer, and gives the session back through {@link #held}. The
- * session hears {@link WebSocketSession#closed} once, with the code of the close that ended the connection
+ * A channel handler (so a protocol finds it with {@code pipeline.get(HeldWebSocket.class)}, e.g. to close
+ * it with {@link #GOING_AWAY} when the server stops). A protocol gets one from {@link WebSocketHub#install}
+ * once it has answered the handshake; the hub holds it from then on. The hub's session hears {@link WebSocketSession#closed} once, with the code of the close that ended the connection
  * (the client's, the app's, {@link #MESSAGE_TOO_BIG}, {@link #POLICY_VIOLATION} for a slow consumer,
  * {@link #GOING_AWAY} for a client silent for two ping intervals), or {@link #ABNORMAL} when it broke
  * without one. Threading: the channel's event loop, except the {@link WebSocketPeer} methods, which hop to
@@ -28,7 +27,4 @@ public interface HeldWebSocket extends WebSocketPeer, ChannelHandler {
     int MESSAGE_TOO_BIG = 1009;
     /** RFC 6455 §7.4.1: no close frame was received (never sent on the wire). */
     int ABNORMAL = 1006;
-
-    /** The hub's session for this connection; set once, right after {@link WebSocketHub#install}. Event loop. */
-    void held(WebSocketSession session);
 }

@@ -23,8 +23,8 @@ import java.util.Map;
  *       host answers 503 itself.</li>
  *   <li>The app accepts with status 101 and {@link #ACCEPT_HEADER} ({@link #routing}); the protocol answers
  *       the handshake (HTTP/1.1: a 101 with {@link #acceptKey}; h2: {@code :status 200}) with the
- *       extension {@link #negotiateDeflate} agreed, has the hub install the WebSocket codec
- *       ({@link #install}) and calls {@link #hold} with what it installed.</li>
+ *       extension {@link #negotiateDeflate} agreed, and has the hub install the WebSocket codec on the
+ *       connection and hold it ({@link #install}).</li>
  *   <li>Each message goes to {@link WebSocketSession#message}; the closed connection to
  *       {@link WebSocketSession#closed}.</li>
  * </ol>
@@ -58,7 +58,7 @@ public interface WebSocketHub {
      * limit bounds only the compressed bytes. Any thread. A hub that holds no WebSocket connections of its own
      * (one that serves only WebTransport sessions) need not offer it.
      */
-    default WebSocketServerExtension negotiateDeflate(String offered, WebSocketSettings settings,
+    default WebSocketServerExtension negotiateDeflate(String offered,
                                                       List<Map.Entry<String, String>> responseHeaders) {
         throw new UnsupportedOperationException("this hub holds no WebSocket connections");
     }
@@ -67,14 +67,15 @@ public interface WebSocketHub {
      * Adds the RFC 6455 server codec after the handler named {@code after}: frame encoder and decoder (masked
      * frames, {@link WebSocketSettings#maxMessage()} per frame), the {@code deflate} extension when one was
      * agreed (or null), UTF-8 validation of text, fragments joined up to the same limit, the ping timer, and
-     * last the connection's {@link HeldWebSocket}, which it returns. A close frame waits behind what is
-     * pending and the socket closes when the client answers it or after {@code writeTimeoutSecs}; a message
-     * that would take the pending outbound bytes past {@link WebSocketSettings#outboundLimit()} closes the
-     * connection with 1008. The pipeline below {@code after} must carry the connection's bytes as ByteBufs.
-     * The channel's event loop. A hub that holds no WebSocket connections of its own need not offer it.
+     * last the connection's {@link HeldWebSocket}; then holds the connection as {@link #hold} with
+     * {@code upgrade} and {@code sticky}, and returns the handler. A close frame waits behind what is pending
+     * and the socket closes when the client answers it or after {@code write_timeout}; a message that would
+     * take the pending outbound bytes past {@link WebSocketSettings#outboundLimit()} closes the connection
+     * with 1008. The pipeline below {@code after} must carry the connection's bytes as ByteBufs. The
+     * channel's event loop. A hub that holds no WebSocket connections of its own need not offer it.
      */
-    default HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketSettings settings,
-                                  long writeTimeoutSecs, WebSocketServerExtension deflate) {
+    default HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketServerExtension deflate,
+                                  Exchange upgrade, boolean sticky) {
         throw new UnsupportedOperationException("this hub holds no WebSocket connections");
     }
 

@@ -30,6 +30,7 @@ import dev.pumaplus.host.queue.RequestLog;
 import dev.pumaplus.host.queue.RequestReporting;
 import dev.pumaplus.host.queue.WebSockets;
 import dev.pumaplus.spi.ConcurrencyLimit;
+import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
@@ -245,7 +246,7 @@ public final class Launcher {
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, admission, null);
-        webSockets.configure(WebSocketSettings.from(settings));
+        webSockets.configure(WebSocketSettings.from(settings), ConnectionSettings.from(settings).writeTimeout().toSeconds());
         felix.context().registerService(WebSocketHub.class, webSockets, null);
         felix.context().registerService(EventLoops.class, transport, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);

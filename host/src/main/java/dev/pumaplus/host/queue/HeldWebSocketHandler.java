@@ -150,8 +150,8 @@ final class HeldWebSocketHandler extends ChannelDuplexHandler implements HeldWeb
         return held;
     }
 
-    @Override
-    public void held(WebSocketSession heldSession) {
+    /** The hub's session for this connection; set once, right after {@link #install}. Event loop. */
+    void held(WebSocketSession heldSession) {
         this.session = heldSession;
         if (!ctx.channel().isActive()) {
             heldSession.closed(ABNORMAL); // the client left while the handshake was written

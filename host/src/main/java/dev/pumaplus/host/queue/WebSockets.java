@@ -6,6 +6,7 @@
 package dev.pumaplus.host.queue;
 
 import dev.pumaplus.host.measure.QueueMetrics;
+import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.RequestHead;
@@ -74,6 +75,10 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
     private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Set<Session>> channels = new ConcurrentHashMap<>();
     private volatile int maxConnections = WebSocketSettings.DEFAULT_MAX_CONNECTIONS;
+    private volatile WebSocketSettings codec = new WebSocketSettings(WebSocketSettings.DEFAULT_MAX_MESSAGE,
+            WebSocketSettings.DEFAULT_OUTBOUND_LIMIT, WebSocketSettings.DEFAULT_PING_INTERVAL,
+            WebSocketSettings.DEFAULT_MAX_CONNECTIONS);
+    private volatile long writeTimeoutSecs = ConnectionSettings.DEFAULT_WRITE_TIMEOUT.toSeconds();
 
     /** @param metrics where the host's own 503 for an upgrade beyond the limit is counted */
     public WebSockets(Admission admission, QueueMetrics metrics) {
@@ -81,9 +86,15 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
         this.metrics = metrics;
     }
 
-    /** Config {@code websocket_max_connections}. */
-    public void configure(WebSocketSettings settings) {
+    /**
+     * Config {@code websocket_max_connections} and the codec's limits ({@code websocket_max_message},
+     * {@code websocket_outbound_limit}, {@code websocket_ping_interval}); {@code writeTimeoutSecs}
+     * ({@code write_timeout}) is how long a closing connection's close frame may wait to be written.
+     */
+    public void configure(WebSocketSettings settings, long writeTimeoutSecs) {
         maxConnections = settings.maxConnections();
+        codec = settings;
+        this.writeTimeoutSecs = writeTimeoutSecs;
     }
 
     /** Connections held now. Any thread. */
@@ -157,15 +168,16 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
     }
 
     @Override
-    public WebSocketServerExtension negotiateDeflate(String offered, WebSocketSettings webSocketSettings,
-                                                     List<Map.Entry<String, String>> responseHeaders) {
-        return HeldWebSocketHandler.negotiateDeflate(offered, webSocketSettings, responseHeaders);
+    public WebSocketServerExtension negotiateDeflate(String offered, List<Map.Entry<String, String>> responseHeaders) {
+        return HeldWebSocketHandler.negotiateDeflate(offered, codec, responseHeaders);
     }
 
     @Override
-    public HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketSettings webSocketSettings,
-                                 long writeTimeoutSecs, WebSocketServerExtension deflate) {
-        return HeldWebSocketHandler.install(pipeline, after, webSocketSettings, writeTimeoutSecs, deflate);
+    public HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketServerExtension deflate,
+                                 Exchange upgrade, boolean sticky) {
+        HeldWebSocketHandler handler = HeldWebSocketHandler.install(pipeline, after, codec, writeTimeoutSecs, deflate);
+        handler.held(hold(upgrade, sticky, handler));
+        return handler;
     }
 
     /**

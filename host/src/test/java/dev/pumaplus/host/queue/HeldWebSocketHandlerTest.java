@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.WebSocketPeer;
 import dev.pumaplus.spi.WebSocketSession;
 import dev.pumaplus.spi.WebSocketSettings;
@@ -72,7 +71,7 @@ class HeldWebSocketHandlerTest {
     private final EmbeddedChannel client = new EmbeddedChannel(new WebSocket13FrameEncoder(true),
             new WebSocket13FrameDecoder(false, true, 1 << 20));
     private EmbeddedChannel server;
-    private HeldWebSocket held;
+    private HeldWebSocketHandler held;
 
     @BeforeEach
     void install() {

@@ -15,7 +15,6 @@ import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.TlsMaterial;
 import dev.pumaplus.spi.WebSocketHub;
-import dev.pumaplus.spi.WebSocketSettings;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -75,7 +74,7 @@ final class H1Server implements Listener {
         this.h2 = h2;
         this.h3 = h3;
         this.webSockets = hub == null ? null
-                : new WebSocketUpgrade(hub, WebSocketSettings.from(settings), config.writeTimeoutSecs());
+                : new WebSocketUpgrade(hub);
     }
 
     /**

@@ -5,7 +5,6 @@
  */
 package dev.pumaplus.protocol.h2;
 
-import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.Listener;
@@ -13,7 +12,6 @@ import dev.pumaplus.spi.ProtocolEndpoint;
 import dev.pumaplus.spi.ProtocolFactory;
 import dev.pumaplus.spi.ProtocolServices;
 import dev.pumaplus.spi.WebSocketHub;
-import dev.pumaplus.spi.WebSocketSettings;
 import java.util.List;
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
@@ -39,8 +37,7 @@ public final class H2Activator implements BundleActivator {
         HostSettings settings = host.settings();
         // Optional, as for protocol-h1: without the host's WebSocket hub no extended CONNECT is offered.
         WebSocketHub hub = host.optional(WebSocketHub.class);
-        H2WebSockets webSockets = hub == null ? null : new H2WebSockets(hub, WebSocketSettings.from(settings),
-                ConnectionSettings.from(settings).writeTimeout().toSeconds());
+        H2WebSockets webSockets = hub == null ? null : new H2WebSockets(hub);
         H2Connections connections = new H2Connections(host.queue(), H2Config.from(settings), webSockets);
         return new ProtocolEndpoint("h2", connections, List.of(Http2Handoff.class, Listener.class),
                 connections::close);
