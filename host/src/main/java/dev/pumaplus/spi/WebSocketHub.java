@@ -52,13 +52,13 @@ public interface WebSocketHub {
     WebSocketSession hold(Exchange upgrade, boolean sticky, WebSocketPeer peer);
 
     /**
-     * permessage-deflate (RFC 7692) for a client's {@code Sec-WebSocket-Extensions} offer (null: none): the
-     * agreed extension, its answer added to {@code responseHeaders}; or null. Its decoder fails (1009) a frame
+     * permessage-deflate (RFC 7692) for the offer in the {@code Sec-WebSocket-Extensions} field of a client's
+     * {@code handshake} (none without the field): the agreed extension, its answer added to {@code responseHeaders}; or null. Its decoder fails (1009) a frame
      * that inflates past {@link WebSocketSettings#maxMessage()} and a little slack, since the frame decoder's
      * limit bounds only the compressed bytes. Any thread. A hub that holds no WebSocket connections of its own
      * (one that serves only WebTransport sessions) need not offer it.
      */
-    default WebSocketServerExtension negotiateDeflate(String offered,
+    default WebSocketServerExtension negotiateDeflate(RequestHead handshake,
                                                       List<Map.Entry<String, String>> responseHeaders) {
         throw new UnsupportedOperationException("this hub holds no WebSocket connections");
     }

@@ -168,7 +168,15 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
     }
 
     @Override
-    public WebSocketServerExtension negotiateDeflate(String offered, List<Map.Entry<String, String>> responseHeaders) {
+    public WebSocketServerExtension negotiateDeflate(RequestHead handshake,
+                                                     List<Map.Entry<String, String>> responseHeaders) {
+        String offered = null;
+        for (Map.Entry<String, String> field : handshake.headers()) {
+            if (field.getKey().equalsIgnoreCase("sec-websocket-extensions")) {
+                offered = field.getValue();
+                break;
+            }
+        }
         return HeldWebSocketHandler.negotiateDeflate(offered, codec, responseHeaders);
     }
 

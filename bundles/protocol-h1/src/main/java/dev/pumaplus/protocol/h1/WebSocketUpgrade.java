@@ -79,7 +79,7 @@ final class WebSocketUpgrade {
                 headers.add(Map.entry("Sec-WebSocket-Protocol", h.getValue()));
             }
         }
-        WebSocketServerExtension deflate = hub.negotiateDeflate(header(head, "sec-websocket-extensions"), headers);
+        WebSocketServerExtension deflate = hub.negotiateDeflate(head, headers);
         response.hijacked(101, headers);
         ctx.flush();
         // In, and held (its open event queued), before the HTTP handlers leave: the decoder hands on the bytes

@@ -66,7 +66,7 @@ final class H2WebSockets {
                 extra.add(Map.entry("sec-websocket-protocol", h.getValue()));
             }
         }
-        WebSocketServerExtension deflate = hub.negotiateDeflate(header(head, "sec-websocket-extensions"), extra);
+        WebSocketServerExtension deflate = hub.negotiateDeflate(head, extra);
         Http2Headers out = new DefaultHttp2Headers().status("200");
         for (Map.Entry<String, String> h : extra) {
             out.add(h.getKey().toLowerCase(java.util.Locale.ROOT), h.getValue());
@@ -75,15 +75,6 @@ final class H2WebSockets {
         stream.pipeline().addAfter(streamHandler, "ws-stream-bytes", new StreamBytes());
         hub.install(stream.pipeline(), "ws-stream-bytes", deflate, upgrade, sticky);
         stream.pipeline().remove(streamHandler);
-    }
-
-    private static String header(RequestHead head, String name) {
-        for (Map.Entry<String, String> h : head.headers()) {
-            if (h.getKey().equalsIgnoreCase(name)) {
-                return h.getValue();
-            }
-        }
-        return null;
     }
 
     /**
