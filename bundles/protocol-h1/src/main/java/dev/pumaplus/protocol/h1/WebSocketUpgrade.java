@@ -10,7 +10,6 @@ import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.ResponseSink;
 import dev.pumaplus.spi.WebSocketHub;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -105,7 +104,7 @@ final class WebSocketUpgrade {
      * A handshake request's sink in front of its {@link PendingResponse}. Host threads call it as any sink;
      * the accept hops to the connection's event loop, where {@code submit} ran and kept the upgrade's exchange.
      */
-    private static final class AcceptSink implements ResponseSink {
+    private static final class AcceptSink extends ForwardingSink {
         private final PendingResponse response;
         private final H1ConnectionHandler connection;
         private final ChannelHandlerContext ctx;
@@ -113,6 +112,7 @@ final class WebSocketUpgrade {
         private volatile boolean taken;
 
         AcceptSink(PendingResponse response, H1ConnectionHandler connection, ChannelHandlerContext ctx) {
+            super(response);
             this.response = response;
             this.connection = connection;
             this.ctx = ctx;
@@ -150,27 +150,12 @@ final class WebSocketUpgrade {
         }
 
         @Override
-        public boolean acceptsFiles() {
-            return response.acceptsFiles();
-        }
-
-        @Override
         public boolean file(FileRegion region, boolean endOfStream) {
             if (taken) {
                 region.release();
                 return true;
             }
             return response.file(region, endOfStream);
-        }
-
-        @Override
-        public void earlyHints(List<Map.Entry<String, String>> headers) {
-            response.earlyHints(headers);
-        }
-
-        @Override
-        public boolean hijack(int status, List<Map.Entry<String, String>> headers, Channel app, Runnable welcome) {
-            return response.hijack(status, headers, app, welcome);
         }
     }
 }
