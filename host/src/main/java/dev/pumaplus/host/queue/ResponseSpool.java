@@ -24,7 +24,7 @@ import java.util.ArrayDeque;
  * goes straight through: a streamed body reaches the client chunk by chunk. Once the sink answers false the
  * spool holds every later piece, in order, until {@link #resume}: body bytes in memory up to
  * {@link #MEMORY_BYTES}, past that appended to a spool file that has no name (made in
- * {@link RequestBodyBuffer#SPOOL_DIR} and unlinked at once); a file region (RESPONSE_FILE) is held as its
+ * {@link SpoolingBodyBuffer#SPOOL_DIR} and unlinked at once); a file region (RESPONSE_FILE) is held as its
  * open file, never copied. A held file region goes to a sink that takes files as one region; to one that
  * does not, and for the spool file's bytes, it is read in pieces of {@link #PIECE_BYTES}, each a
  * {@code body} call, stopping whenever the sink answers false.

@@ -3,7 +3,7 @@
  * against the body limit, held in memory up to 112 KiB and spooled to an unnamed temporary file beyond that,
  * and submitted only once it is complete, so a request never reaches the queue, let alone a worker slot,
  * before the client has sent all of it. HTTP/1.1, h2 and HTTP/3 feed every request body through one of
- * these, so the rule exists once. Also the one place the host's spool files are made and closed.
+ * these, so the rule exists once. Also names the host's spool directory and how any spool file is closed.
  */
 package dev.pumaplus.host.queue;
 
