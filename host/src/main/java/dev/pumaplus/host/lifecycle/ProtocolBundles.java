@@ -27,8 +27,8 @@ import org.osgi.framework.ServiceRegistration;
 /**
  * Listens on the framework's service registry. A factory is opened on the thread that registered it (the
  * bundle's start), with services looked up through the bundle's own context, so the framework counts them
- * as the bundle's. An open that throws is logged and kept as the bundle's {@link #failure}, which the
- * launcher turns into a failed start (OSGi does not let a service listener fail a bundle's start). When the
+ * as the bundle's. An open that throws is kept as the bundle's {@link #failure}, which the launcher turns
+ * into a failed start (OSGi does not let a service listener fail a bundle's start). When the
  * factory goes (its bundle stops): the endpoint's services are unregistered, the endpoint closed, and every
  * service the open used released. Thread-safe: the framework calls one event at a time per bundle.
  */
@@ -93,7 +93,8 @@ public final class ProtocolBundles implements ServiceListener {
         } catch (RuntimeException e) {
             lookups.releaseAll();
             failures.put(bundle.getBundleId(), e);
-            LOG.log(System.Logger.Level.ERROR, name + ": " + e.getMessage());
+            // Reported once, by whoever started the bundle (the launcher's "bundle ... failed to start").
+            LOG.log(System.Logger.Level.DEBUG, name + ": " + e.getMessage());
         }
     }
 
