@@ -47,17 +47,6 @@ class RoomRulesTest {
             "dev.pumaplus.controller", "dev.pumaplus.actuator.fork", "dev.pumaplus.actuator.ractor",
             "dev.pumaplus.actuator.thread");
 
-    /**
-     * Classes of the SPI that still carry logic, waiting to move out (to the host behind a service, or into the
-     * one bundle that uses them). The list may only shrink: a class listed here that has become contract, or
-     * is gone, fails {@link #spiHoldsContractsOnly()} too, so the entry is deleted with the move.
-     */
-    private static final Set<String> SPI_LOGIC_TO_MOVE = Set.of(
-            "dev.pumaplus.spi.ActuatorActivator", "dev.pumaplus.spi.HeaderFields",
-            "dev.pumaplus.spi.HeldWebSocket", "dev.pumaplus.spi.ProtocolActivator",
-            "dev.pumaplus.spi.RequestBodyBuffer", "dev.pumaplus.spi.ResponseBackpressure",
-            "dev.pumaplus.spi.TlsMaterial");
-
     private static JavaClasses classes;
 
     @BeforeAll
@@ -145,7 +134,7 @@ class RoomRulesTest {
     @Test
     void spiHoldsContractsOnly() {
         classes().that().resideInAPackage("dev.pumaplus.spi..")
-                .should(beContractOrListedDebt())
+                .should(beContract())
                 .because("the SPI holds interfaces, records, enums and constants; logic lives in the host or "
                         + "in the bundle that uses it")
                 .check(classes);
@@ -153,24 +142,15 @@ class RoomRulesTest {
 
     /**
      * A contract: an interface, record, enum or annotation, or a constants holder (static final fields, no
-     * method but a private constructor); or a class named in {@link #SPI_LOGIC_TO_MOVE} that still has logic.
+     * method but a private constructor). No exceptions.
      */
-    private static ArchCondition<JavaClass> beContractOrListedDebt() {
+    private static ArchCondition<JavaClass> beContract() {
         return new ArchCondition<>("be an interface, record, enum or constants holder") {
             @Override
             public void check(JavaClass c, ConditionEvents events) {
-                JavaClass top = c;
-                while (top.getEnclosingClass().isPresent()) {
-                    top = top.getEnclosingClass().get();
-                }
-                boolean contract = isContract(c);
-                boolean listed = SPI_LOGIC_TO_MOVE.contains(top.getName());
-                if (!contract && !listed) {
+                if (!isContract(c)) {
                     events.add(SimpleConditionEvent.violated(c, c.getName()
                             + " has logic beyond a record's: move it out of the SPI"));
-                } else if (listed && c == top && contract) {
-                    events.add(SimpleConditionEvent.violated(c, c.getName()
-                            + " is contract now: delete it from SPI_LOGIC_TO_MOVE"));
                 }
             }
         };

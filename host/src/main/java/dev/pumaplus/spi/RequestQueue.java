@@ -36,4 +36,19 @@ public interface RequestQueue {
      * @return the handle through which the protocol cancels and reports T6
      */
     Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile, ResponseSink sink);
+
+    /**
+     * A new count of one response's unwritten body bytes with the host's water marks, which the protocol's
+     * sink consults in {@link ResponseSink#body}; one per response. Thread-safe.
+     */
+    ResponseBackpressure backpressure();
+
+    /**
+     * A new buffer for one request's body, which calls {@code submitter} once the whole body has arrived (see
+     * {@link RequestBodyBuffer} for the rule). Thread-safe; the buffer is confined to the reading thread.
+     *
+     * @param limitBytes the most body bytes a request may have ({@code http_content_length_limit}); 0 or
+     *                   less: no limit
+     */
+    RequestBodyBuffer bodyBuffer(long limitBytes, RequestBodyBuffer.Submitter submitter);
 }

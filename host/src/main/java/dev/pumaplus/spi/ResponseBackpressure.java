@@ -6,25 +6,22 @@
  */
 package dev.pumaplus.spi;
 
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
- * Counts one response's unwritten body bytes. A sink calls {@link #accepted} when {@link ResponseSink#body}
- * takes bytes, {@link #pause} to learn what {@code body} must answer, and {@link #written} as bytes reach the
- * client (or are released); when {@code written} returns true the sink calls
- * {@link Exchange#resumeResponse()}. Exactly one resume answers each pause. Thread-safe: accept and pause
- * run on the host's threads, written on the protocol's.
+ * Counts one response's unwritten body bytes; made by {@link RequestQueue#backpressure()}, one per response.
+ * A sink calls {@link #accepted} when {@link ResponseSink#body} takes bytes, {@link #pause} to learn what
+ * {@code body} must answer, and {@link #written} as bytes reach the client (or are released); when
+ * {@code written} returns true the sink calls {@link Exchange#resumeResponse()}. Exactly one resume answers
+ * each pause. Thread-safe: accept and pause run on the host's threads, written on the protocol's.
  */
-public final class ResponseBackpressure {
+public interface ResponseBackpressure {
 
     /** Unwritten body bytes above which {@code body} answers false (the host holds the rest). */
-    public static final long HIGH_WATER_BYTES = 1 << 20;
+    long HIGH_WATER_BYTES = 1 << 20;
     /** Unwritten body bytes at or below which a paused response is resumed. */
-    public static final long LOW_WATER_BYTES = 256 << 10;
+    long LOW_WATER_BYTES = 256 << 10;
 
     /** What {@link #pause} decided. */
-    public enum Pause {
+    enum Pause {
         /** Keep sending: {@code body} answers true. */
         NONE,
         /** A pause begins with this piece: {@code body} answers false, a resume will follow. */
@@ -33,38 +30,18 @@ public final class ResponseBackpressure {
         CONTINUED
     }
 
-    private final AtomicLong unwritten = new AtomicLong();
-    private final AtomicBoolean paused = new AtomicBoolean();
-
     /** Counts {@code bytes} as unwritten; returns the new count. */
-    public long accepted(long bytes) {
-        return unwritten.addAndGet(bytes);
-    }
+    long accepted(long bytes);
 
-    /** Whether the piece that brought the count to {@code count} pauses the response. */
-    public Pause pause(long count, boolean endOfStream) {
-        if (endOfStream || count <= HIGH_WATER_BYTES) {
-            return Pause.NONE;
-        }
-        if (paused.getAndSet(true)) {
-            return Pause.CONTINUED; // its resume comes once the writes drain
-        }
-        // Re-check after publishing the pause: writes that completed meanwhile saw paused still false and
-        // sent no resume. If they brought the count down, take the pause back (unless a completion already
-        // claimed it, in which case its resume is on its way and pausing is the right answer).
-        if (unwritten.get() <= LOW_WATER_BYTES && paused.compareAndSet(true, false)) {
-            return Pause.NONE;
-        }
-        return Pause.STARTED;
-    }
+    /**
+     * Whether the piece that brought the count to {@code count} pauses the response: never the last piece
+     * ({@code endOfStream}) nor one that leaves at most {@link #HIGH_WATER_BYTES} unwritten.
+     */
+    Pause pause(long count, boolean endOfStream);
 
     /** {@code bytes} left the count; true when this ends a pause (the caller then resumes the host). */
-    public boolean written(long bytes) {
-        return bytes != 0 && unwritten.addAndGet(-bytes) <= LOW_WATER_BYTES && paused.compareAndSet(true, false);
-    }
+    boolean written(long bytes);
 
     /** Body bytes accepted and not yet written. */
-    public long unwritten() {
-        return unwritten.get();
-    }
+    long unwritten();
 }

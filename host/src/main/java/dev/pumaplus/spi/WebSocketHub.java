@@ -5,6 +5,8 @@
  */
 package dev.pumaplus.spi;
 
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -20,8 +22,9 @@ import java.util.Map;
  *       ({@code puma_plus.websocket.event = upgrade}); past {@link WebSocketSettings#maxConnections()} the
  *       host answers 503 itself.</li>
  *   <li>The app accepts with status 101 and {@link #ACCEPT_HEADER} ({@link #routing}); the protocol answers
- *       the handshake (HTTP/1.1: a 101 with {@link #acceptKey}; h2: {@code :status 200}), installs the
- *       WebSocket codec ({@link HeldWebSocket#install}) and calls {@link #hold}.</li>
+ *       the handshake (HTTP/1.1: a 101 with {@link #acceptKey}; h2: {@code :status 200}) with the
+ *       extension {@link #negotiateDeflate} agreed, and has the hub install the WebSocket codec on the
+ *       connection and hold it ({@link #install}).</li>
  *   <li>Each message goes to {@link WebSocketSession#message}; the closed connection to
  *       {@link WebSocketSession#closed}.</li>
  * </ol>
@@ -47,6 +50,34 @@ public interface WebSocketHub {
      * routing binds to the worker process that ran it).
      */
     WebSocketSession hold(Exchange upgrade, boolean sticky, WebSocketPeer peer);
+
+    /**
+     * permessage-deflate (RFC 7692) for the offer in the {@code Sec-WebSocket-Extensions} field of a client's
+     * {@code handshake} (none without the field): the agreed extension, its answer added to {@code responseHeaders}; or null. Its decoder fails (1009) a frame
+     * that inflates past {@link WebSocketSettings#maxMessage()} and a little slack, since the frame decoder's
+     * limit bounds only the compressed bytes. Any thread. A hub that holds no WebSocket connections of its own
+     * (one that serves only WebTransport sessions) need not offer it.
+     */
+    default WebSocketServerExtension negotiateDeflate(RequestHead handshake,
+                                                      List<Map.Entry<String, String>> responseHeaders) {
+        throw new UnsupportedOperationException("this hub holds no WebSocket connections");
+    }
+
+    /**
+     * Adds the RFC 6455 server codec after the handler named {@code after}: frame encoder and decoder (masked
+     * frames, {@link WebSocketSettings#maxMessage()} per frame), the {@code deflate} extension when one was
+     * agreed (or null), UTF-8 validation of text, fragments joined up to the same limit, the ping timer, and
+     * last the connection's {@link HeldWebSocket}; then holds the connection as {@link #hold} with
+     * {@code upgrade} and {@code sticky}, and returns the handler. A close frame waits behind what is pending
+     * and the socket closes when the client answers it or after {@code write_timeout}; a message that would
+     * take the pending outbound bytes past {@link WebSocketSettings#outboundLimit()} closes the connection
+     * with 1008. The pipeline below {@code after} must carry the connection's bytes as ByteBufs. The
+     * channel's event loop. A hub that holds no WebSocket connections of its own need not offer it.
+     */
+    default HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketServerExtension deflate,
+                                  Exchange upgrade, boolean sticky) {
+        throw new UnsupportedOperationException("this hub holds no WebSocket connections");
+    }
 
     /**
      * What a protocol turned away of the WebTransport sessions it serves, each counted by the hub for

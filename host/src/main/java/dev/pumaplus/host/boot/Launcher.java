@@ -10,8 +10,10 @@ import dev.pumaplus.host.config.HostConfig;
 import dev.pumaplus.host.control.ControlApp;
 import dev.pumaplus.host.framework.EmbeddedFelix;
 import dev.pumaplus.host.framework.ExportedPackages;
+import dev.pumaplus.host.lifecycle.ActuatorBundles;
 import dev.pumaplus.host.lifecycle.Generations;
 import dev.pumaplus.host.lifecycle.ProcessFiles;
+import dev.pumaplus.host.lifecycle.ProtocolBundles;
 import dev.pumaplus.host.lifecycle.ShepherdCommand;
 import dev.pumaplus.host.lifecycle.ShepherdConfig;
 import dev.pumaplus.host.lifecycle.ShepherdGeneration;
@@ -28,6 +30,7 @@ import dev.pumaplus.host.queue.RequestLog;
 import dev.pumaplus.host.queue.RequestReporting;
 import dev.pumaplus.host.queue.WebSockets;
 import dev.pumaplus.spi.ConcurrencyLimit;
+import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
@@ -243,20 +246,26 @@ public final class Launcher {
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, admission, null);
-        webSockets.configure(WebSocketSettings.from(settings));
+        webSockets.configure(WebSocketSettings.from(settings), ConnectionSettings.from(settings).writeTimeout().toSeconds());
         felix.context().registerService(WebSocketHub.class, webSockets, null);
         felix.context().registerService(EventLoops.class, transport, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);
         felix.context().registerService(ConcurrencyLimit.class, new HostConcurrencyLimit(dispatcher), null);
         felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher,
                 generations::scaleWorkers, generations::scaleExtraSlots, config.threads(), config.workers()), null);
+        ProtocolBundles protocols = new ProtocolBundles(felix.context());
+        protocols.open();
+        new ActuatorBundles(felix.context()).open();
         for (String name : config.bundles()) {
             Path jar = gem.resolve("vendor").resolve("java").resolve("bundles").resolve(name + ".jar");
             try {
                 if (!Files.isRegularFile(jar)) {
                     throw new BundleException("no such file " + jar);
                 }
-                felix.installAndStart(jar);
+                RuntimeException refused = protocols.failure(felix.installAndStart(jar));
+                if (refused != null) {
+                    throw refused; // the bundle started, but its endpoint did not open
+                }
             } catch (BundleException | RuntimeException e) {
                 LOG.log(Level.ERROR, "bundle " + name + " failed to start: " + describe(e));
                 return 1;

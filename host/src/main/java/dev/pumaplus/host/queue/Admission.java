@@ -11,6 +11,7 @@ import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -86,6 +87,16 @@ public final class Admission implements RequestQueue {
     }
 
     @Override
+    public RequestBodyBuffer bodyBuffer(long limitBytes, RequestBodyBuffer.Submitter submitter) {
+        return new SpoolingBodyBuffer(limitBytes, submitter);
+    }
+
+    @Override
+    public ResponseBackpressure backpressure() {
+        return new ResponseWaterMarks();
+    }
+
+    @Override
     public Exchange submit(Object connection, RequestHead head, ByteBuf body, FileChannel bodyFile,
                            ResponseSink sink) {
         return submit(connection, head, body, bodyFile, sink, List.of(), 0);
@@ -107,7 +118,7 @@ public final class Admission implements RequestQueue {
         }
         if (health && byHost) {
             body.release();
-            RequestBodyBuffer.closeSpool(bodyFile);
+            SpoolingBodyBuffer.closeSpool(bodyFile);
             answerHealth(sink);
             return HostAnswer.DONE;
         }

@@ -6,7 +6,6 @@
  */
 package dev.pumaplus.host.queue;
 
-import dev.pumaplus.spi.RequestBodyBuffer;
 import io.netty.buffer.ByteBuf;
 import java.nio.channels.FileChannel;
 
@@ -72,7 +71,7 @@ final class PendingBody {
             body.release();
             body = null;
         }
-        RequestBodyBuffer.closeSpool(file);
+        SpoolingBodyBuffer.closeSpool(file);
         file = null;
     }
 }

@@ -6,7 +6,6 @@
  */
 package dev.pumaplus.host.queue;
 
-import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.ResponseSink;
 import dev.pumaplus.wire.ResponseFile;
 import io.netty.buffer.ByteBuf;
@@ -25,7 +24,7 @@ import java.util.ArrayDeque;
  * goes straight through: a streamed body reaches the client chunk by chunk. Once the sink answers false the
  * spool holds every later piece, in order, until {@link #resume}: body bytes in memory up to
  * {@link #MEMORY_BYTES}, past that appended to a spool file that has no name (made in
- * {@link RequestBodyBuffer#SPOOL_DIR} and unlinked at once); a file region (RESPONSE_FILE) is held as its
+ * {@link SpoolingBodyBuffer#SPOOL_DIR} and unlinked at once); a file region (RESPONSE_FILE) is held as its
  * open file, never copied. A held file region goes to a sink that takes files as one region; to one that
  * does not, and for the spool file's bytes, it is read in pieces of {@link #PIECE_BYTES}, each a
  * {@code body} call, stopping whenever the sink answers false.
@@ -130,7 +129,7 @@ final class ResponseSpool {
     /** A file region, opened ({@code data} is owned from now on): delivered now, or held. */
     void file(FileChannel data, long offset, long length, boolean endOfStream) {
         if (closed) {
-            RequestBodyBuffer.closeSpool(data);
+            SpoolingBodyBuffer.closeSpool(data);
             return;
         }
         endHeld = endOfStream;
@@ -153,13 +152,13 @@ final class ResponseSpool {
             if (part instanceof ByteBuf b) {
                 b.release();
             } else if (part instanceof Region r) {
-                RequestBodyBuffer.closeSpool(r.data);
+                SpoolingBodyBuffer.closeSpool(r.data);
             }
         }
         heldInMemory = 0;
         endHeld = false;
         if (spool != null) {
-            RequestBodyBuffer.closeSpool(spool);
+            SpoolingBodyBuffer.closeSpool(spool);
             spool = null;
         }
     }
@@ -246,7 +245,7 @@ final class ResponseSpool {
             boolean done = r.offset == r.end;
             if (done) {
                 held.poll();
-                RequestBodyBuffer.closeSpool(r.data);
+                SpoolingBodyBuffer.closeSpool(r.data);
             }
             deliver(piece, done && held.isEmpty() && endHeld);
             if (paused || closed) {
@@ -279,7 +278,7 @@ final class ResponseSpool {
         int size = chunk.readableBytes();
         try {
             if (spool == null) {
-                Path path = Files.createTempFile(RequestBodyBuffer.SPOOL_DIR, "puma-plus-response-", ".tmp");
+                Path path = Files.createTempFile(SpoolingBodyBuffer.SPOOL_DIR, "puma-plus-response-", ".tmp");
                 try {
                     spool = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
                 } finally {

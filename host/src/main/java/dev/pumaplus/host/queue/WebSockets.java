@@ -6,7 +6,9 @@
 package dev.pumaplus.host.queue;
 
 import dev.pumaplus.host.measure.QueueMetrics;
+import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.ResponseSink;
 import dev.pumaplus.spi.WebSocketHub;
@@ -16,6 +18,8 @@ import dev.pumaplus.spi.WebSocketSettings;
 import dev.pumaplus.wire.WebSocketCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.websocketx.extensions.WebSocketServerExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -72,6 +76,10 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
     private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Set<Session>> channels = new ConcurrentHashMap<>();
     private volatile int maxConnections = WebSocketSettings.DEFAULT_MAX_CONNECTIONS;
+    private volatile WebSocketSettings codec = new WebSocketSettings(WebSocketSettings.DEFAULT_MAX_MESSAGE,
+            WebSocketSettings.DEFAULT_OUTBOUND_LIMIT, WebSocketSettings.DEFAULT_PING_INTERVAL,
+            WebSocketSettings.DEFAULT_MAX_CONNECTIONS);
+    private volatile long writeTimeoutSecs = ConnectionSettings.DEFAULT_WRITE_TIMEOUT.toSeconds();
 
     /** @param metrics where the host's own 503 for an upgrade beyond the limit is counted */
     public WebSockets(Admission admission, QueueMetrics metrics) {
@@ -79,9 +87,15 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
         this.metrics = metrics;
     }
 
-    /** Config {@code websocket_max_connections}. */
-    public void configure(WebSocketSettings settings) {
+    /**
+     * Config {@code websocket_max_connections} and the codec's limits ({@code websocket_max_message},
+     * {@code websocket_outbound_limit}, {@code websocket_ping_interval}); {@code writeTimeoutSecs}
+     * ({@code write_timeout}) is how long a closing connection's close frame may wait to be written.
+     */
+    public void configure(WebSocketSettings settings, long writeTimeoutSecs) {
         maxConnections = settings.maxConnections();
+        codec = settings;
+        this.writeTimeoutSecs = writeTimeoutSecs;
     }
 
     /** Connections held now. Any thread. */
@@ -153,6 +167,27 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
         sessions.put(session.id, session);
         session.enqueue(new Event("open", null, -1, Unpooled.EMPTY_BUFFER, System.nanoTime(), 0));
         return session;
+    }
+
+    @Override
+    public WebSocketServerExtension negotiateDeflate(RequestHead handshake,
+                                                     List<Map.Entry<String, String>> responseHeaders) {
+        String offered = null;
+        for (Map.Entry<String, String> field : handshake.headers()) {
+            if (field.getKey().equalsIgnoreCase("sec-websocket-extensions")) {
+                offered = field.getValue();
+                break;
+            }
+        }
+        return HeldWebSocketHandler.negotiateDeflate(offered, codec, responseHeaders);
+    }
+
+    @Override
+    public HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketServerExtension deflate,
+                                 Exchange upgrade, boolean sticky) {
+        HeldWebSocketHandler handler = HeldWebSocketHandler.install(pipeline, after, codec, writeTimeoutSecs, deflate);
+        handler.held(hold(upgrade, sticky, handler));
+        return handler;
     }
 
     /**

@@ -309,7 +309,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
             // body follows only when the protocol refused the hijack and the app answered normally; the
             // client's connection is closed then, and the body is drained and dropped.)
         } else if (!response.cancelled()) {
-            List<Map.Entry<String, String>> headers = head.headers();
+            List<Map.Entry<String, String>> headers = ResponseFields.clientSafe(head.headers());
             if (reporting.serverTiming()) {
                 headers.add(Map.entry("Server-Timing", ServerTimingHeader.value(ex.dispatchedNanos() - ex.runnableNanos,
                         response.serviceNanos())));
@@ -328,7 +328,7 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
         }
         ResponseRecord response = current.response;
         if (!response.cancelled() && hijackOffer == null) {
-            response.sink().earlyHints(PairList.decode(frame.payload(), 0));
+            response.sink().earlyHints(ResponseFields.clientSafe(PairList.decode(frame.payload(), 0)));
         }
     }
 
@@ -356,7 +356,8 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
         headArrived(ex, head);
         if (!ex.response.cancelled()) {
             hijacks.offer(ex.requestId,
-                    new Hijacks.Offer(ex, this, head.status(), head.headers(), Protocol.VERSION));
+                    new Hijacks.Offer(ex, this, head.status(), ResponseFields.clientSafe(head.headers()),
+                            Protocol.VERSION));
         }
         responseDone(ex);
     }

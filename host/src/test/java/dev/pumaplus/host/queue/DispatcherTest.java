@@ -237,6 +237,19 @@ public class DispatcherTest {
     }
 
     @Test
+    void fieldsThatCouldSplitTheResponseNeverReachTheProtocol() {
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        RecordingSink sink = new RecordingSink();
+        submit(new Object(), "/split", sink);
+        worker.takeRequestPath();
+        worker.channel.writeInbound(new dev.pumaplus.wire.ResponseHead(200, 0, 0, 0, List.of(
+                        Map.entry("X-Bad", "a\r\nInjected: 1"), Map.entry("Bad Name", "v"), Map.entry("X-Nul", "a\0b"),
+                        Map.entry("Set-Cookie", "a=1"), Map.entry("Set-Cookie", "b=2")))
+                .toFrame(ByteBufAllocator.DEFAULT, true));
+        assertEquals("head 200 [Set-Cookie=a=1, Set-Cookie=b=2] end", sink.events.get(0));
+    }
+
+    @Test
     void linkDeathAfterTheHeadReportsHeadSent() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         RecordingSink sink = new RecordingSink();

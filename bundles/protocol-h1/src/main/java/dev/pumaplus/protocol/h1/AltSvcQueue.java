@@ -5,21 +5,20 @@
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import java.nio.channels.FileChannel;
-import io.netty.channel.Channel;
-import io.netty.channel.FileRegion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Wraps the host's queue: each submitted sink is wrapped so that {@link ResponseSink#head} carries one more
- * header. Every other sink method is forwarded unchanged; a method added to ResponseSink must be forwarded
- * here too. Thread-safe (immutable).
+ * header. Every other sink method is forwarded unchanged ({@link ForwardingSink}). Thread-safe (immutable).
  *
  * @param queue  the host's queue
  * @param altSvc the {@code Alt-Svc} value, e.g. {@code h3=":443"; ma=86400}
@@ -32,11 +31,20 @@ record AltSvcQueue(RequestQueue queue, String altSvc) implements RequestQueue {
         return queue.submit(connection, head, body, bodyFile, new Sink(sink));
     }
 
-    private final class Sink implements ResponseSink {
-        private final ResponseSink sink;
+    @Override
+    public RequestBodyBuffer bodyBuffer(long limitBytes, RequestBodyBuffer.Submitter submitter) {
+        return queue.bodyBuffer(limitBytes, submitter);
+    }
+
+    @Override
+    public ResponseBackpressure backpressure() {
+        return queue.backpressure();
+    }
+
+    private final class Sink extends ForwardingSink {
 
         Sink(ResponseSink sink) {
-            this.sink = sink;
+            super(sink);
         }
 
         @Override
@@ -45,36 +53,6 @@ record AltSvcQueue(RequestQueue queue, String altSvc) implements RequestQueue {
             more.addAll(headers);
             more.add(Map.entry("Alt-Svc", altSvc));
             sink.head(status, more, endOfStream);
-        }
-
-        @Override
-        public boolean body(ByteBuf chunk, boolean endOfStream) {
-            return sink.body(chunk, endOfStream);
-        }
-
-        @Override
-        public void fail(int status, String reason, boolean headSent) {
-            sink.fail(status, reason, headSent);
-        }
-
-        @Override
-        public boolean acceptsFiles() {
-            return sink.acceptsFiles();
-        }
-
-        @Override
-        public boolean file(FileRegion region, boolean endOfStream) {
-            return sink.file(region, endOfStream);
-        }
-
-        @Override
-        public void earlyHints(List<Map.Entry<String, String>> headers) {
-            sink.earlyHints(headers);
-        }
-
-        @Override
-        public boolean hijack(int status, List<Map.Entry<String, String>> headers, Channel app, Runnable welcome) {
-            return sink.hijack(status, headers, app, welcome);
         }
     }
 }

@@ -1,33 +1,42 @@
 /*
- * Starts and stops the HTTP/1.1 protocol bundle inside the host's OSGi framework: opens the listeners
- * (accept → parse → queue → ...) and registers them as a Listener service for the host's graceful stop.
+ * Starts the HTTP/1.1 protocol bundle inside the host's OSGi framework: offers the factory with which the
+ * host opens the listeners (accept → parse → queue → ...) and registers them as a Listener service for its
+ * graceful stop; stopping the bundle closes them.
  */
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.EventLoops;
-import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
-import dev.pumaplus.spi.ProtocolActivator;
-import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ProtocolEndpoint;
+import dev.pumaplus.spi.ProtocolFactory;
+import dev.pumaplus.spi.ProtocolServices;
 import dev.pumaplus.spi.WebSocketHub;
 import java.util.List;
+import org.osgi.framework.BundleActivator;
+import org.osgi.framework.BundleContext;
 
-/** The bundle's activator: binds every configured address, or fails naming the address. */
-public final class H1Activator extends ProtocolActivator {
+/** The bundle's activator: its endpoint binds every configured address, or fails naming the address. */
+public final class H1Activator implements BundleActivator {
 
-    public H1Activator() {
-        super("protocol-h1", "http/1.1");
+    @Override
+    public void start(BundleContext context) {
+        context.registerService(ProtocolFactory.class, H1Activator::open, null);
     }
 
     @Override
-    protected Endpoint open(HostSettings settings, RequestQueue queue) {
+    public void stop(BundleContext context) {
+        // the framework withdraws the factory, and the host then closes the endpoint
+    }
+
+    private static ProtocolEndpoint open(ProtocolServices host) {
         // Optional: protocol-h2 and protocol-h3 are started before this bundle when the deployment loads them;
         // without the host's WebSocket hub (a host embedding the bundle for tests) a handshake is a request.
-        H1Server server = new H1Server(settings, queue, host(EventLoops.class), optional(Http2Handoff.class),
-                optional(Http3Endpoints.class), optional(WebSocketHub.class));
+        H1Server server = new H1Server(host.settings(), host.queue(), host.host(EventLoops.class),
+                host.optional(Http2Handoff.class), host.optional(Http3Endpoints.class),
+                host.optional(WebSocketHub.class));
         server.start();
-        return new Endpoint(server, List.of(Listener.class), server::close);
+        return new ProtocolEndpoint("http/1.1", server, List.of(Listener.class), server::close);
     }
 }

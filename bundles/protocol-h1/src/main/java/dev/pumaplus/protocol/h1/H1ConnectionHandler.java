@@ -226,7 +226,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             }
             boolean keepAlive = HttpUtil.isKeepAlive(request);
             clientSentLast = !keepAlive;
-            PendingResponse response = new PendingResponse(this, ctx, http10, headRequest);
+            PendingResponse response = new PendingResponse(this, ctx, http10, headRequest, queue.backpressure());
             responses.add(response);
             if (!http10 && (chunked || contentLength > 0) && HttpUtil.is100ContinueExpected(request)) {
                 response.writeContinue();
@@ -307,7 +307,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             closeAfterWrites();
             return;
         }
-        PendingResponse response = new PendingResponse(this, ctx, http10, headRequest);
+        PendingResponse response = new PendingResponse(this, ctx, http10, headRequest, queue.backpressure());
         responses.add(response);
         response.failResponse(status);
     }

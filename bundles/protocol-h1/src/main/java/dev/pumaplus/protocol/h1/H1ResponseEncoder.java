@@ -5,7 +5,6 @@
  */
 package dev.pumaplus.protocol.h1;
 
-import dev.pumaplus.spi.HeaderFields;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -17,8 +16,9 @@ import java.util.Map;
  * Static functions that append to a buffer the caller owns (typically one pooled buffer per head), so a
  * response head costs one buffer and no intermediate strings. Thread-safe (no state).
  *
- * <p>Header fields from the app pass only if their name is a token and their value has no CR, LF or NUL
- * ({@link HeaderFields}): an app can never split a response. The fields that belong to the connection
+ * <p>Header fields come as the host passes them: only names that are tokens and values without CR, LF or
+ * NUL, so an app can never split a response (the host drops the rest as it decodes the app's head). The
+ * fields that belong to the connection
  * ({@code Connection}, {@code Keep-Alive}, {@code Proxy-Connection}, {@code Transfer-Encoding}) are the
  * encoder's to write, never the app's; an app's {@code Connection: close} is honoured.
  */
@@ -71,9 +71,6 @@ final class H1ResponseEncoder {
         for (Map.Entry<String, String> header : headers) {
             String name = header.getKey();
             String value = header.getValue();
-            if (!HeaderFields.isToken(name) || !HeaderFields.isFieldValue(value)) {
-                continue;
-            }
             if (name.equalsIgnoreCase("connection")) {
                 close |= hasToken(value, "close");
                 continue;
@@ -123,9 +120,7 @@ final class H1ResponseEncoder {
     static void unframedHead(ByteBuf out, boolean http10, int status, List<Map.Entry<String, String>> headers) {
         statusLine(out, http10, HttpResponseStatus.valueOf(status));
         for (Map.Entry<String, String> header : headers) {
-            if (HeaderFields.isToken(header.getKey()) && HeaderFields.isFieldValue(header.getValue())) {
-                field(out, header.getKey(), header.getValue());
-            }
+            field(out, header.getKey(), header.getValue());
         }
         out.writeShort(CRLF);
     }

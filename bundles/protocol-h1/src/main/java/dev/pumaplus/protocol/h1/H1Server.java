@@ -15,7 +15,6 @@ import dev.pumaplus.spi.Listener;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.TlsMaterial;
 import dev.pumaplus.spi.WebSocketHub;
-import dev.pumaplus.spi.WebSocketSettings;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
@@ -75,7 +74,7 @@ final class H1Server implements Listener {
         this.h2 = h2;
         this.h3 = h3;
         this.webSockets = hub == null ? null
-                : new WebSocketUpgrade(hub, WebSocketSettings.from(settings), config.writeTimeoutSecs());
+                : new WebSocketUpgrade(hub);
     }
 
     /**
@@ -126,7 +125,7 @@ final class H1Server implements Listener {
             H1ChannelInitializer initializer;
             try {
                 if (address.tls()) {
-                    material = TlsMaterial.load(address.cert(), address.key());
+                    material = PemFiles.load(address.cert(), address.key());
                 }
                 initializer = new H1ChannelInitializer(queue, config, h2, material, webSockets);
                 listeners.add(initializer);
@@ -165,8 +164,8 @@ final class H1Server implements Listener {
             if (material != null) {
                 // Browsers are told to trust a self-signed certificate over QUIC by this hash.
                 LOG.log(System.Logger.Level.INFO, "puma-plus: TLS on " + address.url(port)
-                        + ": certificate SPKI sha256 " + material.spkiSha256Base64() + " ("
-                        + material.keyAlgorithm() + " key)");
+                        + ": certificate SPKI sha256 " + PemFiles.spkiSha256Base64(material) + " ("
+                        + material.privateKey().getAlgorithm() + " key)");
             }
         }
         try {

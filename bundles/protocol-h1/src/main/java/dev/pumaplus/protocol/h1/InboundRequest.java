@@ -56,7 +56,7 @@ final class InboundRequest implements RequestBodyBuffer.Submitter {
         this.webSockets = webSockets;
         this.connection = connection;
         this.head = head(ctx, parsed.request(), parsed);
-        this.body = new RequestBodyBuffer(limitBytes, this);
+        this.body = queue.bodyBuffer(limitBytes, this);
     }
 
     PendingResponse response() {
@@ -98,7 +98,13 @@ final class InboundRequest implements RequestBodyBuffer.Submitter {
     public Exchange submit(ByteBuf bodyBytes, FileChannel bodyFile) {
         if (webSockets != null) {
             bodyBytes.release(); // a handshake is a GET: nothing to send
-            RequestBodyBuffer.closeSpool(bodyFile);
+            if (bodyFile != null) {
+                try {
+                    bodyFile.close(); // unnamed: closing it frees its blocks
+                } catch (java.io.IOException ignored) {
+                    // nothing else to lose
+                }
+            }
             exchange = webSockets.hub().offer(ctx.channel(), head, webSockets.sink(response, connection, ctx));
         } else {
             exchange = queue.submit(ctx.channel(), head, bodyBytes, bodyFile, response);

@@ -75,7 +75,7 @@ final class PendingResponse implements ResponseSink {
     private final boolean headRequest;
 
     /** Body bytes accepted by {@code body} and not yet written to the socket (or released). */
-    private final ResponseBackpressure backpressure = new ResponseBackpressure();
+    private final ResponseBackpressure backpressure;
     /** This response's bytes on their way to the socket: held, written, counted. */
     private final ResponseOutput output;
 
@@ -89,9 +89,14 @@ final class PendingResponse implements ResponseSink {
     private boolean closeAfter;
     private boolean complete;
 
-    /** @param ctx the connection handler's context: writes start there, on its event loop */
-    PendingResponse(Connection connection, ChannelHandlerContext ctx, boolean http10, boolean headRequest) {
+    /**
+     * @param ctx          the connection handler's context: writes start there, on its event loop
+     * @param backpressure this response's count of unwritten body bytes ({@link dev.pumaplus.spi.RequestQueue#backpressure()})
+     */
+    PendingResponse(Connection connection, ChannelHandlerContext ctx, boolean http10, boolean headRequest,
+                    ResponseBackpressure backpressure) {
         this.connection = connection;
+        this.backpressure = backpressure;
         this.ctx = ctx;
         this.http10 = http10;
         this.headRequest = headRequest;

@@ -1,18 +1,15 @@
 /*
  * The HTTP/1.1 side of WebSockets the host holds (docs/WEBSOCKETS.md), between parse and respond: tells an
  * RFC 6455 handshake request from others, watches its response for the app's accept, and turns the
- * accepted connection's pipeline from HTTP/1.1 into Netty's WebSocket codec with a HeldWebSocket at its end.
+ * accepted connection's pipeline from HTTP/1.1 into the WebSocket codec the hub installs (a HeldWebSocket last).
  */
 package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
-import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.ResponseSink;
 import dev.pumaplus.spi.WebSocketHub;
-import dev.pumaplus.spi.WebSocketSettings;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.FileRegion;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -32,22 +29,14 @@ import java.util.Map;
  *
  * <p>The handshake's 101 is written by the host, never taken from the app: the app's accept response only
  * says yes, the routing, and optionally the subprotocol ({@code sec-websocket-protocol}). permessage-deflate
- * (RFC 7692) is agreed when the client offers it ({@link HeldWebSocket#negotiateDeflate}).
+ * (RFC 7692) is agreed when the client offers it ({@link WebSocketHub#negotiateDeflate}).
  */
 final class WebSocketUpgrade {
 
     private final WebSocketHub hub;
-    private final WebSocketSettings settings;
-    private final long writeTimeoutSecs;
 
-    /**
-     * @param writeTimeoutSecs how long a closing connection's close frame may wait to be written before the
-     *                         socket is closed anyway
-     */
-    WebSocketUpgrade(WebSocketHub hub, WebSocketSettings settings, long writeTimeoutSecs) {
+    WebSocketUpgrade(WebSocketHub hub) {
         this.hub = hub;
-        this.settings = settings;
-        this.writeTimeoutSecs = writeTimeoutSecs;
     }
 
     WebSocketHub hub() {
@@ -89,14 +78,12 @@ final class WebSocketUpgrade {
                 headers.add(Map.entry("Sec-WebSocket-Protocol", h.getValue()));
             }
         }
-        WebSocketServerExtension deflate = HeldWebSocket.negotiateDeflate(header(head, "sec-websocket-extensions"),
-                settings, headers);
+        WebSocketServerExtension deflate = hub.negotiateDeflate(head, headers);
         response.hijacked(101, headers);
         ctx.flush();
         // In, and held (its open event queued), before the HTTP handlers leave: the decoder hands on the bytes
         // it holds when it is removed, and they may already be a message.
-        HeldWebSocket held = HeldWebSocket.install(ctx.pipeline(), ctx.name(), settings, writeTimeoutSecs, deflate);
-        held.held(hub.hold(upgrade, sticky, held));
+        hub.install(ctx.pipeline(), ctx.name(), deflate, upgrade, sticky);
         for (String name : http1) {
             if (ctx.pipeline().get(name) != null) {
                 ctx.pipeline().remove(name);
@@ -117,7 +104,7 @@ final class WebSocketUpgrade {
      * A handshake request's sink in front of its {@link PendingResponse}. Host threads call it as any sink;
      * the accept hops to the connection's event loop, where {@code submit} ran and kept the upgrade's exchange.
      */
-    private static final class AcceptSink implements ResponseSink {
+    private static final class AcceptSink extends ForwardingSink {
         private final PendingResponse response;
         private final H1ConnectionHandler connection;
         private final ChannelHandlerContext ctx;
@@ -125,6 +112,7 @@ final class WebSocketUpgrade {
         private volatile boolean taken;
 
         AcceptSink(PendingResponse response, H1ConnectionHandler connection, ChannelHandlerContext ctx) {
+            super(response);
             this.response = response;
             this.connection = connection;
             this.ctx = ctx;
@@ -162,27 +150,12 @@ final class WebSocketUpgrade {
         }
 
         @Override
-        public boolean acceptsFiles() {
-            return response.acceptsFiles();
-        }
-
-        @Override
         public boolean file(FileRegion region, boolean endOfStream) {
             if (taken) {
                 region.release();
                 return true;
             }
             return response.file(region, endOfStream);
-        }
-
-        @Override
-        public void earlyHints(List<Map.Entry<String, String>> headers) {
-            response.earlyHints(headers);
-        }
-
-        @Override
-        public boolean hijack(int status, List<Map.Entry<String, String>> headers, Channel app, Runnable welcome) {
-            return response.hijack(status, headers, app, welcome);
         }
     }
 }

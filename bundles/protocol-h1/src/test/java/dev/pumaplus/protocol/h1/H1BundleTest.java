@@ -1,7 +1,8 @@
 /*
  * Claims about the protocol-h1 bundle as the host runs it (accept → parse → queue → respond inside
- * embedded Felix): its bnd manifest resolves against Netty and the SPI exported by the system bundle, the
- * activator binds and announces, serves through the registered RequestQueue, and stops cleanly.
+ * embedded Felix, with the host's ProtocolBundles): its bnd manifest resolves against Netty and the SPI
+ * exported by the system bundle, its endpoint binds and announces, serves through the registered
+ * RequestQueue, and stops cleanly.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -11,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pumaplus.host.lifecycle.ProtocolBundles;
 import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
@@ -42,7 +44,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.Bundle;
-import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
 import org.osgi.framework.launch.Framework;
 import org.osgi.framework.launch.FrameworkFactory;
@@ -57,6 +58,7 @@ class H1BundleTest {
     @TempDir
     Path tmp;
     private Framework framework;
+    private ProtocolBundles protocols;
 
     @BeforeEach
     void startFelix() throws Exception {
@@ -68,6 +70,8 @@ class H1BundleTest {
         framework = ServiceLoader.load(FrameworkFactory.class).findFirst().orElseThrow().newFramework(config);
         framework.init();
         framework.start();
+        protocols = new ProtocolBundles(framework.getBundleContext());
+        protocols.open();
     }
 
     @AfterEach
@@ -111,9 +115,11 @@ class H1BundleTest {
     @Test
     void startFailsNamingTheMissingHostService() throws Exception {
         Bundle bundle = framework.getBundleContext().installBundle(bundleJar().toUri().toString());
-        BundleException e = assertThrows(BundleException.class, bundle::start);
-        Throwable cause = e.getCause() == null ? e : e.getCause();
-        assertTrue(cause.getMessage().contains("HostSettings"), cause.getMessage());
+        bundle.start();
+        RuntimeException refused = protocols.failure(bundle);
+        assertNotNull(refused, "the host refuses the bundle's endpoint (the launcher then fails its start)");
+        assertTrue(refused.getMessage().contains("HostSettings"), refused.getMessage());
+        assertNull(framework.getBundleContext().getServiceReference(Listener.class));
     }
 
     private static String readAll(InputStream in) throws IOException {

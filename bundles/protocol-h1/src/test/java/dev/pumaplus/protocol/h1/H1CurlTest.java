@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestHead;
-import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -35,7 +34,7 @@ class H1CurlTest {
      * Answers each request, from a thread of its own as the host would, with a chunked (length-less) body
      * naming the target, how many body bytes arrived, and whether the body came spooled to a file.
      */
-    static final class CountingQueue implements RequestQueue {
+    static final class CountingQueue implements SubmitQueue {
         @Override
         public Exchange submit(Object connection, RequestHead head, ByteBuf body, java.nio.channels.FileChannel bodyFile,
                 ResponseSink sink) {

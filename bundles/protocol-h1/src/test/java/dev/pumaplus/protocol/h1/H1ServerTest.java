@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.pumaplus.spi.HostSettings;
-import dev.pumaplus.spi.RequestQueue;
 import io.netty.buffer.Unpooled;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -71,7 +70,7 @@ class H1ServerTest {
     }
 
     /** Answers every request at once, from a thread of its own as the host would: "echo:" + target. */
-    static final class EchoQueue implements RequestQueue {
+    static final class EchoQueue implements SubmitQueue {
         @Override
         public dev.pumaplus.spi.Exchange submit(Object connection, dev.pumaplus.spi.RequestHead head,
                 io.netty.buffer.ByteBuf body, java.nio.channels.FileChannel bodyFile,
@@ -192,7 +191,7 @@ class H1ServerTest {
     void acceptedConnectionsHaveNagleOff() throws Exception {
         AtomicInteger noDelay = new AtomicInteger(-1);
         EchoQueue echo = new EchoQueue();
-        RequestQueue recording = (connection, head, body, bodyFile, sink) -> {
+        SubmitQueue recording = (connection, head, body, bodyFile, sink) -> {
             noDelay.set(((io.netty.channel.Channel) connection).config()
                     .getOption(io.netty.channel.ChannelOption.TCP_NODELAY) ? 1 : 0);
             return echo.submit(connection, head, body, bodyFile, sink);
@@ -287,7 +286,7 @@ class H1ServerTest {
      * resumed within 500 ms (the kernel's buffers are full too: the client really does not read); once
      * that one is resumed, a last piece "END".
      */
-    static final class StreamingQueue implements RequestQueue {
+    static final class StreamingQueue implements SubmitQueue {
         static final int PIECE = 64 * 1024;
         final AtomicLong acceptedAtFirstPause = new AtomicLong();
         final AtomicLong acceptedAtStall = new AtomicLong();
@@ -378,7 +377,7 @@ class H1ServerTest {
      * connection's kernel send buffer is pinned small, so that what the client does not read waits in the
      * channel, where the write timeout looks, instead of in a send buffer Linux may grow to several MiB.
      */
-    static final class PacedQueue implements RequestQueue {
+    static final class PacedQueue implements SubmitQueue {
         final int piece;
         final long total;
         final Semaphore resumes = new Semaphore(0);
@@ -585,7 +584,7 @@ class H1ServerTest {
         List<dev.pumaplus.spi.RequestHead> heads = new CopyOnWriteArrayList<>();
         EchoQueue echo = new EchoQueue();
         MapSettings settings = new MapSettings(Map.of("binds", List.of("unix://" + file + "?mode=0660")));
-        server = new H1Server(settings, (connection, head, body, complete, sink) -> {
+        server = new H1Server(settings, (SubmitQueue) (connection, head, body, complete, sink) -> {
             heads.add(head);
             return echo.submit(connection, head, body, complete, sink);
         }, TestEventLoops.INSTANCE);

@@ -7,7 +7,6 @@ package dev.pumaplus.protocol.h1;
 
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestHead;
-import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import java.nio.channels.FileChannel;
@@ -15,7 +14,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** Thread-safe enough for the socket test: submissions land in a copy-on-write list. */
-final class RecordingQueue implements RequestQueue {
+final class RecordingQueue implements SubmitQueue {
 
     /** One submitted request and everything the protocol later did with its exchange. */
     static final class Submitted implements Exchange {

@@ -1,38 +1,45 @@
 /*
- * Starts and stops the HTTP/2 protocol bundle inside the host's OSGi framework: registers the Http2Handoff
- * service through which protocol-h1 hands over h2 and h2c connections (accept → parse), and a Listener for
- * the host's graceful stop.
+ * Starts the HTTP/2 protocol bundle inside the host's OSGi framework: offers the factory with which the host
+ * registers the Http2Handoff service through which protocol-h1 hands over h2 and h2c connections (accept →
+ * parse), and a Listener for the host's graceful stop.
  */
 package dev.pumaplus.protocol.h2;
 
-import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http2Handoff;
 import dev.pumaplus.spi.Listener;
-import dev.pumaplus.spi.ProtocolActivator;
-import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ProtocolEndpoint;
+import dev.pumaplus.spi.ProtocolFactory;
+import dev.pumaplus.spi.ProtocolServices;
 import dev.pumaplus.spi.WebSocketHub;
-import dev.pumaplus.spi.WebSocketSettings;
 import java.util.List;
+import org.osgi.framework.BundleActivator;
+import org.osgi.framework.BundleContext;
 
 /**
- * The bundle's activator. Opens no socket itself: protocol-h1 owns the TCP listeners and is started after
- * this bundle, so it finds the handoff service when it binds. Stopping closes every HTTP/2 connection
- * (GOAWAY first).
+ * The bundle's activator. Its endpoint opens no socket itself: protocol-h1 owns the TCP listeners and is
+ * started after this bundle, so it finds the handoff service when it binds. Stopping closes every HTTP/2
+ * connection (GOAWAY first).
  */
-public final class H2Activator extends ProtocolActivator {
+public final class H2Activator implements BundleActivator {
 
-    public H2Activator() {
-        super("protocol-h2", "h2");
+    @Override
+    public void start(BundleContext context) {
+        context.registerService(ProtocolFactory.class, H2Activator::open, null);
     }
 
     @Override
-    protected Endpoint open(HostSettings settings, RequestQueue queue) {
+    public void stop(BundleContext context) {
+        // the framework withdraws the factory, and the host then closes the endpoint
+    }
+
+    private static ProtocolEndpoint open(ProtocolServices host) {
+        HostSettings settings = host.settings();
         // Optional, as for protocol-h1: without the host's WebSocket hub no extended CONNECT is offered.
-        WebSocketHub hub = optional(WebSocketHub.class);
-        H2WebSockets webSockets = hub == null ? null : new H2WebSockets(hub, WebSocketSettings.from(settings),
-                ConnectionSettings.from(settings).writeTimeout().toSeconds());
-        H2Connections connections = new H2Connections(queue, H2Config.from(settings), webSockets);
-        return new Endpoint(connections, List.of(Http2Handoff.class, Listener.class), connections::close);
+        WebSocketHub hub = host.optional(WebSocketHub.class);
+        H2WebSockets webSockets = hub == null ? null : new H2WebSockets(hub);
+        H2Connections connections = new H2Connections(host.queue(), H2Config.from(settings), webSockets);
+        return new ProtocolEndpoint("h2", connections, List.of(Http2Handoff.class, Listener.class),
+                connections::close);
     }
 }

@@ -85,10 +85,11 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
     private boolean headWritten; // event loop
     private boolean complete; // event loop
     private boolean bodyAllowed = true; // event loop
-    private final ResponseBackpressure backpressure = new ResponseBackpressure();
+    private final ResponseBackpressure backpressure;
 
     H2StreamHandler(RequestQueue queue, H2Config config, String scheme, String altSvc, H2WebSockets webSockets) {
         this.queue = queue;
+        this.backpressure = queue.backpressure();
         this.config = config;
         this.scheme = scheme;
         this.altSvc = altSvc;
@@ -169,7 +170,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
             exchange = webSockets.hub().offer(stream.parent(), head, this);
             return;
         }
-        body = new RequestBodyBuffer(limit, this);
+        body = queue.bodyBuffer(limit, this);
         if (frame.isEndStream()) {
             onData(Unpooled.EMPTY_BUFFER, true);
         } else {
@@ -338,8 +339,7 @@ final class H2StreamHandler extends ChannelInboundHandlerAdapter
         for (Map.Entry<String, String> header : headers) {
             String name = header.getKey().toLowerCase(Locale.ROOT);
             String value = header.getValue();
-            if (!HeaderFields.isToken(name) || !HeaderFields.isFieldValue(value)
-                    || HeaderFields.isConnectionSpecific(name)) {
+            if (HeaderFields.CONNECTION_SPECIFIC.contains(name)) {
                 continue; // never let an app send what HTTP/2 forbids
             }
             if (name.equals("content-length") && (status < 200 || status == 204)) {

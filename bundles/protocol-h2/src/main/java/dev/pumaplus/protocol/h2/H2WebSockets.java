@@ -1,16 +1,13 @@
 /*
  * WebSockets the host holds over HTTP/2 (RFC 8441, docs/WEBSOCKETS.md), between parse and respond: tells
  * an extended CONNECT from other requests, and on the app's accept answers it 200 and turns the stream
- * into a WebSocket: its DATA frames carry the RFC 6455 frames that the shared codec (HeldWebSocket) reads.
+ * into a WebSocket: its DATA frames carry the RFC 6455 frames that the codec the hub installs (a HeldWebSocket last) reads.
  */
 package dev.pumaplus.protocol.h2;
 
 import dev.pumaplus.spi.Exchange;
-import dev.pumaplus.spi.HeaderFields;
-import dev.pumaplus.spi.HeldWebSocket;
 import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.WebSocketHub;
-import dev.pumaplus.spi.WebSocketSettings;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -40,13 +37,9 @@ import java.util.Map;
 final class H2WebSockets {
 
     private final WebSocketHub hub;
-    private final WebSocketSettings settings;
-    private final long writeTimeoutSecs;
 
-    H2WebSockets(WebSocketHub hub, WebSocketSettings settings, long writeTimeoutSecs) {
+    H2WebSockets(WebSocketHub hub) {
         this.hub = hub;
-        this.settings = settings;
-        this.writeTimeoutSecs = writeTimeoutSecs;
     }
 
     WebSocketHub hub() {
@@ -69,31 +62,19 @@ final class H2WebSockets {
                 boolean sticky, Exchange upgrade) {
         List<Map.Entry<String, String>> extra = new ArrayList<>(2);
         for (Map.Entry<String, String> h : appHeaders) {
-            if (h.getKey().equalsIgnoreCase("sec-websocket-protocol") && HeaderFields.isFieldValue(h.getValue())) {
+            if (h.getKey().equalsIgnoreCase("sec-websocket-protocol")) {
                 extra.add(Map.entry("sec-websocket-protocol", h.getValue()));
             }
         }
-        WebSocketServerExtension deflate = HeldWebSocket.negotiateDeflate(header(head, "sec-websocket-extensions"),
-                settings, extra);
+        WebSocketServerExtension deflate = hub.negotiateDeflate(head, extra);
         Http2Headers out = new DefaultHttp2Headers().status("200");
         for (Map.Entry<String, String> h : extra) {
             out.add(h.getKey().toLowerCase(java.util.Locale.ROOT), h.getValue());
         }
         stream.writeAndFlush(new DefaultHttp2HeadersFrame(out, false));
         stream.pipeline().addAfter(streamHandler, "ws-stream-bytes", new StreamBytes());
-        HeldWebSocket held = HeldWebSocket.install(stream.pipeline(), "ws-stream-bytes", settings, writeTimeoutSecs,
-                deflate);
-        held.held(hub.hold(upgrade, sticky, held));
+        hub.install(stream.pipeline(), "ws-stream-bytes", deflate, upgrade, sticky);
         stream.pipeline().remove(streamHandler);
-    }
-
-    private static String header(RequestHead head, String name) {
-        for (Map.Entry<String, String> h : head.headers()) {
-            if (h.getKey().equalsIgnoreCase(name)) {
-                return h.getValue();
-            }
-        }
-        return null;
     }
 
     /**

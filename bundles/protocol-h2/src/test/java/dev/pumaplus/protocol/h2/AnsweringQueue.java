@@ -7,7 +7,11 @@ package dev.pumaplus.protocol.h2;
 
 import dev.pumaplus.spi.Exchange;
 import dev.pumaplus.spi.RequestHead;
+import dev.pumaplus.host.queue.ResponseWaterMarks;
+import dev.pumaplus.host.queue.SpoolingBodyBuffer;
+import dev.pumaplus.spi.RequestBodyBuffer;
 import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ResponseBackpressure;
 import dev.pumaplus.spi.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -19,6 +23,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /** The sink's calls hop to the stream's event loop, so answering inside {@link #submit} is safe. */
 final class AnsweringQueue implements RequestQueue {
+
+    @Override
+    public RequestBodyBuffer bodyBuffer(long limitBytes, RequestBodyBuffer.Submitter submitter) {
+        return new SpoolingBodyBuffer(limitBytes, submitter); // the host's buffer
+    }
+
+    @Override
+    public ResponseBackpressure backpressure() {
+        return new ResponseWaterMarks(); // the host's water marks
+    }
 
     /** The targets submitted, in order. */
     final List<String> targets = new CopyOnWriteArrayList<>();

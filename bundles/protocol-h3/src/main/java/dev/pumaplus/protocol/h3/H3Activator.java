@@ -1,7 +1,7 @@
 /*
- * Starts and stops the HTTP/3 protocol bundle inside the host's OSGi framework: registers the
- * Http3Endpoints service through which protocol-h1 opens QUIC beside each TLS listener (accept step), and
- * a Listener for the host's graceful stop. Loaded only when the deployment lists h3 in `bundles`.
+ * Starts the HTTP/3 protocol bundle inside the host's OSGi framework: offers the factory with which the host
+ * registers the Http3Endpoints service through which protocol-h1 opens QUIC beside each TLS listener (accept
+ * step), and a Listener for the host's graceful stop. Loaded only when the deployment lists h3 in `bundles`.
  */
 package dev.pumaplus.protocol.h3;
 
@@ -10,29 +10,38 @@ import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Http3Endpoints;
 import dev.pumaplus.spi.Listener;
-import dev.pumaplus.spi.ProtocolActivator;
-import dev.pumaplus.spi.RequestQueue;
+import dev.pumaplus.spi.ProtocolEndpoint;
+import dev.pumaplus.spi.ProtocolFactory;
+import dev.pumaplus.spi.ProtocolServices;
 import dev.pumaplus.spi.WebSocketHub;
 import dev.pumaplus.spi.WebSocketSettings;
 import java.util.List;
+import org.osgi.framework.BundleActivator;
+import org.osgi.framework.BundleContext;
 
 /**
  * The bundle's activator. Stopping closes every QUIC listener and its connections. WebTransport is offered
  * when the host holds WebSockets (its WebSocketHub service; a host embedding the bundle without one has none).
  */
-public final class H3Activator extends ProtocolActivator {
+public final class H3Activator implements BundleActivator {
 
-    public H3Activator() {
-        super("protocol-h3", "h3");
+    @Override
+    public void start(BundleContext context) {
+        context.registerService(ProtocolFactory.class, H3Activator::open, null);
     }
 
     @Override
-    protected Endpoint open(HostSettings settings, RequestQueue queue) {
+    public void stop(BundleContext context) {
+        // the framework withdraws the factory, and the host then closes the endpoint
+    }
+
+    private static ProtocolEndpoint open(ProtocolServices host) {
+        HostSettings settings = host.settings();
         ConnectionSettings connections = ConnectionSettings.from(settings);
-        H3Endpoints endpoints = new H3Endpoints(queue, connections.contentLengthLimit(),
+        H3Endpoints endpoints = new H3Endpoints(host.queue(), connections.contentLengthLimit(),
                 (int) Math.min(Integer.MAX_VALUE, connections.persistentTimeout().toSeconds()),
-                host(EventLoops.class).group(), connections.firstDataTimeout().toNanos(),
-                optional(WebSocketHub.class), WebTransportLimits.from(WebSocketSettings.from(settings)));
-        return new Endpoint(endpoints, List.of(Http3Endpoints.class, Listener.class), endpoints::close);
+                host.host(EventLoops.class).group(), connections.firstDataTimeout().toNanos(),
+                host.optional(WebSocketHub.class), WebTransportLimits.from(WebSocketSettings.from(settings)));
+        return new ProtocolEndpoint("h3", endpoints, List.of(Http3Endpoints.class, Listener.class), endpoints::close);
     }
 }

@@ -136,8 +136,8 @@ final class H3RequestHandler implements HttpRequestHandler {
      */
     private void serve(RequestHead head, ConnectionKey key, InputStream in, QuicStream quic,
             HttpServerResponse response) throws IOException {
-        Stream stream = new Stream();
-        RequestBodyBuffer body = new RequestBodyBuffer(contentLengthLimit,
+        Stream stream = new Stream(queue.backpressure());
+        RequestBodyBuffer body = queue.bodyBuffer(contentLengthLimit,
                 (bytes, file) -> stream.submitted(queue.submit(key, head, bytes, file, stream)));
         Stall stall = new Stall(quic);
         try {
@@ -268,10 +268,13 @@ final class H3RequestHandler implements HttpRequestHandler {
     /** The ResponseSink of one request: the host's calls become events for the request's thread. */
     private static final class Stream implements ResponseSink {
         final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
-        final ResponseBackpressure backpressure = new ResponseBackpressure();
-        /** Set on the request's thread when the body buffer submits; read by the sink's callers after. */
+        final ResponseBackpressure backpressure;
         volatile Exchange exchange;
         volatile boolean discarded;
+
+        Stream(ResponseBackpressure backpressure) {
+            this.backpressure = backpressure;
+        }
 
         /** The request was submitted with this sink. Request thread. */
         Exchange submitted(Exchange exchange) {
@@ -317,8 +320,7 @@ final class H3RequestHandler implements HttpRequestHandler {
                     for (Map.Entry<String, String> header : h.headers()) {
                         String name = header.getKey().toLowerCase(Locale.ROOT);
                         String value = header.getValue();
-                        if (HeaderFields.isToken(name) && HeaderFields.isFieldValue(value)
-                                && !HeaderFields.isConnectionSpecific(name)) {
+                        if (!HeaderFields.CONNECTION_SPECIFIC.contains(name)) {
                             response.addHeader(name, value); // never let an app send what HTTP/3 forbids
                         }
                     }

@@ -1,9 +1,9 @@
 /*
- * RequestBodyBuffer: the one rule every protocol applies to a request body on its way in (hold up to 112 KiB,
- * spool the rest to an unnamed file, submit only the whole body), the body limit, the progress deadline, and
- * who releases which bytes.
+ * SpoolingBodyBuffer, the host's RequestBodyBuffer: the one rule every protocol applies to a request body on
+ * its way in (hold up to 112 KiB, spool the rest to an unnamed file, submit only the whole body), the body
+ * limit, the progress deadline, and who releases which bytes.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.host.queue;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import dev.pumaplus.spi.Exchange;
+import dev.pumaplus.spi.RequestBodyBuffer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(5)
-class RequestBodyBufferTest {
+class SpoolingBodyBufferTest {
 
     private static final int MEMORY = RequestBodyBuffer.MEMORY_BYTES;
 
@@ -76,7 +78,7 @@ class RequestBodyBufferTest {
     @Test
     void bodyUpToTheMemoryBoundIsSubmittedWholeInMemoryOnlyWhenItsLastPieceArrives() {
         Host host = new Host();
-        RequestBodyBuffer buffer = new RequestBodyBuffer(-1, host);
+        RequestBodyBuffer buffer = new SpoolingBodyBuffer(-1, host);
         byte[] body = random(MEMORY, 1);
         List<ByteBuf> pieces = new ArrayList<>();
         for (int off = 0; off < MEMORY; off += 16 * 1024) {
@@ -96,7 +98,7 @@ class RequestBodyBufferTest {
     @Test
     void aBodyInOnePieceIsSubmittedAsThatPieceWithoutCopying() {
         Host host = new Host();
-        RequestBodyBuffer buffer = new RequestBodyBuffer(-1, host);
+        RequestBodyBuffer buffer = new SpoolingBodyBuffer(-1, host);
         ByteBuf only = Unpooled.copiedBuffer(random(100, 2));
         buffer.add(only, true);
         assertSame(only, host.submitted.get(0));
@@ -105,7 +107,7 @@ class RequestBodyBufferTest {
     @Test
     void anEmptyBodyIsSubmittedAtItsEnd() {
         Host host = new Host();
-        RequestBodyBuffer buffer = new RequestBodyBuffer(-1, host);
+        RequestBodyBuffer buffer = new SpoolingBodyBuffer(-1, host);
         buffer.add(Unpooled.EMPTY_BUFFER, true);
         assertEquals(1, host.submitted.size());
         assertEquals(0, host.body.length);
@@ -115,7 +117,7 @@ class RequestBodyBufferTest {
     @Test
     void largerBodyIsSpooledToAFileAndSubmittedWholeOnlyWhenItsLastPieceArrives() throws IOException {
         Host host = new Host();
-        RequestBodyBuffer buffer = new RequestBodyBuffer(-1, host);
+        RequestBodyBuffer buffer = new SpoolingBodyBuffer(-1, host);
         byte[] body = random(3 * MEMORY + 7, 3);
         List<ByteBuf> pieces = new ArrayList<>();
         int step = 50_000;
@@ -138,7 +140,7 @@ class RequestBodyBufferTest {
     @Test
     void bodyGrowingPastTheLimitIsReleasedNeverSubmittedAndItsFileClosed() {
         Host host = new Host();
-        RequestBodyBuffer buffer = new RequestBodyBuffer(2L * MEMORY, host);
+        RequestBodyBuffer buffer = new SpoolingBodyBuffer(2L * MEMORY, host);
         buffer.add(Unpooled.wrappedBuffer(new byte[2 * MEMORY]), false);
         ByteBuf over = Unpooled.wrappedBuffer(new byte[1]);
         assertEquals(RequestBodyBuffer.Flow.TOO_LARGE, buffer.add(over, true));
@@ -152,7 +154,7 @@ class RequestBodyBufferTest {
     @Test
     void abandonReleasesWhatIsHeldAndSubmitsNothing() {
         Host host = new Host();
-        RequestBodyBuffer held = new RequestBodyBuffer(-1, host);
+        RequestBodyBuffer held = new SpoolingBodyBuffer(-1, host);
         ByteBuf a = Unpooled.wrappedBuffer(new byte[10]);
         ByteBuf b = Unpooled.wrappedBuffer(new byte[10]);
         held.add(a, false);
@@ -168,7 +170,7 @@ class RequestBodyBufferTest {
     void aRefusedSubmitIsReportedAndTheRestOfTheBodyIsReleasedAsItArrives() {
         Host host = new Host();
         host.refuse = true;
-        RequestBodyBuffer whole = new RequestBodyBuffer(-1, host);
+        RequestBodyBuffer whole = new SpoolingBodyBuffer(-1, host);
         assertEquals(RequestBodyBuffer.Flow.REFUSED, whole.add(Unpooled.wrappedBuffer(new byte[3]), true));
         ByteBuf rest = Unpooled.wrappedBuffer(new byte[3]);
         assertEquals(RequestBodyBuffer.Flow.READ, whole.add(rest, true));
@@ -181,7 +183,7 @@ class RequestBodyBufferTest {
         loop.freezeTime();
         Host host = new Host();
         AtomicInteger stalls = new AtomicInteger();
-        RequestBodyBuffer buffer = new RequestBodyBuffer(-1, host);
+        RequestBodyBuffer buffer = new SpoolingBodyBuffer(-1, host);
         buffer.watch(loop.eventLoop(), TimeUnit.SECONDS.toNanos(10), stalls::incrementAndGet);
         for (int i = 0; i < 5; i++) {
             loop.advanceTimeBy(6, TimeUnit.SECONDS);
@@ -200,7 +202,7 @@ class RequestBodyBufferTest {
         loop.runScheduledPendingTasks();
         assertEquals(1, stalls.get());
 
-        RequestBodyBuffer done = new RequestBodyBuffer(-1, new Host());
+        RequestBodyBuffer done = new SpoolingBodyBuffer(-1, new Host());
         done.watch(loop.eventLoop(), TimeUnit.SECONDS.toNanos(10), stalls::incrementAndGet);
         done.add(Unpooled.wrappedBuffer(new byte[1]), true);
         loop.advanceTimeBy(60, TimeUnit.SECONDS);
@@ -211,9 +213,9 @@ class RequestBodyBufferTest {
 
     @Test
     void spoolFilesGoToTmpdirWhenItIsSetElseToJavaIoTmpdir() {
-        assertEquals(java.nio.file.Path.of("/var/spool/x"), RequestBodyBuffer.spoolDir("/var/spool/x"));
+        assertEquals(java.nio.file.Path.of("/var/spool/x"), SpoolingBodyBuffer.spoolDir("/var/spool/x"));
         java.nio.file.Path fallback = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"));
-        assertEquals(fallback, RequestBodyBuffer.spoolDir(null));
-        assertEquals(fallback, RequestBodyBuffer.spoolDir(""));
+        assertEquals(fallback, SpoolingBodyBuffer.spoolDir(null));
+        assertEquals(fallback, SpoolingBodyBuffer.spoolDir(""));
     }
 }

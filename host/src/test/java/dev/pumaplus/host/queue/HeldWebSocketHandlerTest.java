@@ -1,14 +1,17 @@
 /*
  * Claims about the shared codec of a held WebSocket (parse → queue, respond): Netty's RFC 6455 pieces as
- * HeldWebSocket.install puts them together, fed with masked frames from Netty's client-side encoder and read
- * back with its client-side decoder, on embedded channels.
+ * HeldWebSocketHandler.install puts them together, fed with masked frames from Netty's client-side encoder
+ * and read back with its client-side decoder, on embedded channels.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.host.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import dev.pumaplus.spi.WebSocketPeer;
+import dev.pumaplus.spi.WebSocketSession;
+import dev.pumaplus.spi.WebSocketSettings;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -38,7 +41,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(10)
-class HeldWebSocketTest {
+class HeldWebSocketHandlerTest {
 
     /** What the hub's session heard. */
     static final class RecordingSession implements WebSocketSession {
@@ -68,13 +71,13 @@ class HeldWebSocketTest {
     private final EmbeddedChannel client = new EmbeddedChannel(new WebSocket13FrameEncoder(true),
             new WebSocket13FrameDecoder(false, true, 1 << 20));
     private EmbeddedChannel server;
-    private HeldWebSocket held;
+    private HeldWebSocketHandler held;
 
     @BeforeEach
     void install() {
         server = new EmbeddedChannel();
         server.pipeline().addLast("bytes", new ChannelInboundHandlerAdapter());
-        held = HeldWebSocket.install(server.pipeline(), "bytes", SETTINGS, 1, null);
+        held = HeldWebSocketHandler.install(server.pipeline(), "bytes", SETTINGS, 1, null);
         held.held(session);
     }
 
@@ -88,14 +91,14 @@ class HeldWebSocketTest {
         session = new RecordingSession();
         PerMessageDeflateClientExtensionHandshaker offer = new PerMessageDeflateClientExtensionHandshaker();
         List<Map.Entry<String, String>> answer = new ArrayList<>();
-        WebSocketServerExtension deflate = HeldWebSocket.negotiateDeflate(offer.newRequestData().name(), settings,
+        WebSocketServerExtension deflate = HeldWebSocketHandler.negotiateDeflate(offer.newRequestData().name(), settings,
                 answer);
         WebSocketClientExtension compressing = offer.handshakeExtension(
                 WebSocketExtensionUtil.extractExtensions(answer.get(0).getValue()).get(0));
         client.pipeline().addLast(compressing.newExtensionEncoder());
         server = new EmbeddedChannel();
         server.pipeline().addLast("bytes", new ChannelInboundHandlerAdapter());
-        held = HeldWebSocket.install(server.pipeline(), "bytes", settings, 1, deflate);
+        held = HeldWebSocketHandler.install(server.pipeline(), "bytes", settings, 1, deflate);
         held.held(session);
     }
 

@@ -2,12 +2,13 @@
  * Claims about loading a TLS listener's PEM files (accept step): the key forms openssl writes (PKCS#8,
  * PKCS#1 RSA, SEC1 EC with its parameters block), the SPKI hash browsers take, and errors that name the file.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.protocol.h1;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pumaplus.spi.TlsMaterial;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class TlsMaterialTest {
+class PemFilesTest {
 
     @TempDir
     Path dir;
@@ -34,8 +35,8 @@ class TlsMaterialTest {
             String cert = key + ".crt";
             openssl("req", "-x509", "-new", "-key", key, "-subj", "/CN=localhost", "-days", "1", "-out", cert);
             String firstLine = Files.readAllLines(dir.resolve(key)).stream().filter(l -> l.startsWith("-----BEGIN")).reduce((a, b) -> b).orElseThrow();
-            TlsMaterial material = TlsMaterial.load(dir.resolve(cert), dir.resolve(key));
-            Signature signature = Signature.getInstance(material.keyAlgorithm().equals("RSA") ? "SHA256withRSA" : "SHA256withECDSA");
+            TlsMaterial material = PemFiles.load(dir.resolve(cert), dir.resolve(key));
+            Signature signature = Signature.getInstance(material.privateKey().getAlgorithm().equals("RSA") ? "SHA256withRSA" : "SHA256withECDSA");
             signature.initSign(material.privateKey());
             signature.update(new byte[] {1, 2, 3});
             byte[] signed = signature.sign();
@@ -54,7 +55,7 @@ class TlsMaterialTest {
         openssl("pkey", "-pubin", "-in", "pub.pem", "-outform", "der", "-out", "pub.der");
         byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(dir.resolve("pub.der")));
         String expected = java.util.Base64.getEncoder().encodeToString(digest);
-        assertEquals(expected, TlsMaterial.load(dir.resolve("c.pem"), dir.resolve("k.pem")).spkiSha256Base64());
+        assertEquals(expected, PemFiles.spkiSha256Base64(PemFiles.load(dir.resolve("c.pem"), dir.resolve("k.pem"))));
     }
 
     @Test
@@ -63,14 +64,14 @@ class TlsMaterialTest {
         openssl("ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ec.pem");
         openssl("pkcs8", "-topk8", "-in", "rsa.pem", "-passout", "pass:secret", "-out", "enc.pem");
         IllegalArgumentException encrypted = assertThrows(IllegalArgumentException.class,
-                () -> TlsMaterial.load(dir.resolve("rsa.crt"), dir.resolve("enc.pem")));
+                () -> PemFiles.load(dir.resolve("rsa.crt"), dir.resolve("enc.pem")));
         assertTrue(encrypted.getMessage().contains("enc.pem") && encrypted.getMessage().contains("encrypted"), encrypted.getMessage());
         IllegalArgumentException mismatch = assertThrows(IllegalArgumentException.class,
-                () -> TlsMaterial.load(dir.resolve("rsa.crt"), dir.resolve("ec.pem")));
+                () -> PemFiles.load(dir.resolve("rsa.crt"), dir.resolve("ec.pem")));
         assertTrue(mismatch.getMessage().contains("ec.pem"), mismatch.getMessage());
         Files.writeString(dir.resolve("empty.pem"), "nothing here\n", StandardCharsets.US_ASCII);
         IllegalArgumentException noCert = assertThrows(IllegalArgumentException.class,
-                () -> TlsMaterial.load(dir.resolve("empty.pem"), dir.resolve("rsa.pem")));
+                () -> PemFiles.load(dir.resolve("empty.pem"), dir.resolve("rsa.pem")));
         assertTrue(noCert.getMessage().contains("empty.pem"), noCert.getMessage());
     }
 

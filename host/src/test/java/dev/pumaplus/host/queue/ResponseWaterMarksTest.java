@@ -1,23 +1,24 @@
 /*
- * ResponseBackpressure: the water marks every protocol's response sink applies to a slow client.
+ * ResponseWaterMarks: the water marks every protocol's response sink applies to a slow client.
  */
-package dev.pumaplus.spi;
+package dev.pumaplus.host.queue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.pumaplus.spi.ResponseBackpressure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(5)
-class ResponseBackpressureTest {
+class ResponseWaterMarksTest {
 
     private static final long PIECE = 64 << 10;
 
     @Test
     void pausesOncePastOneMebibyteAndResumesOnceAtTheLowWaterMark() {
-        ResponseBackpressure b = new ResponseBackpressure();
+        ResponseBackpressure b = new ResponseWaterMarks();
         int pieces = 0;
         ResponseBackpressure.Pause pause;
         do {
@@ -41,7 +42,7 @@ class ResponseBackpressureTest {
 
     @Test
     void theLastPieceNeverPausesAndNothingWrittenNeverResumes() {
-        ResponseBackpressure b = new ResponseBackpressure();
+        ResponseBackpressure b = new ResponseWaterMarks();
         assertEquals(ResponseBackpressure.Pause.NONE, b.pause(b.accepted(4 << 20), true));
         assertFalse(b.written(0));
         assertFalse(b.written(4 << 20), "no pause was taken, so there is nothing to resume");
@@ -49,7 +50,7 @@ class ResponseBackpressureTest {
 
     @Test
     void aPauseTakenAfterTheWritesDrainedIsTakenBack() {
-        ResponseBackpressure b = new ResponseBackpressure();
+        ResponseBackpressure b = new ResponseWaterMarks();
         long count = b.accepted(2 << 20);
         assertFalse(b.written(2 << 20)); // drained before the host asked whether to pause
         assertEquals(ResponseBackpressure.Pause.NONE, b.pause(count, false));
