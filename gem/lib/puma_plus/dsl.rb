@@ -226,7 +226,7 @@ module PumaPlus
       state_path: :string, tag: :string, log_format: :log_format, worker_scheduling: :worker_scheduling, decision_log: :string, client_timeout: :duration,
       websocket_max_message: :positive_integer, websocket_outbound_limit: :positive_integer,
       websocket_ping_interval: :non_negative_integer, websocket_max_connections: :positive_integer,
-      fibers: :positive_integer
+      fibers: :positive_integer, spare_workers: :non_negative_integer
     }.freeze
     # Switches, puma's form: the directive alone means true. Directive => setting. `quiet` silences request
     # logging; with `ractors` every slot of a worker (base and extra) is a Ractor.
@@ -266,12 +266,6 @@ module PumaPlus
     # requests (0: only on `refork`), so they start warm (docs/CONFIG.md, "fork_worker and the mold").
     def fork_worker(after_requests = 1000)
       directive(:fork_worker) { @settings[:fork_worker] = Setting.non_negative_integer("fork_worker", after_requests) }
-    end
-
-    # Worker processes kept forked and parked ahead of a scale-up, the app loaded (docs/CONFIG.md, "Spare
-    # workers"): +count+ of them, for the next worker indexes.
-    def spare_workers(count)
-      directive(:spare_workers) { @settings[:spare_workers] = Setting.non_negative_integer("spare_workers", count) }
     end
 
     # puma's `workers :auto` (7.2): as many workers as processors.
