@@ -1,6 +1,6 @@
-# What the HTTP/2, TLS and env-identity integration tests share: test certificates (RSA from the openssl
-# command line, EC from the development-certificate path), the TLS port a server announced, and curl runs
-# with their output and timing.
+# What the HTTP/2, TLS, WebTransport and env-identity integration tests share: test certificates (RSA and a
+# short-lived EC one from the openssl command line, EC from the development-certificate path), the TLS port a
+# server announced, and curl runs with their output and timing.
 require "open3"
 require "server_helper"
 
@@ -16,6 +16,18 @@ module TlsHelper
     flunk("openssl req failed: #{out}") unless status.success?
     out, status = Open3.capture2e("openssl", "rsa", "-in", key, "-out", key, "-traditional")
     flunk("openssl rsa failed: #{out}") unless status.success?
+    [cert, key]
+  end
+
+  # [cert, key] of a fresh self-signed ECDSA P-256 certificate for 127.0.0.1 valid 10 days: what a browser's
+  # WebTransport serverCertificateHashes accepts (at most 14 days).
+  def ec_certificate(dir)
+    cert = File.join(dir, "ec.crt")
+    key = File.join(dir, "ec.key")
+    out, status = Open3.capture2e("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                                  "-nodes", "-days", "10", "-subj", "/CN=127.0.0.1",
+                                  "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", cert)
+    flunk("openssl req failed: #{out}") unless status.success?
     [cert, key]
   end
 

@@ -155,16 +155,4 @@ class WebtransportSessionsTest < IntegrationTest
     end
     puts "\n#{SESSIONS} idle WebTransport sessions from Chromium on #{connections} QUIC connections: #{per_session.join(', ')}"
   end
-
-  # [cert, key] of a fresh self-signed ECDSA P-256 certificate for 127.0.0.1 valid 10 days: what
-  # serverCertificateHashes accepts (at most 14 days).
-  def ec_certificate(dir)
-    cert = File.join(dir, "ec.crt")
-    key = File.join(dir, "ec.key")
-    out, status = Open3.capture2e("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                  "-nodes", "-days", "10", "-subj", "/CN=127.0.0.1",
-                                  "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", cert)
-    flunk("openssl req failed: #{out}") unless status.success?
-    [cert, key]
-  end
 end
