@@ -4,7 +4,6 @@
 # over the WebSocket fallback; each sees the other's line through the same broadcast, and the WebTransport
 # client's leaving. script/setup installs chromium; without it the test fails under CI rather than skipping.
 require "devtools_helper"
-require "open3"
 require "tls_helper"
 
 class WebtransportChatTest < IntegrationTest
@@ -35,13 +34,7 @@ class WebtransportChatTest < IntegrationTest
   JS
 
   def test_a_webtransport_client_and_a_websocket_client_chat_in_one_room_of_the_example
-    dir = temp_dir
-    cert = File.join(dir, "ec.crt")
-    key = File.join(dir, "ec.key")
-    out, status = Open3.capture2e("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                                  "-nodes", "-days", "10", "-subj", "/CN=127.0.0.1",
-                                  "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert)
-    flunk("openssl req failed: #{out}") unless status.success?
+    cert, key = ec_certificate(temp_dir)
     server = start_server(EXAMPLE, threads: 2, env: { "CHAT_CERT" => cert },
                           args: ["-b", "tcp://127.0.0.1:0", "-b", "ssl://127.0.0.1:0?cert=#{cert}&key=#{key}",
                                  "--bundles", "h1,h2,h3"])
