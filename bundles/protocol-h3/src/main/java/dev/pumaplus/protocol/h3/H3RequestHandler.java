@@ -136,7 +136,7 @@ final class H3RequestHandler implements HttpRequestHandler {
      */
     private void serve(RequestHead head, ConnectionKey key, InputStream in, QuicStream quic,
             HttpServerResponse response) throws IOException {
-        Stream stream = new Stream(queue.backpressure());
+        Stream stream = new Stream(queue.backpressure(), quic, new SendRearm(quic, timers));
         RequestBodyBuffer body = queue.bodyBuffer(contentLengthLimit,
                 (bytes, file) -> stream.submitted(queue.submit(key, head, bytes, file, stream)));
         Stall stall = new Stall(quic);
@@ -269,11 +269,16 @@ final class H3RequestHandler implements HttpRequestHandler {
     private static final class Stream implements ResponseSink {
         final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
         final ResponseBackpressure backpressure;
+        final QuicStream quic;
+        final SendRearm writes;
         volatile Exchange exchange;
         volatile boolean discarded;
+        private boolean headWritten; // request thread
 
-        Stream(ResponseBackpressure backpressure) {
+        Stream(ResponseBackpressure backpressure, QuicStream quic, SendRearm writes) {
             this.backpressure = backpressure;
+            this.quic = quic;
+            this.writes = writes;
         }
 
         /** The request was submitted with this sink. Request thread. */
@@ -303,10 +308,25 @@ final class H3RequestHandler implements HttpRequestHandler {
             events.add(new Failure(status));
         }
 
-        /** Writes events until the response ends; reports T6 after the last flush. Request thread. */
+        /**
+         * Writes events until the response ends; reports T6 after the last flush. A response that fails
+         * after its head was written is reset (H3_INTERNAL_ERROR, as h2 resets its stream): Flupke leaves a
+         * stream whose handler threw as it is, and the client would wait for the rest until the idle
+         * timeout. Request thread.
+         */
         void writeResponse(HttpServerResponse response) throws IOException {
+            try {
+                writeEvents(response);
+            } catch (IOException | RuntimeException e) {
+                if (headWritten) {
+                    quic.resetStream(Http3ConnectionImpl.H3_INTERNAL_ERROR);
+                }
+                throw e;
+            }
+        }
+
+        private void writeEvents(HttpServerResponse response) throws IOException {
             OutputStream out = null;
-            boolean headWritten = false;
             while (true) {
                 Event event;
                 try {
@@ -339,7 +359,7 @@ final class H3RequestHandler implements HttpRequestHandler {
                             // thread-local one) would lose data.
                             byte[] bytes = new byte[n];
                             chunk.readBytes(bytes);
-                            out.write(bytes);
+                            writes.write(out, bytes);
                             out.flush(); // streaming is immediate: each chunk leaves as the app yields it
                         }
                     } finally {
