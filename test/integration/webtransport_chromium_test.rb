@@ -5,7 +5,8 @@
 # unidirectional stream and as a datagram, each of which reaches the app as a message event of its kind
 # (stream, with the stream's id, or datagram), and reads the app's answers the way each came: on the
 # bidirectional stream itself (send_stream), as a datagram (send_datagram), and on a unidirectional stream
-# of the server's (open_stream, send_stream twice, finish_stream); then it closes with a code the app's
+# of the server's (open_stream, send_stream twice, finish_stream), and a 400,000-byte message is answered
+# whole on its bidirectional stream; then it closes with a code the app's
 # close event must see. A session the app refuses by its query fails in the page. script/setup installs
 # chromium; without it the test fails under CI rather than skipping.
 require "devtools_helper"
@@ -67,6 +68,14 @@ class WebtransportChromiumTest < IntegrationTest
       await bidiWriter.write(enc.encode("over a bidi stream"));
       await bidiWriter.close();
       const bidiAnswer = await new Response(bidi.readable).text();
+      // 400,000 bytes each way: the answer's write is past what Kwik's 50 KiB send buffer takes at once.
+      const big = "0123456789".repeat(40000);
+      const bigStream = await wt.createBidirectionalStream();
+      const bigWriter = bigStream.writable.getWriter();
+      await bigWriter.write(enc.encode(big));
+      await bigWriter.close();
+      const bigText = await new Response(bigStream.readable).text();
+      const bigAnswer = bigText === "echo:" + big ? "whole" : "not whole: " + bigText.length + " characters";
       const uni = await wt.createUnidirectionalStream();
       const uniWriter = uni.getWriter();
       await uniWriter.write(enc.encode("over a uni stream"));
@@ -79,7 +88,7 @@ class WebtransportChromiumTest < IntegrationTest
       await wait(() => received.length >= 1);
       wt.close({ closeCode: 4001, reason: "done here" });
       const closed = await wt.closed.then((info) => info, (e) => "closed with error " + e);
-      return JSON.stringify({ refused, bidiAnswer, received, datagrams: datagramsReceived, closed });
+      return JSON.stringify({ refused, bidiAnswer, bigAnswer, received, datagrams: datagramsReceived, closed });
     })()
   JS
 
@@ -103,6 +112,7 @@ class WebtransportChromiumTest < IntegrationTest
       message = with_log(server, "what the page saw: #{result}")
       assert_match(/\Arefused: /, result.fetch("refused"), message)
       assert_equal "echo:over a bidi stream", result.fetch("bidiAnswer"), "#{message}: the answer on the bidi stream itself"
+      assert_equal "whole", result.fetch("bigAnswer"), "#{message}: a 400,000-byte message's answer"
       assert_equal ["echo:over a uni stream"], result.fetch("received"), "#{message}: only the uni stream's answer on a stream of ours"
       assert_includes result.fetch("datagrams"), "echo:as a datagram", "#{message}: a datagram answers the datagram"
       id = eventually { server.output[/webtransport (\d+) close 4001$/, 1] }

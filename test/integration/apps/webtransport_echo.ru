@@ -5,7 +5,8 @@
 # unidirectional stream's on a stream of the server's the app opens, writes in two parts and finishes; a
 # datagram "large:N" is answered with a datagram of N bytes instead (larger than a client takes, for a test
 # of the host dropping it); each event is logged as
-# "webtransport ID EVENT ...", a message with its type (and stream id), a close with its code.
+# "webtransport ID EVENT ...", a message with its type (and stream id) and its data (its size past 100
+# bytes), a close with its code.
 run lambda { |env|
   ws = env["puma_plus.websocket"]
   event = env["puma_plus.websocket.event"]
@@ -22,7 +23,8 @@ run lambda { |env|
     data = env["rack.input"].read
     type = env["puma_plus.websocket.type"]
     stream = ws.stream_id
-    env["rack.errors"].puts("webtransport #{id} message #{type}#{stream ? " #{stream}" : ''} #{data.inspect}")
+    shown = data.bytesize > 100 ? "#{data.bytesize} bytes" : data.inspect
+    env["rack.errors"].puts("webtransport #{id} message #{type}#{stream ? " #{stream}" : ''} #{shown}")
     answer = "echo:#{data}".b
     if type == "datagram" && (size = data[/\Alarge:(\d+)\z/, 1])
       ws.send_datagram("x" * Integer(size))

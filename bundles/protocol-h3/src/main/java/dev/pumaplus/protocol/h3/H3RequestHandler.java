@@ -136,7 +136,8 @@ final class H3RequestHandler implements HttpRequestHandler {
      */
     private void serve(RequestHead head, ConnectionKey key, InputStream in, QuicStream quic,
             HttpServerResponse response) throws IOException {
-        Stream stream = new Stream(queue.backpressure(), quic, new SendRearm(quic, timers));
+        SendRearm writes = new SendRearm(quic.getOutputStream(), quic.getStreamId());
+        Stream stream = new Stream(queue.backpressure(), quic, writes);
         RequestBodyBuffer body = queue.bodyBuffer(contentLengthLimit,
                 (bytes, file) -> stream.submitted(queue.submit(key, head, bytes, file, stream)));
         Stall stall = new Stall(quic);

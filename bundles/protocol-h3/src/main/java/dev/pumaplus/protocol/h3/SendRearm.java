@@ -4,12 +4,10 @@
  */
 package dev.pumaplus.protocol.h3;
 
-import io.netty.util.concurrent.EventExecutorGroup;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.TimeUnit;
-import tech.kwik.core.QuicStream;
+import java.util.concurrent.locks.LockSupport;
 import tech.kwik.core.stream.FlowControlUpdateListener;
 
 /**
@@ -23,12 +21,14 @@ import tech.kwik.core.stream.FlowControlUpdateListener;
  * responses stopped after 2,473 bytes until the idle timeout in about one download in three, with three
  * clients on one slot on this machine, and the idle timeout then failed the write.
  *
- * <p>So a write that may block (once the response has written more than half that buffer; a smaller
- * response cannot fill it) is watched: every {@link #PERIOD_MILLIS} while it is blocked, the stream is told
- * it is not blocked, Kwik's own path for a flow-control update, which queues a request only when the count
- * says none is queued and whose request sends nothing when nothing is due. Smaller responses pay nothing.
+ * <p>So a write that may block (once the stream has been given more than half that buffer; less cannot
+ * fill it) is watched: every {@link #PERIOD_MILLIS} while it is blocked, the stream is told it is not
+ * blocked, Kwik's own path for a flow-control update, which queues a request only when the count says none
+ * is queued and whose request sends nothing when nothing is due. The watch is a virtual thread that lives
+ * as long as the write. Streams given less pay nothing. Used for responses (H3RequestHandler) and for what
+ * an app writes to WebTransport streams (WebTransportSession).
  *
- * <p>Threading: {@link #write} on the request's thread; the watch fires on one of the host's event loops.
+ * <p>Threading: {@link #write} on the one thread that writes the stream.
  */
 final class SendRearm {
 
@@ -39,28 +39,47 @@ final class SendRearm {
 
     private final FlowControlUpdateListener sender; // null when the stream is not Kwik's own implementation
     private final int streamId;
-    private final EventExecutorGroup timers;
     private long written;
 
-    SendRearm(QuicStream quic, EventExecutorGroup timers) {
-        this.sender = quic.getOutputStream() instanceof FlowControlUpdateListener l ? l : null;
-        this.streamId = quic.getStreamId();
-        this.timers = timers;
+    /**
+     * @param kwik     the QUIC stream's own output stream, as Kwik hands it out
+     * @param streamId that stream's id
+     */
+    SendRearm(OutputStream kwik, long streamId) {
+        this.sender = kwik instanceof FlowControlUpdateListener l ? l : null;
+        this.streamId = (int) streamId; // Kwik's own stream ids are ints
     }
 
-    /** {@code out.write(bytes)}, watched when it may block; {@code out} writes into this stream. */
-    void write(OutputStream out, byte[] bytes) throws IOException {
+    /** {@code through.write(bytes)}, watched when it may block; {@code through} writes into this stream. */
+    void write(OutputStream through, byte[] bytes) throws IOException {
         written += bytes.length;
         if (sender == null || written <= UNWATCHED_BYTES) {
-            out.write(bytes);
+            through.write(bytes);
             return;
         }
-        ScheduledFuture<?> watch = timers.next().scheduleAtFixedRate(() -> sender.streamNotBlocked(streamId),
-                PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+        Watch watch = new Watch();
+        Thread kicker = Thread.ofVirtual().name("h3-send-rearm").start(watch);
         try {
-            out.write(bytes);
+            through.write(bytes);
         } finally {
-            watch.cancel(false);
+            watch.ended = true;
+            LockSupport.unpark(kicker);
+        }
+    }
+
+    /** Tells the stream it is not blocked every period until the write it watches has ended. */
+    private final class Watch implements Runnable {
+        volatile boolean ended;
+
+        @Override
+        public void run() {
+            while (true) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS));
+                if (ended) {
+                    return;
+                }
+                sender.streamNotBlocked(streamId);
+            }
         }
     }
 }

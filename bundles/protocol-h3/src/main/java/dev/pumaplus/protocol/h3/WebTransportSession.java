@@ -184,7 +184,7 @@ final class WebTransportSession implements WebSocketPeer {
             if (ended.get() || writable.size() >= connection.limits().streamsPerSession()) {
                 return false;
             }
-            writable.put(stream.getStreamId(), new Writable(stream, stream.getOutputStream()));
+            writable.put(stream.getStreamId(), new Writable(stream));
             return true;
         }
     }
@@ -266,7 +266,7 @@ final class WebTransportSession implements WebSocketPeer {
                 HttpStream stream = connection.transport().openUnidirectional();
                 OutputStream out = stream.getOutputStream();
                 out.write(QuicVarint.encode(id));
-                out.write(bytes);
+                new SendRearm(out, stream.getStreamId()).write(out, bytes);
                 out.close();
             } catch (IOException | RuntimeException e) {
                 // the connection is closing: its end reaches the session through the CONNECT stream
@@ -339,14 +339,14 @@ final class WebTransportSession implements WebSocketPeer {
                         return; // too many open: the app's new stream is not opened, its bytes dropped
                     }
                     HttpStream opened = connection.transport().openUnidirectional();
-                    stream = new Writable(opened, opened.getOutputStream());
+                    stream = new Writable(opened);
                     stream.out().write(QuicVarint.encode(id));
                     writable.put(streamId, stream);
                 }
             }
             OutputStream out = stream.out();
             if (bytes.length > 0) { // after an empty write to a Kwik stream, Chromium got none of its later bytes
-                out.write(bytes);
+                stream.writes().write(out, bytes);
             }
             if (finish) {
                 writable.remove(streamId);
@@ -411,7 +411,11 @@ final class WebTransportSession implements WebSocketPeer {
     }
 
     /** A stream the app may write and its one output (Flupke's is taken once per stream). */
-    private record Writable(HttpStream stream, OutputStream out) {
+    /** A stream the app writes to, with its output and the guard on that output's writes (SendRearm). */
+    private record Writable(HttpStream stream, OutputStream out, SendRearm writes) {
+        Writable(HttpStream stream) {
+            this(stream, stream.getOutputStream(), new SendRearm(stream.getOutputStream(), stream.getStreamId()));
+        }
     }
 
     /** Runs tasks one at a time, in order, on a virtual thread while there are any. */
