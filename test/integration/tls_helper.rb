@@ -63,7 +63,8 @@ module TlsHelper
   # GET over HTTP/3: [status, body, headers (lower-case name => [values])].
   def h3_get(url, *headers)
     out, err, status = h3_probe("get", url, *headers)
-    assert status.success?, "HTTP/3 GET #{url} failed: #{err}\n#{out}"
+    ended = status.exitstatus == 124 ? "killed by its timeout" : "exit #{status.exitstatus}" # timeout(1)'s 124
+    assert status.success?, "HTTP/3 GET #{url} failed (#{ended}): #{err}\n#{out}"
     head, body = out.split("\nbody\n", 2)
     code = Integer(head[/^status (\d+)/, 1])
     fields = head.scan(/^header ([^:]+): (.*)$/).group_by(&:first).transform_values { |v| v.map(&:last) }
