@@ -97,7 +97,13 @@ final class RoundReport {
         + "request's intended start; keep-alive = a router-like pool of up to ").append(s.pool())
         .append(" connections, new = a new connection per request, h2 = HTTP/2 cleartext (prior knowledge), streams round-robin over ")
         .append(s.h2Connections()).append(" connections; closed-loop cells: wrk at full speed (h2: h2load), their service times. ")
-        .append("Timeout ").append(Format.seconds(s.timeoutNs())).append(", counted as an error\n");
+        .append("Timeout ").append(Format.seconds(s.timeoutNs())).append(", counted as an error")
+        .append(s.cells().stream().anyMatch(c -> !c.closedLoop() && c.connection() != RoundScenario.Connection.H2)
+            ? ". Before the first round the generator warms its own client, with no server of the run: "
+                + Format.seconds(RoundRunner.GENERATOR_WARMUP_NS) + " per HTTP/1.1 connection kind of the open-loop cells, at their "
+                + String.format(Locale.ROOT, "highest rate (at most %,.0f rps), to a responder in its own process that answers after 10 ms",
+                    RoundRunner.GENERATOR_WARMUP_MAX_RPS)
+            : "").append('\n');
     if (s.cells().stream().anyMatch(RoundScenario.Cell::windowed)) {
       md.append("- windowed cells: one continuous run of arrivals, split for the report by each request's intended start (when the "
           + "generator was to send it); the server's CPU and memory read as the run starts, at each split (from a second thread, on "

@@ -68,6 +68,8 @@ class RoundReportTest {
     assertTrue(md.contains("## bench `/hello`, open loop, keep-alive (a pool of up to 16 connections)"), md);
     assertTrue(md.contains("- ratios: to puma8 (median over median)"), md);
     assertTrue(md.contains("- command: `bench/run low --rounds 3`"), md);
+    assertTrue(md.contains("Before the first round the generator warms its own client, with no server of the run: 3 s per HTTP/1.1 "
+        + "connection kind of the open-loop cells, at their highest rate (at most 8,000 rps)"), md);
     assertTrue(md.contains("- machine: 2 CPUs (Test CPU), Linux 6.1; servers on CPU 0, the generator and wrk on CPU(s) 1"), md);
     assertTrue(md.contains("  - `puma8` (8.0.2): `ruby -I/work/puma-8.0.2/lib /work/puma-8.0.2/bin/puma -w 1 -t 5:5 {app}`"), md);
     assertTrue(md.contains("puma-plus round 3, bench /hello keep-alive 50 rps: offered 50.2, 51.0 rps (1000 answered, 0 errors)"), md);
@@ -149,6 +151,7 @@ class RoundReportTest {
     assertTrue(md.contains("| max (closed loop) | puma8 | 6,000.0 | n/a | 100.0 µs | 100.0 µs | 2.00 ms | 3.00 ms | 4.00 ms | 5.00 ms | 0 | n/a "
         + "| 120 MB | — | — | — | — |"), "the keep-alive table keeps its ratios\n" + md);
     assertTrue(md.contains("warmed up closed-loop at full speed (`wrk -t 1 -c 16`, h2 lines `h2load -t 1 -c 16 -m 1`: bench: 5 s `/hello` h2)"), md);
+    assertFalse(md.contains("the generator warms its own client"), "no open-loop cell, nothing to warm\n" + md);
   }
 
   @Test
