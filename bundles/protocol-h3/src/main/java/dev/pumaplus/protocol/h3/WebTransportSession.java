@@ -184,7 +184,7 @@ final class WebTransportSession implements WebSocketPeer {
             if (ended.get() || writable.size() >= connection.limits().streamsPerSession()) {
                 return false;
             }
-            writable.put(stream.getStreamId(), new Writable(stream));
+            writable.put(stream.getStreamId(), Writable.of(stream));
             return true;
         }
     }
@@ -339,7 +339,7 @@ final class WebTransportSession implements WebSocketPeer {
                         return; // too many open: the app's new stream is not opened, its bytes dropped
                     }
                     HttpStream opened = connection.transport().openUnidirectional();
-                    stream = new Writable(opened);
+                    stream = Writable.of(opened);
                     stream.out().write(QuicVarint.encode(id));
                     writable.put(streamId, stream);
                 }
@@ -410,11 +410,14 @@ final class WebTransportSession implements WebSocketPeer {
         }
     }
 
-    /** A stream the app may write and its one output (Flupke's is taken once per stream). */
-    /** A stream the app writes to, with its output and the guard on that output's writes (SendRearm). */
+    /**
+     * A stream the app may write, its one output (Flupke's is taken once per stream) and the guard on that
+     * output's writes (SendRearm).
+     */
     private record Writable(HttpStream stream, OutputStream out, SendRearm writes) {
-        Writable(HttpStream stream) {
-            this(stream, stream.getOutputStream(), new SendRearm(stream.getOutputStream(), stream.getStreamId()));
+        static Writable of(HttpStream stream) {
+            OutputStream out = stream.getOutputStream();
+            return new Writable(stream, out, new SendRearm(out, stream.getStreamId()));
         }
     }
 
