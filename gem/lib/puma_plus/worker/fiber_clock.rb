@@ -6,11 +6,12 @@
 # RESPONSE_HEAD exactly as a thread's GVL wait. It sits inside the worker's FiberReactor: it times the
 # reactor's wake-ups and the moments its scheduler resumes a fiber.
 #
-# A fiber waits in one of the scheduler's three waits, and each tells when it became ready:
+# A fiber waits in one of the scheduler's two waits, io_wait and block, and each tells when it became ready:
 # - io_wait: its socket became ready no later than the reactor's select returned (the readiness may be
 #   older, if it came while the thread was busy, so this is a lower bound);
-# - kernel_sleep, and a timeout: when the timer was due;
-# - block (a Mutex, Queue or ConditionVariable of another fiber or thread): when #unblock was called.
+# - block (a Mutex, Queue or ConditionVariable of another fiber or thread): when #unblock was called; one
+#   that timed out, a sleep among them (Async's kernel_sleep is a block with the sleep as its timeout, so a
+#   sleep is timed here and only here), when the timer was due.
 # The fiber's wait is the time from then to its resumption. A wait of WARN_AFTER_NS or more means the app
 # blocks the thread (a CPU-bound loop, a C call that does not yield to the scheduler): it is logged, at
 # most once per WARN_EVERY_NS.
@@ -83,7 +84,7 @@ module PumaPlus
         Selector.new(inner, self)
       end
 
-      # Hooks the three waits of +scheduler+ (an Async::Scheduler, on the reactor's thread) to this clock.
+      # Hooks the two waits of +scheduler+ (an Async::Scheduler, on the reactor's thread) to this clock.
       def install(scheduler)
         scheduler.extend(hooks)
       end
@@ -144,15 +145,6 @@ module PumaPlus
             super(io, events, timeout)
           ensure
             clock.resumed(clock.selected_at)
-          end
-
-          define_method(:kernel_sleep) do |*duration|
-            due = duration.first && now.call + (duration.first * 1e9).to_i
-            begin
-              super(*duration)
-            ensure
-              clock.resumed(due)
-            end
           end
 
           define_method(:block) do |blocker, timeout = nil|

@@ -43,6 +43,7 @@ class PumaPlus::Worker::FiberClockTest < PumaPlus::TestCase
       -> { sleep 0.01; block_thread(0.25); GvlClock.wait_ns }
     )
     assert_operator sleeper, :>=, 150_000_000, "the sleeper was due at 50 ms and ran at about 260 ms"
+    assert_operator sleeper, :<, 300_000_000, "its lateness counted once (Async's sleep is a timed block)"
     assert_operator blocker, :<, 50_000_000, "the blocker was never kept from running"
   end
 
