@@ -26,7 +26,8 @@ public interface ConcurrencyLimit {
 
     /**
      * @param completed    requests that finished on a slot in the window
-     * @param slotNanos    the sum of their slot times (dispatch → the slot idle again), ns
+     * @param slotNanos    the sum of their slot times (dispatch → the slot idle again), less the time each
+     *                     waited for its worker's thread where the worker measured it (a fiber's GVL wait), ns
      * @param peakInFlight the most requests running on slots at once in the window
      * @param depth        requests waiting in the queue now
      * @param liveSlots    slots dialled in now

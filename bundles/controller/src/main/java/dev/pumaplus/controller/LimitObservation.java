@@ -13,7 +13,8 @@ package dev.pumaplus.controller;
  * @param window        the window's number since the driver started (0, 1, ...)
  * @param windowMs      the window's length as measured by the driver's clock, ms
  * @param completed     requests that finished on a slot in the window
- * @param meanServiceMs their mean slot time (dispatch → the slot idle again), ms; NaN when none finished
+ * @param meanServiceMs their mean slot time (dispatch → the slot idle again, less what their worker measured
+ *                      them waiting for its thread), ms; NaN when none finished
  * @param peakInFlight  the most requests running on slots at once in the window
  * @param depth         requests waiting in the host's queue at the window's end
  * @param slots         slots dialled in at the window's end: the limit's upper bound

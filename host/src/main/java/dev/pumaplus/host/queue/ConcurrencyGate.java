@@ -173,13 +173,18 @@ final class ConcurrencyGate {
 
     /**
      * A request finished on its link, dispatched at {@code dispatchedNanos} (T3); while limited its slot time
-     * (T3 → now) joins the window. Under the dispatcher's lock.
+     * (T3 → now) joins the window, less {@code threadWaitNanos}, the time its worker measured it ready to run
+     * but waiting for the worker's thread (a fiber's GVL wait; negative: not measured). That wait is the
+     * worker's own CPU running other requests, not the dependency the limit protects: counted, it would read
+     * a busy core as an inflating dependency and shrink the limit below what the core can serve. Under the
+     * dispatcher's lock.
      */
-    void finished(long dispatchedNanos) {
+    void finished(long dispatchedNanos, long threadWaitNanos) {
         busy--;
         if (limit != Dispatcher.UNLIMITED) {
             windowCompleted++;
-            windowSlotNanos += clock.nanoTime() - dispatchedNanos;
+            long slot = clock.nanoTime() - dispatchedNanos;
+            windowSlotNanos += threadWaitNanos > 0 ? Math.max(0, slot - threadWaitNanos) : slot;
         }
     }
 

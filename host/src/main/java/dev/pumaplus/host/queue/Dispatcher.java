@@ -222,7 +222,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
     }
 
     @Override
-    public QueuedExchange finished(Object token) {
+    public QueuedExchange finished(Object token, long threadWaitNanos) {
         Slot slot = (Slot) token;
         Ticket done;
         Ticket next = null;
@@ -231,7 +231,7 @@ public final class Dispatcher implements LinkListener, QueueReadout {
         try {
             done = roster.finished(slot);
             done.done();
-            gate.finished(done.dispatchedNanos());
+            gate.finished(done.dispatchedNanos(), threadWaitNanos);
             completed++;
             close = slot.draining;
             if (!close) {

@@ -15,8 +15,12 @@ public interface LinkListener {
     /** The link said HELLO and joined the pipeline: it is a live slot and idle. Returns its token. */
     Object ready(WorkerLink link);
 
-    /** The link's request is finished (both END_STREAMs): returns the next request to run, or null. */
-    QueuedExchange finished(Object token);
+    /**
+     * The link's request is finished (both END_STREAMs): returns the next request to run, or null.
+     * {@code threadWaitNanos} is how long the worker measured the request ready to run but waiting for its
+     * thread (RESPONSE_HEAD's GVL wait), negative when it measured none.
+     */
+    QueuedExchange finished(Object token, long threadWaitNanos);
 
     /** The worker sent GOAWAY: dispatch nothing more to the link (retired now if idle). */
     void draining(Object token);

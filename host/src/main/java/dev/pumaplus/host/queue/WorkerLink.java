@@ -439,7 +439,8 @@ public final class WorkerLink extends ChannelInboundHandlerAdapter {
         current = null;
         ex.response.finish();
         ex.body.discard();
-        QueuedExchange next = listener.finished(token);
+        ResponseHead head = ex.response.workerHead();
+        QueuedExchange next = listener.finished(token, head == null ? -1 : head.gvlWaitNanos());
         if (next != null) {
             run(next);
         }

@@ -914,6 +914,26 @@ public class DispatcherTest {
     }
 
     @Test
+    void theLimitsWindowLeavesOutTheTimeARequestWaitedForItsWorkersThread() {
+        dispatcher.concurrencyLimit(10);
+        List<EmbeddedWorker> fibers = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            fibers.add(new EmbeddedWorker(queue, 100, 0));
+        }
+        for (String path : List.of("/busy-core", "/unmeasured")) {
+            submit(new Object(), path, new RecordingSink());
+        }
+        queue.advance(10_000_000L);
+        Map<String, EmbeddedWorker> sent = running(fibers);
+        sent.get("/busy-core").respond("ok", 4_000_000L);
+        sent.get("/unmeasured").respond("ok", -1);
+        LimitWindow w = dispatcher.takeLimitWindow();
+        assertEquals(2, w.completed());
+        assertEquals(16_000_000L, w.slotNanos(),
+                "10 ms less the 4 ms its fiber waited for the thread, and 10 ms where no wait was measured");
+    }
+
+    @Test
     void withThreadSlotsNoLimitIsInForceAndNoWindowIsKept() {
         EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
         submit(new Object(), "/t", new RecordingSink());

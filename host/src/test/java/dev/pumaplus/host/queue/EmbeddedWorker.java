@@ -96,8 +96,13 @@ public final class EmbeddedWorker {
 
     /** Responds 200 with {@code body}, ending the response. */
     public void respond(String body) {
-        channel.writeInbound(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-type", "text/plain")))
-                .toFrame(ByteBufAllocator.DEFAULT, false));
+        respond(body, -1);
+    }
+
+    /** Responds 200 with {@code body} and a head reporting {@code gvlWaitNanos} of GVL wait (-1: none). */
+    public void respond(String body, long gvlWaitNanos) {
+        channel.writeInbound(new ResponseHead(200, 0, 0, 0, List.of(Map.entry("content-type", "text/plain")),
+                gvlWaitNanos).toFrame(ByteBufAllocator.DEFAULT, false));
         channel.writeInbound(Frame.of(FrameType.RESPONSE_BODY, true,
                 Unpooled.copiedBuffer(body, StandardCharsets.ISO_8859_1)));
         channel.runPendingTasks();
