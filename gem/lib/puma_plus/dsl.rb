@@ -73,6 +73,16 @@
 #   websocket_ping_interval 15        # seconds of client silence before a ping, closed after two; 0: no pings
 #                                     #   (default 30)
 #   websocket_max_connections 50_000  # held WebSocket connections at most; more upgrades get 503 (default 10000)
+#   webtransport_sessions_per_connection 4  # WebTransport sessions one QUIC connection holds; one more
+#                                     #   CONNECT gets 429 (default 16; docs/WEBTRANSPORT.md "Limits")
+#   webtransport_max_sessions 50_000  # WebTransport sessions held in all, counted apart from WebSockets;
+#                                     #   one more CONNECT gets 503 (default 10000)
+#   webtransport_streams_per_session 16  # client streams one session reads at once, one more refused; and
+#                                     #   streams open for the app's writes (default 64)
+#   webtransport_max_message 65_536   # bytes of one stream or datagram; a longer stream closes its session with
+#                                     #   1009, a longer datagram is dropped (default 1048576)
+#   webtransport_outbound_limit 262_144  # bytes the app sent a session, not yet written, above which it is
+#                                     #   closed with 1008 (default 1048576)
 #
 #   plugin :tmp_restart               # a puma plugin, run unchanged (PumaPlus::PluginLauncher)
 #   after_booted { }                  # block, run in the shepherd once every worker has booted
@@ -180,6 +190,9 @@ module PumaPlus
       state_path: :string, tag: :string, log_format: :log_format, worker_scheduling: :worker_scheduling, decision_log: :string, client_timeout: :duration,
       websocket_max_message: :positive_integer, websocket_outbound_limit: :positive_integer,
       websocket_ping_interval: :non_negative_integer, websocket_max_connections: :positive_integer,
+      webtransport_sessions_per_connection: :positive_integer, webtransport_max_sessions: :positive_integer,
+      webtransport_streams_per_session: :positive_integer, webtransport_max_message: :positive_integer,
+      webtransport_outbound_limit: :positive_integer,
       fibers: :positive_integer, spare_workers: :non_negative_integer
     }.freeze
     # Switches, puma's form: the directive alone means true. Directive => setting. `quiet` silences request
