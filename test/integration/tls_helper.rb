@@ -1,6 +1,7 @@
 # What the HTTP/2, TLS, WebTransport and env-identity integration tests share: test certificates (RSA and a
 # short-lived EC one from the openssl command line, EC from the development-certificate path), the TLS port a
-# server announced, and curl runs with their output and timing.
+# server announced, runs of protocol-h3's HTTP/3 and WebTransport test clients, and curl runs with their
+# output and timing.
 require "open3"
 require "server_helper"
 
@@ -48,16 +49,39 @@ module TlsHelper
   H3_CLIENT = File.join(PumaPlusServer::ROOT, "bundles/protocol-h3/target")
   JAVA = File.join(ENV.fetch("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin/java")
 
-  # Runs Flupke's HTTP/3 client (bundles/protocol-h3's H3Probe, built by script/build, which logs through
-  # the bundle's KwikLog) with +args+ (leading -D options go to the JVM); returns [stdout, stderr, status].
-  def h3_probe(*args, timeout: 60)
-    jvm_options, args = args.partition { |arg| arg.start_with?("-D") }
+  # The class path of bundles/protocol-h3's test clients (built by script/build); fails the test without them.
+  def h3_client_classpath
     classes = File.join(H3_CLIENT, "test-classes")
     unless File.directory?(classes) && File.directory?(File.join(H3_CLIENT, "h3-client-lib"))
       flunk("the HTTP/3 test client is not built (#{classes}); run script/build")
     end
-    Open3.capture3("timeout", timeout.to_s, JAVA, *jvm_options, "-cp", "#{classes}:#{H3_CLIENT}/classes:#{H3_CLIENT}/h3-client-lib/*",
+    "#{classes}:#{H3_CLIENT}/classes:#{H3_CLIENT}/h3-client-lib/*"
+  end
+
+  # Runs Flupke's HTTP/3 client (bundles/protocol-h3's H3Probe, built by script/build, which logs through
+  # the bundle's KwikLog) with +args+ (leading -D options go to the JVM); returns [stdout, stderr, status].
+  def h3_probe(*args, timeout: 60)
+    jvm_options, args = args.partition { |arg| arg.start_with?("-D") }
+    Open3.capture3("timeout", timeout.to_s, JAVA, *jvm_options, "-cp", h3_client_classpath,
                    "dev.pumaplus.protocol.h3.H3Probe", *args)
+  end
+
+  # Runs the raw WebTransport client on Kwik (bundles/protocol-h3's WebTransportProbe) with +args+, yielding
+  # each line it prints as it comes (if given a block); returns [lines, stderr, status].
+  def webtransport_probe(*args, timeout: 90)
+    lines = []
+    Open3.popen3("timeout", timeout.to_s, JAVA, "-cp", h3_client_classpath,
+                 "dev.pumaplus.protocol.h3.WebTransportProbe", *args) do |stdin, stdout, stderr, process|
+      stdin.close
+      errors = Thread.new { stderr.read }
+      stdout.each_line do |line|
+        next if line.start_with?("SECURITY WARNING") # Kwik's, on stdout, for the unchecked certificate
+
+        lines << line.chomp
+        yield lines.last if block_given?
+      end
+      [lines, errors.value, process.value]
+    end
   end
 
   # GET over HTTP/3: [status, body, headers (lower-case name => [values])].

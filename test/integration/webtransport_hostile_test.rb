@@ -21,7 +21,7 @@ class WebtransportHostileTest < IntegrationTest
                           args: ["-b", "tcp://127.0.0.1:0", "-b", "ssl://127.0.0.1:0", "--bundles", "h1,h2,h3"])
     port = tls_port(server)
     capsule_close = nil
-    lines, err, status = probe("hostile", "https://127.0.0.1:#{port}/wt?token=let-me-in") do |line|
+    lines, err, status = webtransport_probe("hostile", "https://127.0.0.1:#{port}/wt?token=let-me-in") do |line|
       next unless line == "good echo 3" # the oversized capsule was answered; its connection is still open
 
       early = server.output.scan(/webtransport (\d+) open/).flatten[1] # the second session held: the early one's
@@ -57,28 +57,5 @@ class WebtransportHostileTest < IntegrationTest
     asked = server.output.scan(/webtransport \d+ message datagram "large:2000"/).size
     assert_operator asked, :>=, 1
     assert_equal asked, counts["datagrams_unsent"], "the app's 2,000-byte datagrams, dropped unsent: #{counts}"
-  end
-
-  private
-
-  # Runs WebTransportProbe with +args+, yielding each line it prints as it comes; returns [lines, stderr, status].
-  def probe(*args, timeout: 90)
-    classes = File.join(H3_CLIENT, "test-classes")
-    unless File.directory?(classes) && File.directory?(File.join(H3_CLIENT, "h3-client-lib"))
-      flunk("the HTTP/3 test client is not built (#{classes}); run script/build")
-    end
-    lines = []
-    Open3.popen3("timeout", timeout.to_s, JAVA, "-cp", "#{classes}:#{H3_CLIENT}/classes:#{H3_CLIENT}/h3-client-lib/*",
-                 "dev.pumaplus.protocol.h3.WebTransportProbe", *args) do |stdin, stdout, stderr, process|
-      stdin.close
-      errors = Thread.new { stderr.read }
-      stdout.each_line do |line|
-        next if line.start_with?("SECURITY WARNING") # Kwik's, on stdout, for the unchecked certificate
-
-        lines << line.chomp
-        yield lines.last
-      end
-      [lines, errors.value, process.value]
-    end
   end
 end

@@ -76,7 +76,12 @@ module PumaPlus
       websocket_max_message: 1_048_576,
       websocket_outbound_limit: 1_048_576,
       websocket_ping_interval: 30,
-      websocket_max_connections: 10_000
+      websocket_max_connections: 10_000,
+      webtransport_sessions_per_connection: 16,
+      webtransport_max_sessions: 10_000,
+      webtransport_streams_per_session: 64,
+      webtransport_max_message: 1_048_576,
+      webtransport_outbound_limit: 1_048_576
     }.freeze
     # Settings that are paths, made absolute against the working directory at resolution.
     PATHS = %i[pidfile state_path stdout_path stderr_path decision_log controller_jar_dir].freeze
@@ -343,6 +348,11 @@ module PumaPlus
         "websocket_outbound_limit" => websocket_outbound_limit,
         "websocket_ping_interval" => websocket_ping_interval,
         "websocket_max_connections" => websocket_max_connections,
+        "webtransport_sessions_per_connection" => webtransport_sessions_per_connection,
+        "webtransport_max_sessions" => webtransport_max_sessions,
+        "webtransport_streams_per_session" => webtransport_streams_per_session,
+        "webtransport_max_message" => webtransport_max_message,
+        "webtransport_outbound_limit" => webtransport_outbound_limit,
         "bundles" => BUNDLE_START_ORDER.select { |name, _| bundles.include?(name) }.values +
                      (autoscale ? AUTOSCALE_BUNDLES.fetch(autoscale_actuator) : []) +
                      (autoscale && autoscale_bridge ? [BRIDGE_BUNDLES.fetch(autoscale_bridge)] : []) +

@@ -73,6 +73,16 @@
 #   websocket_ping_interval 15        # seconds of client silence before a ping, closed after two; 0: no pings
 #                                     #   (default 30)
 #   websocket_max_connections 50_000  # held WebSocket connections at most; more upgrades get 503 (default 10000)
+#   webtransport_sessions_per_connection 4  # WebTransport sessions one QUIC connection holds; one more
+#                                     #   CONNECT gets 429 (default 16; docs/WEBTRANSPORT.md "Limits")
+#   webtransport_max_sessions 50_000  # WebTransport sessions held in all, counted apart from WebSockets;
+#                                     #   one more CONNECT gets 503 (default 10000)
+#   webtransport_streams_per_session 16  # client streams one session reads at once, one more refused; and
+#                                     #   streams open for the app's writes (default 64)
+#   webtransport_max_message 65_536   # bytes of one stream or datagram; a longer stream closes its session with
+#                                     #   1009, a longer datagram is dropped (default 1048576)
+#   webtransport_outbound_limit 262_144  # bytes the app sent a session, not yet written, above which it is
+#                                     #   closed with 1008 (default 1048576)
 #
 #   plugin :tmp_restart               # a puma plugin, run unchanged (PumaPlus::PluginLauncher)
 #   after_booted { }                  # block, run in the shepherd once every worker has booted
@@ -84,12 +94,13 @@
 #   cluster { preload_app! }          # puma 8: evaluated after every file when workers > 0 (single: when 0)
 #
 # Puma's other names (ALIASES: puma 7's before_worker_boot, on_booted, ...) are the same directives. A
-# puma directive with no equivalent here (UNSUPPORTED, with its reason) is recorded in #unsupported with
+# puma directive with no equivalent here (UNSUPPORTED, dsl/unsupported.rb) is recorded in #unsupported with
 # its file and line, and the shepherd reports it; any other unknown name is an error.
 
 require_relative "setting"
 require_relative "config_error"
 require_relative "plugin_launcher"
+require_relative "dsl/unsupported"
 
 module PumaPlus
   class DSL
@@ -114,43 +125,6 @@ module PumaPlus
       dsl
     end
 
-    # Puma directives (5.6 through 8) with no equivalent in puma-plus, each with the reason: accepted with
-    # any arguments, ignored, and reported at boot with file and line (a Rails config/puma.rb must run
-    # unchanged). Any other unknown name is an error. docs/CONFIG.md, "Puma names", says the same in a table.
-    UNSUPPORTED = {
-      max_fast_inline: "the host parses every request; no Ruby thread reads a socket",
-      nakayoshi_fork: "no GC compaction runs before a fork (with fork_worker, a before_refork hook can run one in the mold)",
-      wait_for_less_busy_worker: "there is no accept race: the host hands each request to an idle slot",
-      extra_runtime_dependencies: "there is no prune_bundler", prune_bundler: "the shepherd is not re-exec'd",
-      queue_requests: "the host always queues requests (one queue, docs/ARCHITECTURE.md)",
-      out_of_band: "a slot is busy only while it runs a request; nothing runs between requests",
-      raise_exception_on_sigterm: "the shepherd stops workers with TERM and their links drain; no exception",
-      silence_single_worker_warning: "there is no such warning", silence_fork_callback_warning: "there is no such warning",
-      early_hints: "103 Early Hints are always passed through when the app sends them",
-      set_remote_address: "REMOTE_ADDR is the peer the host saw",
-      clean_thread_locals: "slot threads serve one link each; their locals are not cleared",
-      fiber_per_request: "each request runs on its slot's thread, never in a fiber of its own",
-      log_formatter: "the log format is log_format (text or json)", custom_logger: "the log is the host's (log_format)",
-      debug: "no low-level debugging output", shutdown_debug: "no thread dump at shutdown",
-      drain_on_shutdown: "the host always drains its queue on a graceful stop",
-      force_shutdown_after: "a stop waits shutdown_timeout, then answers 503",
-      restart_command: "a hot restart spawns a new shepherd; there is no exec",
-      worker_check_interval: "workers check in every min(worker_timeout / 4, 5) s",
-      worker_culling_strategy: "TTOU retires the highest worker index",
-      state_permission: "the state file has the umask's permissions",
-      mutate_stdout_and_stderr_to_sync_on_write: "log lines are written whole",
-      io_selector_backend: "the host's Netty event loops own the sockets", max_io_threads: "the host's Netty event loops own the sockets",
-      directory: "start puma-plus in the app's directory (or use --dir)",
-      load: "config files are -C, config/puma-plus.rb and config/puma.rb",
-      app: "workers load the rackup file (config.ru); an app object from the config file is not used",
-      rack_url_scheme: "rack.url_scheme is the listener's scheme", clear_binds!: "binds of a later file replace an earlier file's",
-      set_default_host: "the default bind is tcp://0.0.0.0:9292",
-      idle_timeout: "the host has no idle shutdown (only it sees requests, and it offers no such stop yet)",
-      supported_http_methods: "the host passes every method to the app",
-      max_keep_alive: "the host does not cap requests per keep-alive connection; persistent_timeout bounds idle ones",
-      enable_keep_alives: "the host always keeps connections alive (persistent_timeout bounds idle ones)",
-    }.freeze
-
     # Puma's other names for directives here, puma's name => ours (puma 7 renamed the hooks; puma's
     # after_worker_boot has always meant after_worker_fork).
     ALIASES = {
@@ -159,16 +133,6 @@ module PumaPlus
       on_stopped: :after_stopped, on_restart: :before_restart, on_thread_start: :before_thread_start,
       on_thread_exit: :before_thread_exit, on_refork: :before_refork
     }.freeze
-
-    # One reported puma directive: { directive:, file:, line:, reason: }; +missing+ when the directive
-    # exists here but what it names does not (a plugin that is not installed).
-    Unsupported = Struct.new(:directive, :file, :line, :reason, :missing, keyword_init: true) do
-      def to_s
-        return "#{file}:#{line}: #{directive}: #{reason}; ignored" if missing
-
-        "#{file}:#{line}: #{directive} is a puma directive with no equivalent in puma-plus (#{reason}); ignored"
-      end
-    end
 
     # The fast actuators `autoscale bridge:` accepts (docs/CONTROL.md).
     BRIDGES = %w[ractor thread].freeze
@@ -226,6 +190,9 @@ module PumaPlus
       state_path: :string, tag: :string, log_format: :log_format, worker_scheduling: :worker_scheduling, decision_log: :string, client_timeout: :duration,
       websocket_max_message: :positive_integer, websocket_outbound_limit: :positive_integer,
       websocket_ping_interval: :non_negative_integer, websocket_max_connections: :positive_integer,
+      webtransport_sessions_per_connection: :positive_integer, webtransport_max_sessions: :positive_integer,
+      webtransport_streams_per_session: :positive_integer, webtransport_max_message: :positive_integer,
+      webtransport_outbound_limit: :positive_integer,
       fibers: :positive_integer, spare_workers: :non_negative_integer
     }.freeze
     # Switches, puma's form: the directive alone means true. Directive => setting. `quiet` silences request

@@ -51,7 +51,9 @@ class PumaPlus::ConfigurationDocTest < PumaPlus::TestCase
     assert_equal "#{d[:min_threads]}, #{d[:threads]}", defaults["threads"]
     %i[workers persistent_timeout first_data_timeout write_timeout header_timeout max_pipelined_requests
        worker_boot_timeout shutdown_timeout worker_timeout worker_shutdown_timeout websocket_max_message
-       websocket_outbound_limit websocket_ping_interval websocket_max_connections].each do |key|
+       websocket_outbound_limit websocket_ping_interval websocket_max_connections webtransport_sessions_per_connection
+       webtransport_max_sessions webtransport_streams_per_session webtransport_max_message
+       webtransport_outbound_limit].each do |key|
       assert_equal d[key].to_s, defaults[key.to_s], key
     end
     assert_equal [d[:environment], d[:rackup]], [defaults["environment"], defaults["rackup"]]

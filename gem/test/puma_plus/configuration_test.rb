@@ -45,6 +45,9 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                    "health_check_answer" => "app", "metrics_url" => nil, "controller_jar_dir" => nil,
                    "websocket_max_message" => 1_048_576, "websocket_outbound_limit" => 1_048_576,
                    "websocket_ping_interval" => 30, "websocket_max_connections" => 10_000,
+                   "webtransport_sessions_per_connection" => 16, "webtransport_max_sessions" => 10_000,
+                   "webtransport_streams_per_session" => 64, "webtransport_max_message" => 1_048_576,
+                   "webtransport_outbound_limit" => 1_048_576,
                    "bundles" => ["protocol-h2", "protocol-h1"] },
                  config.to_h)
   end
@@ -61,7 +64,8 @@ class PumaPlus::ConfigurationTest < PumaPlus::TestCase
                     autoscale autoscale_min autoscale_max autoscale_target_queue_p95_ms autoscale_actuator
                     autoscale_bridge ractors decision_log client_timeout shed_wait_limit_ms health_check_path health_check_answer
                     websocket_max_message websocket_outbound_limit websocket_ping_interval
-                    websocket_max_connections].sort,
+                    websocket_max_connections webtransport_sessions_per_connection webtransport_max_sessions
+                    webtransport_streams_per_session webtransport_max_message webtransport_outbound_limit].sort,
                  keys.sort
   end
 
@@ -220,6 +224,19 @@ server_timing false
   def test_connection_limits_reach_the_config_frame_from_the_file
     sent = JSON.parse(resolve(file: "header_timeout 2.5\nmax_connections 300\nmax_pipelined_requests 0\n").to_json)
     assert_equal [3, 300, 0], sent.values_at("header_timeout", "max_connections", "max_pipelined_requests")
+  end
+
+  def test_webtransport_limits_reach_the_config_frame_from_the_file_apart_from_the_websocket_ones
+    sent = JSON.parse(resolve(file: "websocket_max_message 10\nwebsocket_max_connections 5\n" \
+                                    "webtransport_sessions_per_connection 2\nwebtransport_max_sessions 3\n" \
+                                    "webtransport_streams_per_session 4\nwebtransport_max_message 1_000\n" \
+                                    "webtransport_outbound_limit 5_000\n").to_json)
+    assert_equal [2, 3, 4, 1000, 5000, 10, 5],
+                 sent.values_at("webtransport_sessions_per_connection", "webtransport_max_sessions",
+                                "webtransport_streams_per_session", "webtransport_max_message",
+                                "webtransport_outbound_limit", "websocket_max_message", "websocket_max_connections")
+    only_websocket = JSON.parse(resolve(file: "websocket_max_message 10\nwebsocket_outbound_limit 20\n").to_json)
+    assert_equal [1_048_576, 1_048_576], only_websocket.values_at("webtransport_max_message", "webtransport_outbound_limit")
   end
 
   def test_max_connections_must_be_a_positive_integer

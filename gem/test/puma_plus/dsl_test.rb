@@ -157,6 +157,21 @@ class PumaPlus::DSLTest < PumaPlus::TestCase
                  error_for("shutdown_timeout(-1)\n")
   end
 
+  def test_webtransport_limits_are_directives_of_their_own_taking_positive_integers
+    dsl = evaluate("webtransport_sessions_per_connection 2\nwebtransport_max_sessions '3'\n" \
+                   "webtransport_streams_per_session 4\nwebtransport_max_message 1_000\nwebtransport_outbound_limit 5000\n")
+    assert_equal({ webtransport_sessions_per_connection: 2, webtransport_max_sessions: 3,
+                   webtransport_streams_per_session: 4, webtransport_max_message: 1000,
+                   webtransport_outbound_limit: 5000 }, dsl.settings)
+    assert_equal "#{@path}:2: webtransport_max_message: expected an integer >= 1, got 0",
+                 error_for("workers 1\nwebtransport_max_message 0\n")
+    assert_equal "#{@path}:1: webtransport_sessions_per_connection: expected an integer >= 1, got \"many\"",
+                 error_for("webtransport_sessions_per_connection 'many'\n")
+    %w[webtransport_max_sessions webtransport_streams_per_session webtransport_outbound_limit].each do |name|
+      assert_equal "#{@path}:1: #{name}: expected an integer >= 1, got -1", error_for("#{name}(-1)\n")
+    end
+  end
+
   def test_wrong_number_of_arguments_names_the_directive
     assert_match(/\A#{Regexp.escape(@path)}:1: workers: wrong number of arguments/, error_for("workers 1, 2\n"))
   end

@@ -19,8 +19,9 @@ import java.util.Map;
  * extended CONNECT) uses it the same way:
  * <ol>
  *   <li>{@link #offer}: a valid handshake request goes to the queue marked as an upgrade
- *       ({@code puma_plus.websocket.event = upgrade}); past {@link WebSocketSettings#maxConnections()} the
- *       host answers 503 itself.</li>
+ *       ({@code puma_plus.websocket.event = upgrade}); past {@link WebSocketSettings#maxConnections()} held
+ *       WebSocket connections, or {@link WebTransportSettings#maxSessions()} held WebTransport sessions (an
+ *       upgrade over HTTP/3), the host answers 503 itself: the two are counted apart.</li>
  *   <li>The app accepts with status 101 and {@link #ACCEPT_HEADER} ({@link #routing}); the protocol answers
  *       the handshake (HTTP/1.1: a 101 with {@link #acceptKey}; h2: {@code :status 200}) with the
  *       extension {@link #negotiateDeflate} agreed, and has the hub install the WebSocket codec on the
@@ -40,7 +41,8 @@ public interface WebSocketHub {
 
     /**
      * Submits a WebSocket handshake request, as {@link RequestQueue#submit} with a complete (empty) body, its
-     * env marked as an upgrade. Beyond the connection limit the sink gets the host's 503 at once.
+     * env marked as an upgrade. Beyond the limit of its kind (WebSocket connections or WebTransport sessions)
+     * the sink gets the host's 503 at once.
      */
     Exchange offer(Object connection, RequestHead head, ResponseSink sink);
 

@@ -7,7 +7,7 @@
  * Bundles look these up in the OSGi service registry; they never see the host's implementation classes.
  */
 @Export
-@Version("4.0.0")
+@Version("4.1.0")
 package dev.pumaplus.spi;
 
 import org.osgi.annotation.bundle.Export;

@@ -38,6 +38,7 @@ import dev.pumaplus.spi.LoadSignals;
 import dev.pumaplus.spi.RequestQueue;
 import dev.pumaplus.spi.WebSocketHub;
 import dev.pumaplus.spi.WebSocketSettings;
+import dev.pumaplus.spi.WebTransportSettings;
 import dev.pumaplus.spi.WorkerPool;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.IOException;
@@ -246,7 +247,8 @@ public final class Launcher {
 
         felix.context().registerService(HostSettings.class, settings, null);
         felix.context().registerService(RequestQueue.class, admission, null);
-        webSockets.configure(WebSocketSettings.from(settings), ConnectionSettings.from(settings).writeTimeout().toSeconds());
+        webSockets.configure(WebSocketSettings.from(settings), WebTransportSettings.from(settings),
+                ConnectionSettings.from(settings).writeTimeout().toSeconds());
         felix.context().registerService(WebSocketHub.class, webSockets, null);
         felix.context().registerService(EventLoops.class, transport, null);
         felix.context().registerService(LoadSignals.class, new HostLoadSignals(dispatcher), null);

@@ -18,7 +18,7 @@ public interface WebSocketReadout {
      * @param webSockets           WebSocket connections held now
      * @param webTransportSessions WebTransport sessions held now
      * @param sessionsRefused      since start: WebTransport CONNECTs a protocol refused past its connection's
-     *                             session limit (429); the host's own 503s past {@code websocket_max_connections}
+     *                             session limit (429); the host's own 503s past {@code webtransport_max_sessions}
      *                             are in the request counts
      * @param streamsRefused       since start: WebTransport client streams refused (past a session's stream
      *                             limit, or naming no session)

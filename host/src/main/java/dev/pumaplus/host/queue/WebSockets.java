@@ -15,6 +15,7 @@ import dev.pumaplus.spi.WebSocketHub;
 import dev.pumaplus.spi.WebSocketPeer;
 import dev.pumaplus.spi.WebSocketSession;
 import dev.pumaplus.spi.WebSocketSettings;
+import dev.pumaplus.spi.WebTransportSettings;
 import dev.pumaplus.wire.WebSocketCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -75,8 +76,8 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
     private final AtomicLong datagramsUnsent = new AtomicLong();
     private final Map<Long, Session> sessions = new ConcurrentHashMap<>();
     private final Map<String, Set<Session>> channels = new ConcurrentHashMap<>();
-    private volatile int maxConnections = WebSocketSettings.DEFAULT_MAX_CONNECTIONS;
-    private volatile WebSocketSettings codec = new WebSocketSettings(WebSocketSettings.DEFAULT_MAX_MESSAGE,
+    private volatile int maxSessions = WebTransportSettings.DEFAULT_MAX_SESSIONS;
+    private volatile WebSocketSettings settings = new WebSocketSettings(WebSocketSettings.DEFAULT_MAX_MESSAGE,
             WebSocketSettings.DEFAULT_OUTBOUND_LIMIT, WebSocketSettings.DEFAULT_PING_INTERVAL,
             WebSocketSettings.DEFAULT_MAX_CONNECTIONS);
     private volatile long writeTimeoutSecs = ConnectionSettings.DEFAULT_WRITE_TIMEOUT.toSeconds();
@@ -89,12 +90,12 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
 
     /**
      * Config {@code websocket_max_connections} and the codec's limits ({@code websocket_max_message},
-     * {@code websocket_outbound_limit}, {@code websocket_ping_interval}); {@code writeTimeoutSecs}
-     * ({@code write_timeout}) is how long a closing connection's close frame may wait to be written.
+     * {@code websocket_outbound_limit}, {@code websocket_ping_interval}), {@code webtransport_max_sessions};
+     * {@code writeTimeoutSecs} ({@code write_timeout}): how long a closing connection's close frame may wait.
      */
-    public void configure(WebSocketSettings settings, long writeTimeoutSecs) {
-        maxConnections = settings.maxConnections();
-        codec = settings;
+    public void configure(WebSocketSettings settings, WebTransportSettings webTransport, long writeTimeoutSecs) {
+        this.settings = settings;
+        maxSessions = webTransport.maxSessions();
         this.writeTimeoutSecs = writeTimeoutSecs;
     }
 
@@ -146,10 +147,13 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
 
     @Override
     public Exchange offer(Object connection, RequestHead head, ResponseSink sink) {
-        if (held.get() >= maxConnections) {
+        boolean webTransport = isWebTransport(head);
+        int sessions = heldWebTransport.get();
+        if (webTransport ? sessions >= maxSessions : held.get() - sessions >= settings.maxConnections()) {
             metrics.countStatus(503);
-            HostAnswer.write(sink, 503, List.of(Map.entry("Retry-After", "1")),
-                    "too many WebSocket connections (" + maxConnections + ")\n");
+            HostAnswer.write(sink, 503, List.of(Map.entry("Retry-After", "1")), webTransport
+                    ? "too many WebTransport sessions (" + maxSessions + ")\n"
+                    : "too many WebSocket connections (" + settings.maxConnections() + ")\n");
             return HostAnswer.DONE;
         }
         return admission.submit(connection, head, Unpooled.EMPTY_BUFFER, null, sink,
@@ -179,13 +183,13 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
                 break;
             }
         }
-        return HeldWebSocketHandler.negotiateDeflate(offered, codec, responseHeaders);
+        return HeldWebSocketHandler.negotiateDeflate(offered, settings, responseHeaders);
     }
 
     @Override
     public HeldWebSocket install(ChannelPipeline pipeline, String after, WebSocketServerExtension deflate,
                                  Exchange upgrade, boolean sticky) {
-        HeldWebSocketHandler handler = HeldWebSocketHandler.install(pipeline, after, codec, writeTimeoutSecs, deflate);
+        HeldWebSocketHandler handler = HeldWebSocketHandler.install(pipeline, after, settings, writeTimeoutSecs, deflate);
         handler.held(hold(upgrade, sticky, handler));
         return handler;
     }
@@ -248,6 +252,11 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
         }
     }
 
+    /** An upgrade over HTTP/3 is a WebTransport session's (docs/WEBTRANSPORT.md); any other, a WebSocket's. */
+    private static boolean isWebTransport(RequestHead upgrade) {
+        return "HTTP/3".equals(upgrade.protocol());
+    }
+
     /** A datagram or stream command for a WebSocket, which has neither: nothing is sent, the app's mistake logged. */
     private static void refused(WebSocketCommand command, String op) {
         LOG.log(System.Logger.Level.WARNING, "WS_COMMAND " + op + " for connection " + command.connection()
@@ -305,7 +314,7 @@ public final class WebSockets implements WebSocketHub, WebSocketReadout {
             this.id = id;
             this.upgrade = upgrade;
             this.sticky = sticky;
-            this.webTransport = "HTTP/3".equals(upgrade.protocol());
+            this.webTransport = isWebTransport(upgrade);
             this.pid = pid;
             this.peer = peer;
         }

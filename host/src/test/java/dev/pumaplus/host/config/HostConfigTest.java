@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pumaplus.host.lifecycle.ShepherdConfig;
 import dev.pumaplus.spi.ConnectionSettings;
 import dev.pumaplus.spi.WebSocketSettings;
+import dev.pumaplus.spi.WebTransportSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -110,6 +111,8 @@ class HostConfigTest {
         assertEquals(HostConfig.DEFAULTS.maxPipelinedRequests(), defaults.maxPipelinedRequests());
         assertEquals(WebSocketSettings.from(empty), WebSocketSettings.from(documented),
                 "the WebSocket limits' named defaults are the documented ones");
+        assertEquals(WebTransportSettings.from(empty), WebTransportSettings.from(documented),
+                "the WebTransport limits' named defaults are the documented ones");
     }
 
     @Test

@@ -14,6 +14,8 @@ import dev.pumaplus.spi.RequestHead;
 import dev.pumaplus.spi.WebSocketHub;
 import dev.pumaplus.spi.WebSocketPeer;
 import dev.pumaplus.spi.WebSocketSession;
+import dev.pumaplus.spi.WebSocketSettings;
+import dev.pumaplus.spi.WebTransportSettings;
 import dev.pumaplus.wire.Frame;
 import dev.pumaplus.wire.ResponseHead;
 import dev.pumaplus.wire.WebSocketCommand;
@@ -62,9 +64,19 @@ class WebSocketsTest {
         }
     }
 
+    /** A WebTransport session's CONNECT as protocol-h3 offers it: an upgrade over HTTP/3. */
+    private static final RequestHead WEBTRANSPORT = new RequestHead("GET", "/wt", "HTTP/3", "https",
+            new InetSocketAddress("127.0.0.1", 8443), new InetSocketAddress("127.0.0.1", 50000),
+            List.of(Map.entry("host", "localhost")), 1, 2);
+
     /** Runs the upgrade on {@code worker} (which must take it), accepted, and holds it. */
     private WebSocketSession accept(EmbeddedWorker worker, boolean sticky, RecordingPeer peer) {
-        Exchange upgrade = hub.offer(new Object(), DispatcherTest.get("/chat"), new RecordingSink());
+        return accept(worker, DispatcherTest.get("/chat"), sticky, peer);
+    }
+
+    /** Runs the upgrade {@code head} on {@code worker} (which must take it), accepted, and holds it. */
+    private WebSocketSession accept(EmbeddedWorker worker, RequestHead head, boolean sticky, RecordingPeer peer) {
+        Exchange upgrade = hub.offer(new Object(), head, new RecordingSink());
         List<Frame> frames = worker.sent();
         assertEquals("upgrade", EmbeddedWorker.env(frames, WebSockets.EVENT), "the upgrade is marked");
         frames.forEach(Frame::release);
@@ -262,14 +274,7 @@ class WebSocketsTest {
         WebSocketSession ws = accept(worker, false, new RecordingPeer());
         takeEvent(worker);
         worker.respond("");
-        RequestHead h3 = new RequestHead("GET", "/wt", "HTTP/3", "https", new InetSocketAddress("127.0.0.1", 8443),
-                new InetSocketAddress("127.0.0.1", 50000), List.of(Map.entry("host", "localhost")), 1, 2);
-        Exchange upgrade = hub.offer(new Object(), h3, new RecordingSink());
-        worker.sent().forEach(Frame::release);
-        worker.channel.writeInbound(new ResponseHead(101, 0, 0, 0, List.of(Map.entry("puma-plus-websocket", "sticky")))
-                .toFrame(ByteBufAllocator.DEFAULT, true));
-        worker.channel.runPendingTasks();
-        WebSocketSession wt = hub.hold(upgrade, true, new RecordingPeer());
+        WebSocketSession wt = accept(worker, WEBTRANSPORT, true, new RecordingPeer());
         hub.refused(WebSocketHub.Refusal.SESSION);
         hub.refused(WebSocketHub.Refusal.STREAM);
         hub.refused(WebSocketHub.Refusal.STREAM);
@@ -279,6 +284,32 @@ class WebSocketsTest {
         wt.closed(1000);
         ws.closed(1000);
         assertEquals(new WebSocketReadout.WebSocketCounts(0, 0, 1, 2, 1, 1), hub.counts(), "held ones leave, refusals stay");
+    }
+
+    @Test
+    void webSocketsAndWebTransportSessionsAreHeldToTheirOwnLimitsAndAnsweredTheHosts503Beyond() {
+        hub.configure(new WebSocketSettings(WebSocketSettings.DEFAULT_MAX_MESSAGE, WebSocketSettings.DEFAULT_OUTBOUND_LIMIT,
+                WebSocketSettings.DEFAULT_PING_INTERVAL, 1), new WebTransportSettings(16, 2, 64, 1 << 20, 1 << 20), 10);
+        EmbeddedWorker worker = new EmbeddedWorker(queue, 100, 0);
+        accept(worker, false, new RecordingPeer());
+        takeEvent(worker);
+        worker.respond("");
+        RecordingSink webSocket = new RecordingSink();
+        assertEquals(HostAnswer.DONE, hub.offer(new Object(), DispatcherTest.get("/chat"), webSocket));
+        assertEquals(503, webSocket.status);
+        assertTrue(webSocket.events.get(0).contains("Retry-After=1"), webSocket.events.toString());
+        assertEquals("too many WebSocket connections (1)\n", webSocket.bodyText());
+        for (int i = 0; i < 2; i++) { // the held WebSocket takes none of the sessions' room
+            accept(worker, WEBTRANSPORT, true, new RecordingPeer());
+            takeEvent(worker);
+            worker.respond("");
+        }
+        RecordingSink session = new RecordingSink();
+        assertEquals(HostAnswer.DONE, hub.offer(new Object(), WEBTRANSPORT, session));
+        assertEquals(503, session.status);
+        assertTrue(session.events.get(0).contains("Retry-After=1"), session.events.toString());
+        assertEquals("too many WebTransport sessions (2)\n", session.bodyText());
+        assertEquals(new WebSocketReadout.WebSocketCounts(1, 2, 0, 0, 0, 0), hub.counts());
     }
 
     private static void streamCommand(EmbeddedWorker worker, int code, long id, long stream, String bytes) {

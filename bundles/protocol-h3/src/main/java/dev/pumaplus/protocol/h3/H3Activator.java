@@ -14,7 +14,7 @@ import dev.pumaplus.spi.ProtocolEndpoint;
 import dev.pumaplus.spi.ProtocolFactory;
 import dev.pumaplus.spi.ProtocolServices;
 import dev.pumaplus.spi.WebSocketHub;
-import dev.pumaplus.spi.WebSocketSettings;
+import dev.pumaplus.spi.WebTransportSettings;
 import java.util.List;
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
@@ -41,7 +41,7 @@ public final class H3Activator implements BundleActivator {
         H3Endpoints endpoints = new H3Endpoints(host.queue(), connections.contentLengthLimit(),
                 (int) Math.min(Integer.MAX_VALUE, connections.persistentTimeout().toSeconds()),
                 host.host(EventLoops.class).group(), connections.firstDataTimeout().toNanos(),
-                host.optional(WebSocketHub.class), WebTransportLimits.from(WebSocketSettings.from(settings)));
+                host.optional(WebSocketHub.class), WebTransportLimits.from(WebTransportSettings.from(settings)));
         return new ProtocolEndpoint("h3", endpoints, List.of(Http3Endpoints.class, Listener.class), endpoints::close);
     }
 }

@@ -112,7 +112,8 @@ final class H3ConnectionFactory implements ApplicationProtocolConnectionFactory 
     @Override
     public int maxConcurrentPeerInitiatedUnidirectionalStreams() {
         int http3 = flupke.maxConcurrentPeerInitiatedUnidirectionalStreams();
-        return hub == null ? http3 : http3 + limits.sessionsPerConnection() * limits.streamsPerSession();
+        long webTransport = (long) limits.sessionsPerConnection() * limits.streamsPerSession(); // both configurable: may pass an int
+        return hub == null ? http3 : (int) Math.min(Integer.MAX_VALUE, http3 + webTransport);
     }
 
     /** With WebTransport, unlimited over the connection's life: each stream's end gives its credit back. */

@@ -6,7 +6,7 @@ package dev.pumaplus.protocol.h3;
 
 /**
  * Sources: RFC 9220 (extended CONNECT), RFC 9297 (HTTP datagrams, capsules), RFC 9221 (QUIC datagrams) and
- * draft-ietf-webtrans-http3-02, the draft Chromium speaks (WebTransportSettings); the stream, capsule and
+ * draft-ietf-webtrans-http3-02, the draft Chromium speaks (AnnouncedSettings); the stream, capsule and
  * error codes below kept their values in the later drafts.
  */
 final class WebTransportCodes {

@@ -34,7 +34,7 @@ final class WebTransportExtension implements Http3ServerExtensionFactory {
 
     /** @param sessions the WebTransport side of a Flupke connection (made when the connection was) */
     WebTransportExtension(Function<Http3ServerConnection, WebTransportConnection> sessions) {
-        this.settings = WebTransportSettings.of();
+        this.settings = AnnouncedSettings.of();
         this.sessions = sessions;
     }
 

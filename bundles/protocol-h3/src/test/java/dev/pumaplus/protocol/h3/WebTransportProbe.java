@@ -1,5 +1,6 @@
 /*
- * The raw WebTransport client of the hostile-input integration test (test/integration/webtransport_hostile_test.rb):
+ * The raw WebTransport client of the hostile-input and limits integration tests
+ * (test/integration/webtransport_hostile_test.rb, webtransport_limits_test.rb):
  * Kwik's QUIC client under Flupke's HTTP/3 client connection, writing a session's CONNECT, streams, capsules
  * and datagrams byte by byte, so that it can also write what a browser never would. Not part of the bundle.
  */
@@ -54,6 +55,13 @@ import tech.kwik.flupke.impl.Http3Frame;
  * than a QUIC packet holds. The run ends with {@code done}. A frame that does not
  * come within 10 s prints {@code none}. Exits 1 with the exception on any other failure. The server's
  * certificate is not checked.
+ *
+ * <p>{@code WebTransportProbe limits URL M}, against a host whose {@code webtransport_max_message} is M, prints
+ * {@code per-connection 200 x N then S} (CONNECTs on one connection until one is refused), then on a second
+ * connection {@code session S, a stream of M bytes echoed with E} (E: the bytes of the app's answer on that
+ * bidirectional stream), {@code one more session S} (its second CONNECT), and
+ * {@code too-long STOP_SENDING 0x.. close C}: a stream of M + 1 bytes, left open, and the code of the
+ * CLOSE_WEBTRANSPORT_SESSION capsule then sent on the session's CONNECT stream; last {@code done}.
  */
 public final class WebTransportProbe {
 
@@ -148,6 +156,16 @@ public final class WebTransportProbe {
             return new Connect(stream, Integer.parseInt(headers.getPseudoHeader(HeadersFrame.PSEUDO_HEADER_STATUS)));
         }
 
+        /** CONNECTs until the server refuses one (or 100 are held): {@code 200 x N then S}. */
+        String connectUntilRefused(URI uri) throws Exception {
+            int accepted = 0;
+            int status;
+            while ((status = connect(uri).status()) == 200 && accepted < 100) {
+                accepted++;
+            }
+            return "200 x " + accepted + " then " + status;
+        }
+
         /**
          * A WebTransport stream naming {@code session} and carrying {@code bytes}: unidirectional or bidirectional,
          * its side ended or, when not {@code end}, left open (a hostile stream, so that stopping it means something).
@@ -238,12 +256,7 @@ public final class WebTransportProbe {
 
         // Sessions on one connection until the server refuses one.
         Connection many = open(uri, executor, true);
-        int accepted = 0;
-        int status;
-        while ((status = many.connect(uri).status()) == 200 && accepted < 100) {
-            accepted++;
-        }
-        out.println("too-many-sessions 200 x " + accepted + " then " + status);
+        out.println("too-many-sessions " + many.connectUntilRefused(uri));
         echo(good, session.stream().getStreamId(), k++, out);
 
         // A stream naming session 2: a client's unidirectional stream id, never a CONNECT stream.
@@ -278,12 +291,47 @@ public final class WebTransportProbe {
         out.println("done");
     }
 
+    /**
+     * The configured limits, against a host run with {@code webtransport_sessions_per_connection N},
+     * {@code webtransport_max_sessions N + 1} and {@code webtransport_max_message M} (M = {@code maxMessage}).
+     */
+    private static void limits(URI uri, int maxMessage, PrintStream out) throws Exception {
+        ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+        Connection first = open(uri, executor, true);
+        out.println("per-connection " + first.connectUntilRefused(uri));
+
+        // The last session the host holds in all, on a connection of its own; held once its echo came back.
+        Connection second = open(uri, executor, true);
+        Connect last = second.connect(uri);
+        long id = last.stream().getStreamId();
+        QuicStream atLimit = second.stream(true, id, new byte[maxMessage], true);
+        byte[] echo = executor.submit(() -> atLimit.getInputStream().readAllBytes()).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        out.println("session " + last.status() + ", a stream of " + maxMessage + " bytes echoed with " + echo.length);
+        out.println("one more session " + second.connect(uri).status());
+
+        // One byte past the limit, the stream left open: stopped, and the session closed with its capsule.
+        QuicStream tooLong = second.stream(false, id, new byte[maxMessage + 1], false);
+        String stop = second.received.await("STOP_SENDING " + tooLong.getStreamId() + " ");
+        CapsuleCodec.Capsule capsule = executor.submit(() -> CapsuleCodec.read(
+                new DataFrameInputStream(last.stream().getInputStream()), WebTransportSession.MAX_CAPSULE))
+                .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        CapsuleCodec.Close close = capsule == null ? null : CapsuleCodec.decodeClose(capsule.value());
+        out.println("too-long STOP_SENDING " + stop + " close " + (close == null ? "none" : close.code()));
+
+        for (Connection connection : List.of(first, second)) {
+            connection.quic.closeAndWait(Duration.ofSeconds(2));
+        }
+        out.println("done");
+    }
+
+    /** {@code hostile URL} or {@code limits URL MAX_MESSAGE}. */
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        if (!"hostile".equals(args[0])) {
-            throw new IllegalArgumentException("unknown mode " + args[0]);
+        switch (args[0]) {
+            case "hostile" -> hostile(URI.create(args[1]), out);
+            case "limits" -> limits(URI.create(args[1]), Integer.parseInt(args[2]), out);
+            default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
-        hostile(URI.create(args[1]), out);
         System.exit(0);
     }
 }

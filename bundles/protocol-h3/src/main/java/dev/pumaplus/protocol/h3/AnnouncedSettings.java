@@ -14,9 +14,9 @@ import java.util.Map;
  * the handshake before sending one). The later drafts' settings are not announced: they promise flow-control
  * capsules and limits this bundle does not implement. Stateless.
  */
-final class WebTransportSettings {
+final class AnnouncedSettings {
 
-    private WebTransportSettings() {
+    private AnnouncedSettings() {
     }
 
     /** Identifier → value, in the order they go on the wire. */
