@@ -28,11 +28,13 @@ public interface ConcurrencyLimit {
      * @param completed    requests that finished on a slot in the window
      * @param slotNanos    the sum of their slot times (dispatch → the slot idle again), less the time each
      *                     waited for its worker's thread where the worker measured it (a fiber's GVL wait), ns
+     * @param threadWaitNanos the sum of those waits, ns (0 where none was measured)
      * @param peakInFlight the most requests running on slots at once in the window
      * @param depth        requests waiting in the queue now
      * @param liveSlots    slots dialled in now
      * @param limit        the limit in force now
      */
-    record Window(long completed, long slotNanos, int peakInFlight, int depth, int liveSlots, int limit) {
+    record Window(long completed, long slotNanos, long threadWaitNanos, int peakInFlight, int depth, int liveSlots,
+                  int limit) {
     }
 }

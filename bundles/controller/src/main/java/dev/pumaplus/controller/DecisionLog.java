@@ -179,7 +179,8 @@ public final class DecisionLog {
             if (v == null && isBridgeField(components[i].getName())) {
                 v = JSON.nullNode(); // a line without a bridge: 0 slots per unit, i.e. no bridge
             } else if (v == null && (components[i].getName().equals("gvlWaitRatio")
-                    || components[i].getName().equals("oldestWaitMs"))) {
+                    || components[i].getName().equals("oldestWaitMs")
+                    || components[i].getName().equals("meanThreadWaitMs"))) {
                 v = JSON.nullNode(); // a line from before it was measured: unknown
             } else if (v == null && components[i].getName().equals("alarm")) {
                 v = JSON.getNodeFactory().booleanNode(false); // a line from before alarms: a tick's
@@ -234,7 +235,10 @@ public final class DecisionLog {
         }
     }
 
-    /** The record of {@code type} whose components are {@code node}'s fields by name, every one required. */
+    /**
+     * The record of {@code type} whose components are {@code node}'s fields by name, every one required but
+     * {@code meanThreadWaitMs}, unknown (NaN) in a line from before it was measured.
+     */
     private static <R extends Record> R readRecord(Class<R> type, JsonNode node) {
         var components = type.getRecordComponents();
         Object[] args = new Object[components.length];
@@ -242,7 +246,9 @@ public final class DecisionLog {
         for (int i = 0; i < components.length; i++) {
             types[i] = components[i].getType();
             JsonNode v = node.get(components[i].getName());
-            if (v == null) {
+            if (v == null && components[i].getName().equals("meanThreadWaitMs")) {
+                v = JSON.nullNode();
+            } else if (v == null) {
                 throw new IllegalArgumentException(type.getSimpleName() + " lacks \"" + components[i].getName() + "\"");
             }
             args[i] = types[i] == long.class ? (Object) v.asLong()

@@ -10,8 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Per window in which the limit binds, with L the limit, S the window's mean slot time and S₀ the no-load
- * baseline:
+ * Per window in which the limit binds, with L the limit, S the window's mean slot time (less what the workers
+ * measured the requests waiting for their thread) and S₀ the no-load baseline:
  * <pre>
  *   gradient g = clamp(tolerance · S₀ / S, 0.5, 1)
  *   target     = 2 · L                            when S ≤ doublingRatio · tolerance · S₀ and requests wait
@@ -28,7 +28,10 @@ import java.util.Map;
  * enough (so a low limit, whose windows are all thin, still moves). A window in which at most L − √L ran at
  * once does not move the limit (app-limited: the limit did not bind, so the window says nothing about it,
  * and growing it would only make room for a burst). The first window starts from the limit in force, which
- * the host sets to the slot count: every slot may run until a window shows the service time inflating.
+ * the host sets to the slot count: every slot may run until a window shows the service time inflating. A
+ * window whose requests waited at least {@code coreBoundShare} of their slot for their worker's thread does
+ * not shrink the limit: the busy core inflates S (the part of its delay the worker cannot measure), and a
+ * lower limit would only idle it.
  *
  * <p>The baseline. Only a window at low concurrency tells the no-load time; one at the limit may be
  * inflated by the limit itself. So: a window that binds the limit lowers S₀ to its mean; an app-limited
@@ -148,6 +151,17 @@ public final class GradientLimitPolicy implements LimitPolicy {
         double gradient = clamp(p.tolerance() * baseline / s, 0.5, 1.0);
         boolean doubles = s <= p.doublingRatio() * p.tolerance() * baseline && o.depth() > 0;
         double target = doubles ? 2 * limit : limit * gradient + queue;
+        double waitShare = o.completed() > 0 ? o.meanThreadWaitMs() / (o.meanServiceMs() + o.meanThreadWaitMs())
+                : Double.NaN;
+        if (target < limit && waitShare >= p.coreBoundShare()) {
+            // The requests waited that long for their worker's own thread: the core is what is busy, and what
+            // of it the worker cannot measure (the hop, a socket ready before the select that saw it) still
+            // inflates s. A lower limit would idle the core, not relieve a dependency.
+            return new LimitDecision(whole(limit), "slot time " + ms(s) + " ms, no-load " + ms(baseline)
+                    + " ms, but " + ms(o.meanThreadWaitMs()) + " ms more waiting for the worker's thread ("
+                    + num(waitShare) + " of the slot, at least " + num(p.coreBoundShare()) + "): the core is busy,"
+                    + " limit stays " + whole(limit), new LimitState(limit, baseline, unconfirmed));
+        }
         double next = target >= limit ? target : limit - p.smoothing() * (limit - target);
         next = clamp(next, p.minLimit(), o.slots());
         return new LimitDecision(whole(next), "slot time " + ms(s) + " ms, no-load " + ms(baseline)
@@ -223,11 +237,14 @@ public final class GradientLimitPolicy implements LimitPolicy {
      * @param probeWindows  unconfirmed windows in a row after which a window that binds the limit probes
      * @param doublingRatio a window that binds the limit with requests waiting and slot time at most this ×
      *                      tolerance × the baseline doubles the limit
+     * @param coreBoundShare a window whose requests waited at least this share of their slot (the wait
+     *                      included) for their worker's thread does not shrink the limit, (0, 1]
      */
     public record Params(int windowMs, int minLimit, int minSamples, double tolerance,
-                         double smoothing, double staleRatio, int probeWindows, double doublingRatio) {
+                         double smoothing, double staleRatio, int probeWindows, double doublingRatio,
+                         double coreBoundShare) {
 
-        public static final Params DEFAULTS = new Params(250, 1, 10, 1.0, 0.2, 1.5, 8, 1.1);
+        public static final Params DEFAULTS = new Params(250, 1, 10, 1.0, 0.2, 1.5, 8, 1.1, 0.1);
 
         Params validated() {
             RecordParams.Check check = new RecordParams.Check("gradient limit params");
@@ -240,6 +257,7 @@ public final class GradientLimitPolicy implements LimitPolicy {
             check.require(probeWindows >= 1, "probeWindows must be at least 1");
             check.require(doublingRatio >= 1 && doublingRatio * tolerance < staleRatio,
                     "doublingRatio must be at least 1 and doublingRatio × tolerance below staleRatio");
+            check.require(coreBoundShare > 0 && coreBoundShare <= 1, "coreBoundShare must be in (0, 1]");
             return this;
         }
 

@@ -91,7 +91,7 @@ final class LimitDriver {
         }
         LimitObservation o = new LimitObservation(windows++, windowMs, (int) Math.min(Integer.MAX_VALUE, w.completed()),
                 w.completed() == 0 ? Double.NaN : w.slotNanos() / 1e6 / w.completed(), w.peakInFlight(), w.depth(),
-                w.liveSlots(), w.limit());
+                w.liveSlots(), w.limit(), w.completed() == 0 ? Double.NaN : w.threadWaitNanos() / 1e6 / w.completed());
         LimitDecision d = policy.decide(state, o);
         boolean changed = d.limit() != o.limit() || d.next().probing() != state.probing()
                 || baselineMoved(state.baselineMs(), d.next().baselineMs());

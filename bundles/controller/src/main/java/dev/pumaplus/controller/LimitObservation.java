@@ -19,7 +19,9 @@ package dev.pumaplus.controller;
  * @param depth         requests waiting in the host's queue at the window's end
  * @param slots         slots dialled in at the window's end: the limit's upper bound
  * @param limit         the limit in force during the window
+ * @param meanThreadWaitMs the mean of what their workers measured them waiting for the worker's thread (a fiber's
+ *                      GVL wait, left out of meanServiceMs), ms; NaN when none finished, 0 where no worker measured it
  */
 public record LimitObservation(long window, double windowMs, int completed, double meanServiceMs, int peakInFlight,
-                               int depth, int slots, int limit) {
+                               int depth, int slots, int limit, double meanThreadWaitMs) {
 }

@@ -166,7 +166,7 @@ class DecisionLogTest {
     void aLimitLineRoundTripsItsUnknownBaselineAndReplaysBesideTheTicksEvenUnderAnotherTickPolicy()
             throws Exception {
         LimitPolicy limiter = GradientLimitPolicy.defaults();
-        LimitObservation thin = new LimitObservation(0, 250.4, 3, 11.5, 3, 0, 50, Integer.MAX_VALUE);
+        LimitObservation thin = new LimitObservation(0, 250.4, 3, 11.5, 3, 0, 50, Integer.MAX_VALUE, Double.NaN);
         LimitDecision d = limiter.decide(LimitState.initial(), thin);
         String line = DecisionLog.limitLine("2026-12-07T05:00:00Z", limiter, LimitState.initial(), thin, d);
         assertTrue(line.contains("\"kind\":\"limit\"") && line.contains("\"baselineMs\":null"), line);
@@ -185,6 +185,22 @@ class DecisionLogTest {
         Replay.Result other = Replay.replay(new StringReader(line), OneUnitPolicy.ID);
         assertEquals(1, other.lines());
         assertEquals(List.of(), other.differences(), "--policy names a tick policy; the limit line keeps its own");
+    }
+
+    @Test
+    void aLimitLineFromBeforeTheThreadWaitWasMeasuredReadsItAsUnknownAndReplays() throws Exception {
+        LimitPolicy limiter = GradientLimitPolicy.defaults();
+        LimitState state = new LimitState(200, 10.4, 0);
+        LimitObservation o = new LimitObservation(7, 250, 3000, 12.4, 200, 40, 256, 200, 3.0);
+        LimitDecision d = limiter.decide(state, o);
+        String line = DecisionLog.limitLine("2026-12-07T05:00:00Z", limiter, state, o, d)
+                .replace(",\"meanThreadWaitMs\":3.0", "");
+        assertFalse(line.contains("meanThreadWaitMs"), line);
+        LimitObservation read = DecisionLog.parseLimit(line).observation();
+        assertTrue(Double.isNaN(read.meanThreadWaitMs()), "unknown, not 0");
+        Replay.Result replayed = Replay.replay(new StringReader(line), null);
+        assertEquals(1, replayed.differences().size(),
+                "without the wait the same window shrinks the limit the logged decision held");
     }
 
     @Test

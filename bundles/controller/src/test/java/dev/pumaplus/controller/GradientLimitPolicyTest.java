@@ -33,7 +33,7 @@ class GradientLimitPolicyTest {
 
     private static LimitObservation window(long n, double serviceMs, LimitState state, int slots, int depth) {
         int limit = Double.isNaN(state.limit()) ? 20 : (int) state.limit();
-        return new LimitObservation(n, 250, 200, serviceMs, limit, depth, slots, limit);
+        return new LimitObservation(n, 250, 200, serviceMs, limit, depth, slots, limit, Double.NaN);
     }
 
     /**
@@ -44,7 +44,7 @@ class GradientLimitPolicyTest {
         int limit = (int) Math.floor(state.limit());
         int running = Math.min(wanted, limit);
         return new LimitObservation(n, 250, (int) Math.round(running * 250 / serviceMs), serviceMs, running,
-                wanted > limit ? 10 * (wanted - limit) : 0, slots, limit);
+                wanted > limit ? 10 * (wanted - limit) : 0, slots, limit, Double.NaN);
     }
 
     @Test
@@ -86,6 +86,24 @@ class GradientLimitPolicyTest {
     }
 
     @Test
+    void aWindowWhoseRequestsWaitedForTheirWorkersThreadHoldsTheLimitInsteadOfShrinkingIt() {
+        // /mix/0/10 on a saturated core: 12.4 ms of slot time left after 3 ms measured waiting for the thread
+        LimitState state = new LimitState(200, 10.4, 0);
+        LimitDecision busyCore = policy.decide(state, new LimitObservation(1, 250, 3000, 12.4, 200, 40, 256, 200, 3.0));
+        assertEquals(200, busyCore.limit(), busyCore.reason());
+        assertTrue(busyCore.reason().contains("the core is busy, limit stays 200"), busyCore.reason());
+
+        LimitDecision dependency = policy.decide(state, new LimitObservation(1, 250, 3000, 12.4, 200, 40, 256, 200,
+                0.5));
+        assertTrue(dependency.limit() < 200, "a twentieth of the slot waiting is not the core: " + dependency.reason());
+        LimitDecision unmeasured = policy.decide(state, window(1, 12.4, state, 256));
+        assertEquals(dependency.limit(), unmeasured.limit(), "without a measured wait the law is unchanged");
+
+        LimitDecision growing = policy.decide(state, new LimitObservation(1, 250, 3000, 10.4, 200, 40, 256, 200, 3.0));
+        assertEquals(256, growing.limit(), "a busy core does not stop the limit from growing: " + growing.reason());
+    }
+
+    @Test
     void settlesNearKneePlusItsSquareRootAgainstADependencyThatSlowsInProportionBeyondTheKnee() {
         LimitState state = new LimitState(100, 10, 0);
         for (int n = 0; n < 200; n++) {
@@ -117,35 +135,35 @@ class GradientLimitPolicyTest {
         LimitDecision fewer = policy.decide(high, window(1, 10, high, 40));
         assertEquals(40, fewer.limit(), "slots that closed lower the bound at once");
         LimitDecision none = policy.decide(LimitState.initial(),
-                new LimitObservation(0, 250, 0, Double.NaN, 0, 0, 0, 30));
+                new LimitObservation(0, 250, 0, Double.NaN, 0, 0, 0, 30, Double.NaN));
         assertEquals(30, none.limit());
         assertEquals(LimitState.initial(), none.next());
     }
 
     @Test
     void aFirstWindowBelowTheLimitIsTheBaselineAndTheLimitInForceStays() {
-        LimitObservation light = new LimitObservation(0, 250, 40, 10, 5, 0, 100, 100);
+        LimitObservation light = new LimitObservation(0, 250, 40, 10, 5, 0, 100, 100, Double.NaN);
         LimitDecision d = policy.decide(LimitState.initial(), light);
         assertEquals(10, d.next().baselineMs());
         assertEquals(100, d.limit(), "every slot may run until service time inflates");
-        LimitDecision few = policy.decide(LimitState.initial(), new LimitObservation(0, 250, 40, 10, 5, 0, 8, 100));
+        LimitDecision few = policy.decide(LimitState.initial(), new LimitObservation(0, 250, 40, 10, 5, 0, 8, 100, Double.NaN));
         assertEquals(8, few.limit(), "the limit in force is at most the slots");
     }
 
     @Test
     void aFirstWindowThatBindsTheLimitBeforeAnyBaselineCutsItToMeasureOneAndTheLimitReturnsToWhatItShows() {
         // a host that boots into a flood: 100 running at 5× the no-load time it has never seen
-        LimitObservation flood = new LimitObservation(0, 250, 500, 100, 100, 400, 100, 100);
+        LimitObservation flood = new LimitObservation(0, 250, 500, 100, 100, 400, 100, 100, Double.NaN);
         LimitDecision probe = policy.decide(LimitState.initial(), flood);
         assertEquals(10, probe.limit());
         assertTrue(probe.reason().startsWith("probe: "), probe.reason());
         assertTrue(probe.next().probing());
         // the next window still carries the flood's stragglers: the probe measures one more at its limit
-        LimitObservation mixed = new LimitObservation(1, 250, 100, 60, 10, 400, 100, 10);
+        LimitObservation mixed = new LimitObservation(1, 250, 100, 60, 10, 400, 100, 10, Double.NaN);
         LimitDecision measuring = policy.decide(probe.next(), mixed);
         assertEquals(60, measuring.next().baselineMs());
         assertEquals(10, measuring.limit(), measuring.reason());
-        LimitObservation clean = new LimitObservation(2, 250, 130, 20, 10, 400, 100, 10);
+        LimitObservation clean = new LimitObservation(2, 250, 130, 20, 10, 400, 100, 10, Double.NaN);
         LimitDecision measured = policy.decide(measuring.next(), clean);
         assertEquals(20, measured.next().baselineMs(), "the lowest mean wins");
         assertFalse(measured.next().probing());
@@ -161,7 +179,7 @@ class GradientLimitPolicyTest {
         for (int n = 0; n < 40; n++) {
             int limit = (int) Math.floor(state.limit());
             int finished = (int) Math.min(5L * limit, 200);
-            state = policy.decide(state, new LimitObservation(n, 250, finished, 50, limit, 30, 8, limit)).next();
+            state = policy.decide(state, new LimitObservation(n, 250, finished, 50, limit, 30, 8, limit, Double.NaN)).next();
         }
         assertEquals(8, state.limit(), "the 8 slots, with nothing inflating");
     }
@@ -169,19 +187,19 @@ class GradientLimitPolicyTest {
     @Test
     void thinWindowsAreJudgedTogetherOnceTheyHoldEnoughRequestsAndAWindowWhereTheLimitDidNotBindChangesNothing() {
         LimitState state = new LimitState(50, 10, 0);
-        LimitDecision thin = policy.decide(state, new LimitObservation(3, 250, 6, 40, 50, 10, 100, 50));
+        LimitDecision thin = policy.decide(state, new LimitObservation(3, 250, 6, 40, 50, 10, 100, 50, Double.NaN));
         assertEquals(50, thin.limit());
         assertEquals(new LimitState(50, 10, 0, 0, Double.NaN, Double.NaN, 6, 240, 50), thin.next(),
                 "carried, not judged");
         assertTrue(thin.reason().startsWith("6 finished since the last judged window, at least 10 needed"),
                 thin.reason());
         // four more at 40 ms: ten in all, judged together (4× the baseline: the limit shrinks)
-        LimitDecision judged = policy.decide(thin.next(), new LimitObservation(4, 250, 4, 40, 50, 10, 100, 50));
+        LimitDecision judged = policy.decide(thin.next(), new LimitObservation(4, 250, 4, 40, 50, 10, 100, 50, Double.NaN));
         assertEquals(46, judged.limit(), judged.reason());
         assertTrue(judged.reason().startsWith("slot time 40.000 ms"), judged.reason());
         assertEquals(0, judged.next().pendingCompleted());
         // 40 at once of 50, and 40 + √50 < 50: the limit did not bind
-        LimitDecision idle = policy.decide(state, new LimitObservation(3, 250, 200, 40, 42, 0, 100, 50));
+        LimitDecision idle = policy.decide(state, new LimitObservation(3, 250, 200, 40, 42, 0, 100, 50, Double.NaN));
         assertEquals(50, idle.limit());
         assertEquals(50, idle.next().limit());
         assertTrue(idle.reason().startsWith("app-limited: at most 42 ran at once"), idle.reason());
@@ -229,17 +247,17 @@ class GradientLimitPolicyTest {
     void aLightWindowFindingTheBaselineStaleMeasuresItAgainWithoutAProbe() {
         // 0.1 ms requests set the baseline, then 10 ms ones at 4 at once of a limit of 128 (√128 ≈ 11)
         LimitState state = new LimitState(128, 0.1, 3);
-        LimitDecision d = policy.decide(state, new LimitObservation(0, 250, 100, 10, 4, 0, 128, 128));
+        LimitDecision d = policy.decide(state, new LimitObservation(0, 250, 100, 10, 4, 0, 128, 128, Double.NaN));
         assertEquals(10, d.next().baselineMs());
         assertEquals(0, d.next().unconfirmedWindows());
         assertEquals(128, d.limit());
         assertTrue(d.reason().contains("no-load measured again at light load (was 0.100 ms)"), d.reason());
         // a light window it confirms moves it a quarter of the way to its mean; a busier one only lowers it
-        LimitDecision light = policy.decide(d.next(), new LimitObservation(1, 250, 100, 12, 4, 0, 128, 128));
+        LimitDecision light = policy.decide(d.next(), new LimitObservation(1, 250, 100, 12, 4, 0, 128, 128, Double.NaN));
         assertEquals(10.5, light.next().baselineMs(), 1e-9);
-        LimitDecision busier = policy.decide(d.next(), new LimitObservation(1, 250, 800, 12, 30, 0, 128, 128));
+        LimitDecision busier = policy.decide(d.next(), new LimitObservation(1, 250, 800, 12, 30, 0, 128, 128, Double.NaN));
         assertEquals(10, busier.next().baselineMs(), 1e-9);
-        assertEquals(1, policy.decide(d.next(), new LimitObservation(1, 250, 800, 16, 30, 0, 128, 128)).next()
+        assertEquals(1, policy.decide(d.next(), new LimitObservation(1, 250, 800, 16, 30, 0, 128, 128, Double.NaN)).next()
                 .unconfirmedWindows(), "a busier stale window is not a measurement");
     }
 
@@ -256,7 +274,7 @@ class GradientLimitPolicyTest {
         for (int i = 0; i < limits.length; i++, n++) {
             LimitObservation o;
             if (Double.isNaN(state.limit())) {
-                o = new LimitObservation(n, 250, 40000, 0.1, 16, 0, 128, 128);
+                o = new LimitObservation(n, 250, 40000, 0.1, 16, 0, 128, 128, Double.NaN);
             } else if (i < 16) {
                 o = load(n, 0.1, 16, state, 128);
             } else if (i < 32) {
@@ -323,7 +341,7 @@ class GradientLimitPolicyTest {
     @Test
     void sameStateAndWindowGiveTheSameDecisionAndParametersRoundTrip() {
         LimitState state = new LimitState(37.5, 12, 3);
-        LimitObservation o = new LimitObservation(7, 251.3, 180, 19.7, 37, 12, 64, 37);
+        LimitObservation o = new LimitObservation(7, 251.3, 180, 19.7, 37, 12, 64, 37, Double.NaN);
         assertEquals(policy.decide(state, o), policy.decide(state, o));
         Map<String, Object> params = policy.params();
         assertEquals(policy.params(), Policies.createLimit(GradientLimitPolicy.ID, params).params());

@@ -34,8 +34,8 @@ class LimitDriverTest {
         @Override
         public Window window() {
             Window w = windows.poll();
-            return w == null ? null : new Window(w.completed(), w.slotNanos(), w.peakInFlight(), w.depth(),
-                    w.liveSlots(), limit);
+            return w == null ? null : new Window(w.completed(), w.slotNanos(), w.threadWaitNanos(), w.peakInFlight(),
+                    w.depth(), w.liveSlots(), limit);
         }
 
         @Override
@@ -48,7 +48,7 @@ class LimitDriverTest {
 
     /** {@code n} requests of {@code ms} each, {@code peak} at once, on 100 slots. */
     private static ConcurrencyLimit.Window window(long n, double ms, int peak) {
-        return new ConcurrencyLimit.Window(n, (long) (n * ms * 1e6), peak, 50, 100, 0);
+        return new ConcurrencyLimit.Window(n, (long) (n * ms * 1e6), 0, peak, 50, 100, 0);
     }
 
     @Test

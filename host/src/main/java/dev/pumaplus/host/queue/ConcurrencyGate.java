@@ -20,8 +20,8 @@ import java.util.List;
  * dispatch decision is one comparison more and nothing else changes. Every start of a request on a link
  * goes through {@link #take}, {@link #nextFor} or {@link #dispatchToIdle}, which check the limit, take the
  * request from the {@link WaitingLine}, assign it in the {@link SlotRoster} and read T3. The window is kept
- * beside the limit, only while one is in force: requests finished, the sum of their slot times and the most
- * running at once ({@link #takeWindow}).
+ * beside the limit, only while one is in force: requests finished, the sums of their slot times and of their
+ * measured waits for their worker's thread, and the most running at once ({@link #takeWindow}).
  *
  * <p>Threading: owned by one {@link Dispatcher} and never shared; the dispatcher passes its line and roster
  * in for the length of a call. Every method but {@link #limitNow} and {@link #liveNow} is called with that
@@ -54,6 +54,7 @@ final class ConcurrencyGate {
     // The window (kept only while limited): see takeWindow.
     private long windowCompleted;
     private long windowSlotNanos;
+    private long windowThreadWaitNanos;
     private int windowPeakBusy;
 
     /** @param clock T3 is read from it, and the end of a slot for the window's slot time (only while limited) */
@@ -184,7 +185,9 @@ final class ConcurrencyGate {
         if (limit != Dispatcher.UNLIMITED) {
             windowCompleted++;
             long slot = clock.nanoTime() - dispatchedNanos;
-            windowSlotNanos += threadWaitNanos > 0 ? Math.max(0, slot - threadWaitNanos) : slot;
+            long wait = Math.min(slot, Math.max(0, threadWaitNanos));
+            windowSlotNanos += slot - wait;
+            windowThreadWaitNanos += wait;
         }
     }
 
@@ -209,7 +212,8 @@ final class ConcurrencyGate {
      * links now, and a new one begun. Under the dispatcher's lock.
      */
     LimitWindow takeWindow(int depth) {
-        LimitWindow w = new LimitWindow(windowCompleted, windowSlotNanos, windowPeakBusy, depth, live, limit);
+        LimitWindow w = new LimitWindow(windowCompleted, windowSlotNanos, windowThreadWaitNanos, windowPeakBusy, depth,
+                live, limit);
         startWindow();
         return w;
     }
@@ -217,6 +221,7 @@ final class ConcurrencyGate {
     private void startWindow() {
         windowCompleted = 0;
         windowSlotNanos = 0;
+        windowThreadWaitNanos = 0;
         windowPeakBusy = busy;
     }
 }

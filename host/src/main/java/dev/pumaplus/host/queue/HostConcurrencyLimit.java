@@ -19,7 +19,8 @@ public final class HostConcurrencyLimit implements ConcurrencyLimit {
     public Window window() {
         LimitWindow w = dispatcher.takeLimitWindow();
         return w.limit() == Dispatcher.UNLIMITED ? null
-                : new Window(w.completed(), w.slotNanos(), w.peakBusy(), w.depth(), w.live(), w.limit());
+                : new Window(w.completed(), w.slotNanos(), w.threadWaitNanos(), w.peakBusy(), w.depth(), w.live(),
+                        w.limit());
     }
 
     @Override

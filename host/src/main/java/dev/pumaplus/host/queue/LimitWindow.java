@@ -6,8 +6,10 @@ package dev.pumaplus.host.queue;
 
 /**
  * What the dispatcher saw since the previous window ({@link Dispatcher#takeLimitWindow}): requests finished on
- * a link, the sum of their slot times (T3 → the link idle) in ns and the most running at once; with the depth,
- * live links and limit ({@link Dispatcher#UNLIMITED} for none) at the end of the window.
+ * a link, the sum of their slot times (T3 → the link idle, less the waits for their worker's thread it
+ * measured) in ns, the sum of those waits, and the most running at once; with the depth, live links and limit
+ * ({@link Dispatcher#UNLIMITED} for none) at the end of the window.
  */
-record LimitWindow(long completed, long slotNanos, int peakBusy, int depth, int live, int limit) {
+record LimitWindow(long completed, long slotNanos, long threadWaitNanos, int peakBusy, int depth, int live,
+                   int limit) {
 }

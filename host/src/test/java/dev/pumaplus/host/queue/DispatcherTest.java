@@ -931,6 +931,7 @@ public class DispatcherTest {
         assertEquals(2, w.completed());
         assertEquals(16_000_000L, w.slotNanos(),
                 "10 ms less the 4 ms its fiber waited for the thread, and 10 ms where no wait was measured");
+        assertEquals(4_000_000L, w.threadWaitNanos(), "the wait left out is kept beside the slot times");
     }
 
     @Test

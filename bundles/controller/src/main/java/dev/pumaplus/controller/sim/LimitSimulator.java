@@ -349,7 +349,7 @@ public final class LimitSimulator {
             } else {
                 LimitObservation o = new LimitObservation(window++, windowS * 1000, windowCompleted,
                         windowCompleted == 0 ? Double.NaN : windowSlotSum / windowCompleted * 1000, peak,
-                        waiting.size(), scenario.slots(), limit);
+                        waiting.size(), scenario.slots(), limit, Double.NaN);
                 LimitDecision d = policy.decide(state, o);
                 if (log != null) {
                     log.add(DecisionLog.limitLine(null, policy, state, o, d));
