@@ -840,6 +840,23 @@ public class DispatcherTest {
         timer.shutdown();
     }
 
+    /**
+     * Under a limit of 10, one fiber slot per path, each path's request submitted and running for 10 ms:
+     * the slot each runs on, by path.
+     */
+    private Map<String, EmbeddedWorker> runningTenMsUnderALimitOfTen(String... paths) {
+        dispatcher.concurrencyLimit(10);
+        List<EmbeddedWorker> fibers = new ArrayList<>();
+        for (int i = 0; i < paths.length; i++) {
+            fibers.add(new EmbeddedWorker(queue, 100, 0));
+        }
+        for (String path : paths) {
+            submit(new Object(), path, new RecordingSink());
+        }
+        queue.advance(10_000_000L);
+        return running(fibers);
+    }
+
     /** The paths of the requests sent to {@code workers} since the last look, each with its worker. */
     private static Map<String, EmbeddedWorker> running(List<EmbeddedWorker> workers) {
         Map<String, EmbeddedWorker> sent = new java.util.TreeMap<>();
@@ -891,16 +908,7 @@ public class DispatcherTest {
 
     @Test
     void theLimitsWindowCountsFinishedRequestsTheirSlotTimeAndTheMostRunningAtOnce() {
-        dispatcher.concurrencyLimit(10);
-        List<EmbeddedWorker> fibers = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            fibers.add(new EmbeddedWorker(queue, 100, 0));
-        }
-        for (String path : List.of("/a", "/b", "/c")) {
-            submit(new Object(), path, new RecordingSink());
-        }
-        queue.advance(10_000_000L);
-        for (EmbeddedWorker w : running(fibers).values()) {
+        for (EmbeddedWorker w : runningTenMsUnderALimitOfTen("/a", "/b", "/c").values()) {
             w.respond("ok");
         }
         LimitWindow w = dispatcher.takeLimitWindow();
@@ -915,16 +923,7 @@ public class DispatcherTest {
 
     @Test
     void theLimitsWindowLeavesOutTheTimeARequestWaitedForItsWorkersThread() {
-        dispatcher.concurrencyLimit(10);
-        List<EmbeddedWorker> fibers = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
-            fibers.add(new EmbeddedWorker(queue, 100, 0));
-        }
-        for (String path : List.of("/busy-core", "/unmeasured")) {
-            submit(new Object(), path, new RecordingSink());
-        }
-        queue.advance(10_000_000L);
-        Map<String, EmbeddedWorker> sent = running(fibers);
+        Map<String, EmbeddedWorker> sent = runningTenMsUnderALimitOfTen("/busy-core", "/unmeasured");
         sent.get("/busy-core").respond("ok", 4_000_000L);
         sent.get("/unmeasured").respond("ok", -1);
         LimitWindow w = dispatcher.takeLimitWindow();
