@@ -31,7 +31,7 @@ class RealAppsTest < IntegrationTest
     assert_equal 404, server.request("GET", "/no/such/page").status
   end
 
-  def test_rails_app_inserts_rows_from_csrf_protected_form_posts_and_lists_them
+  def test_rails_app_inserts_rows_from_csrf_protected_form_posts_lists_and_reports_them
     database = File.join(temp_dir, "rails.sqlite3")
     server = start_server("config.ru", config: "config/puma-plus.rb", chdir: File.join(EXAMPLES, "rails"),
                                        env: { "DATABASE_PATH" => database })
@@ -50,6 +50,11 @@ class RealAppsTest < IntegrationTest
     assert_equal names, rows_listed(browse(server, cookies, "GET", "/").body)
     stored = SQLite3::Database.new(database).execute("SELECT name FROM rows ORDER BY id").flatten
     assert_equal names, stored, "the rows are in the test's own database"
+
+    report = server.request("GET", "/report?wait=5")
+    assert_equal 200, report.status
+    assert_includes report.body, "3 rows"
+    assert_includes report.body, "Newest: gamma"
 
     forged = server.request("POST", "/rows", FORM, body: URI.encode_www_form("row[name]" => "forged"))
     assert_equal 422, forged.status, "a POST without the CSRF token must be refused"

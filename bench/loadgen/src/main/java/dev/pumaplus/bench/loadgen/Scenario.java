@@ -15,6 +15,7 @@ import java.util.List;
  * name        router                      # names the results directory
  * describe    free text (repeatable)      # printed at the top of the report
  * path        /mix/0/200                  # what every load request GETs
+ * ready       /health                     # what answers 200 once a server is up (the default)
  * connection  new | pool N | h2 N         # see ConnectionMode
  * timeout     30s                         # client timeout, from the intended start; counted as an error
  * slo         500ms                       # latency above this is summed as "above SLO"
@@ -36,7 +37,7 @@ import java.util.List;
  * (the directory given with --puma8: a server whose command uses it runs only then), and {dependency}
  * (the dependency's 127.0.0.1:PORT; only with a {@code dependency} line).
  */
-public record Scenario(String name, String description, String path, ConnectionMode connection, long timeoutNs,
+public record Scenario(String name, String description, String path, String readyPath, ConnectionMode connection, long timeoutNs,
     long sloNs, long seed, RateSchedule warmup, RateSchedule schedule, int repeat, LoadGenerator.Probe probe,
     int serverCpu, Dependency dependency, List<ServerSpec> servers, String baseline, Path source) {
 
@@ -66,6 +67,7 @@ public record Scenario(String name, String description, String path, ConnectionM
     String name = file.getFileName().toString().replaceFirst("\\.scenario$", "");
     StringBuilder description = new StringBuilder();
     String path = "/hello";
+    String ready = "/health";
     ConnectionMode connection = ConnectionMode.NEW;
     long timeout = Format.parseDuration("10s");
     long slo = Format.parseDuration("150ms");
@@ -91,6 +93,7 @@ public record Scenario(String name, String description, String path, ConnectionM
           case "name" -> name = value;
           case "describe" -> description.append(description.isEmpty() ? "" : " ").append(value);
           case "path" -> path = value;
+          case "ready" -> ready = value;
           case "connection" -> connection = ConnectionMode.parse(value);
           case "timeout" -> timeout = Format.parseDuration(value);
           case "slo" -> slo = Format.parseDuration(value);
@@ -131,7 +134,7 @@ public record Scenario(String name, String description, String path, ConnectionM
     if (base != null && servers.stream().noneMatch(s -> s.name().equals(base))) {
       throw new IllegalArgumentException(file + ": baseline " + base + " is not a server of the scenario");
     }
-    return new Scenario(name, description.toString(), path, connection, timeout, slo, seed, warmup,
+    return new Scenario(name, description.toString(), path, ready, connection, timeout, slo, seed, warmup,
         new RateSchedule(steps), repeat, probe, serverCpu, dependency, List.copyOf(servers), baseline, file);
   }
 
@@ -146,7 +149,7 @@ public record Scenario(String name, String description, String path, ConnectionM
   }
 
   public Scenario withRepeat(int reps) {
-    return new Scenario(name, description, path, connection, timeoutNs, sloNs, seed, warmup, schedule, reps, probe,
+    return new Scenario(name, description, path, readyPath, connection, timeoutNs, sloNs, seed, warmup, schedule, reps, probe,
         serverCpu, dependency, servers, baseline, source);
   }
 
@@ -156,7 +159,7 @@ public record Scenario(String name, String description, String path, ConnectionM
       if (servers.stream().noneMatch(s -> s.name().equals(n))) throw new IllegalArgumentException("no server named " + n);
     }
     List<ServerSpec> kept = servers.stream().filter(s -> names.contains(s.name())).toList();
-    return new Scenario(name, description, path, connection, timeoutNs, sloNs, seed, warmup, schedule, repeat, probe,
+    return new Scenario(name, description, path, readyPath, connection, timeoutNs, sloNs, seed, warmup, schedule, repeat, probe,
         serverCpu, dependency, kept, baseline, source);
   }
 }

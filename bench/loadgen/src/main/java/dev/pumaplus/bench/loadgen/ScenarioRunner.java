@@ -92,7 +92,7 @@ final class ScenarioRunner {
     InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
     System.out.printf("  %s run %d: starting on CPU %d: %s%n", spec.name(), rep, scenario.serverCpu(), command);
     try (ServerProcess server = ServerProcess.start(List.of(), command, scenario.serverCpu(), root.resolve("bench/app"), Map.of(), log, port,
-        "/health");
+        scenario.readyPath());
          ShutdownGuard guard = new ShutdownGuard(server)) {
       if (scenario.warmup() != null) {
         LoadGenerator.run(loop, address, new LoadGenerator.Settings(scenario.path(), scenario.warmup(), scenario.seed() + 1_000_003L,

@@ -50,6 +50,14 @@ class ScenarioTest {
   }
 
   @Test
+  void theRailsStepWaitsForItsOwnPageAndTheOthersForHealth() throws Exception {
+    Scenario rails = scenario("elastic-rails");
+    assertEquals("/report?wait=24", rails.readyPath());
+    assertTrue(rails.servers().stream().allMatch(s -> s.command().endsWith("{root}/examples/rails/config.ru")));
+    assertEquals("/health", scenario("elastic").readyPath());
+  }
+
+  @Test
   void anUnknownDirectiveNamesItsLine() throws Exception {
     Path file = Files.createTempFile("bad", ".scenario");
     try {
