@@ -1,13 +1,20 @@
 /*
- * How an actuator bundle makes its Actuator (the controller's loop: observe → decide → actuate): the bundle's
- * activator registers one of these as a service; the host makes the actuator on its WorkerPool and registers
- * it as the bundle's Actuator service until the bundle stops.
+ * How an actuator bundle makes its Actuator (the controller's loop: observe → decide → actuate): the bundle
+ * names its implementation of this in its manifest; when the bundle starts the host makes the actuator on
+ * its WorkerPool and registers it as the bundle's Actuator service until the bundle stops.
  */
 package dev.pumaplus.spi;
 
-/** Registered by an actuator bundle's activator, one per bundle; called once, on the starting thread. */
+/**
+ * Named by an actuator bundle's {@link #HEADER} manifest header, one per bundle, with a public no-argument
+ * constructor; the bundle needs no activator. The host makes one when the bundle starts and calls it once,
+ * on the starting thread.
+ */
 @FunctionalInterface
 public interface ActuatorFactory {
+
+    /** The manifest header whose value is the bundle's implementing class, e.g. in its bnd instructions. */
+    String HEADER = "PumaPlus-ActuatorFactory";
 
     /** The bundle's actuator over the host's {@code pool}. */
     Actuator make(WorkerPool pool);

@@ -10,10 +10,9 @@ import dev.pumaplus.host.config.HostConfig;
 import dev.pumaplus.host.control.ControlApp;
 import dev.pumaplus.host.framework.EmbeddedFelix;
 import dev.pumaplus.host.framework.ExportedPackages;
-import dev.pumaplus.host.lifecycle.ActuatorBundles;
+import dev.pumaplus.host.lifecycle.BundleExtender;
 import dev.pumaplus.host.lifecycle.Generations;
 import dev.pumaplus.host.lifecycle.ProcessFiles;
-import dev.pumaplus.host.lifecycle.ProtocolBundles;
 import dev.pumaplus.host.lifecycle.ShepherdCommand;
 import dev.pumaplus.host.lifecycle.ShepherdConfig;
 import dev.pumaplus.host.lifecycle.ShepherdGeneration;
@@ -255,18 +254,17 @@ public final class Launcher {
         felix.context().registerService(ConcurrencyLimit.class, new HostConcurrencyLimit(dispatcher), null);
         felix.context().registerService(WorkerPool.class, new ShepherdWorkerPool(dispatcher,
                 generations::scaleWorkers, generations::scaleExtraSlots, config.threads(), config.workers()), null);
-        ProtocolBundles protocols = new ProtocolBundles(felix.context());
-        protocols.open();
-        new ActuatorBundles(felix.context()).open();
+        BundleExtender extender = new BundleExtender(felix.context());
+        extender.open();
         for (String name : config.bundles()) {
             Path jar = gem.resolve("vendor").resolve("java").resolve("bundles").resolve(name + ".jar");
             try {
                 if (!Files.isRegularFile(jar)) {
                     throw new BundleException("no such file " + jar);
                 }
-                RuntimeException refused = protocols.failure(felix.installAndStart(jar));
+                RuntimeException refused = extender.failure(felix.installAndStart(jar));
                 if (refused != null) {
-                    throw refused; // the bundle started, but its endpoint did not open
+                    throw refused; // the bundle started, but what it offers did not open
                 }
             } catch (BundleException | RuntimeException e) {
                 LOG.log(Level.ERROR, "bundle " + name + " failed to start: " + describe(e));

@@ -2,7 +2,7 @@
  * The units behind the Ractor and thread actuator bundles: a unit of capacity is one slot beyond `threads`
  * inside the running worker processes (a Ractor or a thread running one link), asked of the shepherd through
  * the host's WorkerPool (EXTRA_SLOTS). The host makes their actuators ({@link WorkerPool#ractorSlots()},
- * {@link WorkerPool#threadSlots()}); each bundle only registers its one.
+ * {@link WorkerPool#threadSlots()}); each bundle's factory only asks for its one.
  */
 package dev.pumaplus.host.lifecycle;
 

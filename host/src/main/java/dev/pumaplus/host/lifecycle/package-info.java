@@ -3,9 +3,9 @@
  * config, asks it for workers (the {@code WorkerPool} service, which also makes the actuators' counting
  * and dead-time bookkeeping: CountedActuator, DeadTime, ExtraSlots), runs generations (hot restart, reload,
  * rollback: start the new shepherd, wait for its workers to dial in, drain and retire the old one) and
- * writes the pid and state files. And the bundles' part of that life: {@code ProtocolBundles} opens the
- * endpoint a protocol bundle's factory makes when the bundle starts and closes it when it stops;
- * {@code ActuatorBundles} does the same for an actuator bundle's actuator (the OSGi extender pattern).
+ * writes the pid and state files. And the bundles' part of that life: {@code BundleExtender} makes the
+ * factory a protocol or actuator bundle names in its manifest when the bundle starts, registers the endpoint
+ * or actuator it makes, and withdraws and closes it when the bundle stops (the OSGi extender pattern).
  *
  * <p>May use: config, the queue room (live link counts per generation), the SPI, the wire codec and the
  * OSGi API.

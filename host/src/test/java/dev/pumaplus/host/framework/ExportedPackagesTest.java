@@ -33,7 +33,7 @@ class ExportedPackagesTest {
         assertTrue(extra.contains("io.netty.buffer;version="), extra);
         assertTrue(extra.contains("io.netty.channel.epoll;version="), extra);
         assertTrue(extra.contains("com.fasterxml.jackson.databind;version="), extra);
-        assertTrue(extra.contains("dev.pumaplus.spi;version=\"4.1.0\""), extra);
+        assertTrue(extra.contains("dev.pumaplus.spi;version=\"5.0.0\""), extra);
         assertTrue(extra.contains("dev.pumaplus.wire;version=\"6.0.0\""), extra);
         assertFalse(extra.contains("org.osgi.framework;"), "the system bundle exports the OSGi API itself");
         assertFalse(extra.contains("dev.pumaplus.host"), "the host's private package stays private");

@@ -457,11 +457,7 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
         response.hijacked(status, headers);
         responses.dropHead();
         responses.cancelAll();
-        cancelReading();
-        closing = true;
-        refusing = true;
-        timeouts.cancelIdleCheck();
-        timeouts.disarmWriteTimer();
+        leaveHttp1();
         ctx.flush();
         Splice.install(ctx, decoder, app, welcome);
     }
@@ -480,12 +476,20 @@ final class H1ConnectionHandler extends ChannelInboundHandlerAdapter
             return;
         }
         responses.dropHead();
+        leaveHttp1();
+        webSockets.install(ctx, response, webSocketHandshake.head(), headers, sticky, webSocketHandshake.exchange(),
+                List.of("h2c-upgrade", ctx.name(), "h1-decoder"));
+    }
+
+    /**
+     * The connection stops being HTTP/1.1 (a hijack, a held WebSocket): no more requests are read or taken,
+     * and the idle and write timers, which belong to HTTP/1.1, stop. Event loop.
+     */
+    private void leaveHttp1() {
         cancelReading();
         closing = true;
         refusing = true;
         timeouts.cancelIdleCheck();
         timeouts.disarmWriteTimer();
-        webSockets.install(ctx, response, webSocketHandshake.head(), headers, sticky, webSocketHandshake.exchange(),
-                List.of("h2c-upgrade", ctx.name(), "h1-decoder"));
     }
 }

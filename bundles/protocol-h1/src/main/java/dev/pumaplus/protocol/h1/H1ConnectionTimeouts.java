@@ -96,10 +96,7 @@ final class H1ConnectionTimeouts {
     void channelClosed() {
         closed = true;
         cancelAll();
-        if (lingerClose != null) {
-            lingerClose.cancel(false);
-            lingerClose = null;
-        }
+        lingerClose = cancelled(lingerClose);
     }
 
     /** Closes the connection {@code seconds} from now, unless the client closes it first. */
@@ -137,10 +134,7 @@ final class H1ConnectionTimeouts {
 
     /** Ends the header deadline: the header section is complete, or the connection is going. */
     void cancelHeaderCheck() {
-        if (headerCheck != null) {
-            headerCheck.cancel(false);
-            headerCheck = null;
-        }
+        headerCheck = cancelled(headerCheck);
     }
 
     /** Starts the idle clock with {@code seconds} (none if not positive): closed if no byte comes in time. */
@@ -194,10 +188,7 @@ final class H1ConnectionTimeouts {
     /** Stops the idle clock and cancels its check: the connection is closing or leaving this handler. */
     void cancelIdleCheck() {
         idleTimeoutNanos = 0;
-        if (idleCheck != null) {
-            idleCheck.cancel(false);
-            idleCheck = null;
-        }
+        idleCheck = cancelled(idleCheck);
     }
 
     /**
@@ -243,10 +234,7 @@ final class H1ConnectionTimeouts {
     }
 
     void disarmWriteTimer() {
-        if (writeTimer != null) {
-            writeTimer.cancel(false);
-            writeTimer = null;
-        }
+        writeTimer = cancelled(writeTimer);
     }
 
     /**
@@ -256,5 +244,13 @@ final class H1ConnectionTimeouts {
     private long pendingWriteBytes() {
         ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
         return out == null ? 0 : out.totalPendingWriteBytes();
+    }
+
+    /** Cancels {@code timer} if one is set; returns null, the field's value for "not armed". */
+    private static ScheduledFuture<?> cancelled(ScheduledFuture<?> timer) {
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        return null;
     }
 }

@@ -34,8 +34,8 @@ import java.util.List;
  * Owns the server channels and each listener's initializer, which keeps that listener's open client
  * connections. They run on the host's event loops ({@link EventLoops}), the same ones as the worker links.
  *
- * <p>Threading: {@link #start()} and {@link #close()} are called by the bundle activator (the OSGi
- * framework's thread); {@link #stopAccepting()} by the host's stop sequence. All three block until done.
+ * <p>Threading: {@link #start()} and {@link #close()} are called as the bundle starts and stops (the
+ * OSGi framework's thread); {@link #stopAccepting()} by the host's stop sequence. All three block until done.
  */
 final class H1Server implements Listener {
 

@@ -1,8 +1,8 @@
 /*
  * Claims about the protocol-h1 bundle as the host runs it (accept → parse → queue → respond inside
- * embedded Felix, with the host's ProtocolBundles): its bnd manifest resolves against Netty and the SPI
- * exported by the system bundle, its endpoint binds and announces, serves through the registered
- * RequestQueue, and stops cleanly.
+ * embedded Felix, with the host's BundleExtender): its bnd manifest resolves against Netty and the SPI
+ * exported by the system bundle and names its factory, its endpoint binds and announces, serves through the
+ * registered RequestQueue, and stops cleanly.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.pumaplus.host.lifecycle.ProtocolBundles;
+import dev.pumaplus.host.lifecycle.BundleExtender;
 import dev.pumaplus.spi.EventLoops;
 import dev.pumaplus.spi.HostSettings;
 import dev.pumaplus.spi.Listener;
@@ -58,7 +58,7 @@ class H1BundleTest {
     @TempDir
     Path tmp;
     private Framework framework;
-    private ProtocolBundles protocols;
+    private BundleExtender extender;
 
     @BeforeEach
     void startFelix() throws Exception {
@@ -70,8 +70,8 @@ class H1BundleTest {
         framework = ServiceLoader.load(FrameworkFactory.class).findFirst().orElseThrow().newFramework(config);
         framework.init();
         framework.start();
-        protocols = new ProtocolBundles(framework.getBundleContext());
-        protocols.open();
+        extender = new BundleExtender(framework.getBundleContext());
+        extender.open();
     }
 
     @AfterEach
@@ -116,7 +116,7 @@ class H1BundleTest {
     void startFailsNamingTheMissingHostService() throws Exception {
         Bundle bundle = framework.getBundleContext().installBundle(bundleJar().toUri().toString());
         bundle.start();
-        RuntimeException refused = protocols.failure(bundle);
+        RuntimeException refused = extender.failure(bundle);
         assertNotNull(refused, "the host refuses the bundle's endpoint (the launcher then fails its start)");
         assertTrue(refused.getMessage().contains("HostSettings"), refused.getMessage());
         assertNull(framework.getBundleContext().getServiceReference(Listener.class));
@@ -130,7 +130,7 @@ class H1BundleTest {
 
     /** Zips target/classes (with bnd's manifest first, as a jar must have it) into a bundle jar. */
     private Path bundleJar() throws IOException {
-        Path classes = Path.of(H1Activator.class.getProtectionDomain().getCodeSource().getLocation().getPath());
+        Path classes = Path.of(H1ProtocolFactory.class.getProtectionDomain().getCodeSource().getLocation().getPath());
         Path manifestFile = classes.resolve("META-INF/MANIFEST.MF");
         assertTrue(Files.isRegularFile(manifestFile), "bnd-process wrote " + manifestFile);
         Manifest manifest;

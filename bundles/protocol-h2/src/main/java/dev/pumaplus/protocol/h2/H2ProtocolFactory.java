@@ -1,7 +1,7 @@
 /*
- * Starts the HTTP/2 protocol bundle inside the host's OSGi framework: offers the factory with which the host
- * registers the Http2Handoff service through which protocol-h1 hands over h2 and h2c connections (accept →
- * parse), and a Listener for the host's graceful stop.
+ * Opens the HTTP/2 protocol bundle inside the host's OSGi framework: the factory its manifest names, with
+ * which the host registers the Http2Handoff service through which protocol-h1 hands over h2 and h2c
+ * connections (accept → parse), and a Listener for the host's graceful stop.
  */
 package dev.pumaplus.protocol.h2;
 
@@ -13,27 +13,16 @@ import dev.pumaplus.spi.ProtocolFactory;
 import dev.pumaplus.spi.ProtocolServices;
 import dev.pumaplus.spi.WebSocketHub;
 import java.util.List;
-import org.osgi.framework.BundleActivator;
-import org.osgi.framework.BundleContext;
 
 /**
- * The bundle's activator. Its endpoint opens no socket itself: protocol-h1 owns the TCP listeners and is
+ * The bundle's factory. Its endpoint opens no socket itself: protocol-h1 owns the TCP listeners and is
  * started after this bundle, so it finds the handoff service when it binds. Stopping closes every HTTP/2
  * connection (GOAWAY first).
  */
-public final class H2Activator implements BundleActivator {
+public final class H2ProtocolFactory implements ProtocolFactory {
 
     @Override
-    public void start(BundleContext context) {
-        context.registerService(ProtocolFactory.class, H2Activator::open, null);
-    }
-
-    @Override
-    public void stop(BundleContext context) {
-        // the framework withdraws the factory, and the host then closes the endpoint
-    }
-
-    private static ProtocolEndpoint open(ProtocolServices host) {
+    public ProtocolEndpoint open(ProtocolServices host) {
         HostSettings settings = host.settings();
         // Optional, as for protocol-h1: without the host's WebSocket hub no extended CONNECT is offered.
         WebSocketHub hub = host.optional(WebSocketHub.class);

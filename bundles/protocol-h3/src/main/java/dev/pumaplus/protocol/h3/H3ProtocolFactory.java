@@ -1,7 +1,8 @@
 /*
- * Starts the HTTP/3 protocol bundle inside the host's OSGi framework: offers the factory with which the host
- * registers the Http3Endpoints service through which protocol-h1 opens QUIC beside each TLS listener (accept
- * step), and a Listener for the host's graceful stop. Loaded only when the deployment lists h3 in `bundles`.
+ * Opens the HTTP/3 protocol bundle inside the host's OSGi framework: the factory its manifest names, with
+ * which the host registers the Http3Endpoints service through which protocol-h1 opens QUIC beside each TLS
+ * listener (accept step), and a Listener for the host's graceful stop. Loaded only when the deployment lists
+ * h3 in `bundles`.
  */
 package dev.pumaplus.protocol.h3;
 
@@ -16,26 +17,15 @@ import dev.pumaplus.spi.ProtocolServices;
 import dev.pumaplus.spi.WebSocketHub;
 import dev.pumaplus.spi.WebTransportSettings;
 import java.util.List;
-import org.osgi.framework.BundleActivator;
-import org.osgi.framework.BundleContext;
 
 /**
- * The bundle's activator. Stopping closes every QUIC listener and its connections. WebTransport is offered
+ * The bundle's factory. Stopping closes every QUIC listener and its connections. WebTransport is offered
  * when the host holds WebSockets (its WebSocketHub service; a host embedding the bundle without one has none).
  */
-public final class H3Activator implements BundleActivator {
+public final class H3ProtocolFactory implements ProtocolFactory {
 
     @Override
-    public void start(BundleContext context) {
-        context.registerService(ProtocolFactory.class, H3Activator::open, null);
-    }
-
-    @Override
-    public void stop(BundleContext context) {
-        // the framework withdraws the factory, and the host then closes the endpoint
-    }
-
-    private static ProtocolEndpoint open(ProtocolServices host) {
+    public ProtocolEndpoint open(ProtocolServices host) {
         HostSettings settings = host.settings();
         ConnectionSettings connections = ConnectionSettings.from(settings);
         H3Endpoints endpoints = new H3Endpoints(host.queue(), connections.contentLengthLimit(),

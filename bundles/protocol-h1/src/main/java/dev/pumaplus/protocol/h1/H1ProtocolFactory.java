@@ -1,7 +1,7 @@
 /*
- * Starts the HTTP/1.1 protocol bundle inside the host's OSGi framework: offers the factory with which the
- * host opens the listeners (accept → parse → queue → ...) and registers them as a Listener service for its
- * graceful stop; stopping the bundle closes them.
+ * Opens the HTTP/1.1 protocol bundle inside the host's OSGi framework: the factory its manifest names, with
+ * which the host opens the listeners (accept → parse → queue → ...) when the bundle starts and registers them
+ * as a Listener service for its graceful stop; stopping the bundle closes them.
  */
 package dev.pumaplus.protocol.h1;
 
@@ -14,23 +14,12 @@ import dev.pumaplus.spi.ProtocolFactory;
 import dev.pumaplus.spi.ProtocolServices;
 import dev.pumaplus.spi.WebSocketHub;
 import java.util.List;
-import org.osgi.framework.BundleActivator;
-import org.osgi.framework.BundleContext;
 
-/** The bundle's activator: its endpoint binds every configured address, or fails naming the address. */
-public final class H1Activator implements BundleActivator {
+/** The bundle's factory: its endpoint binds every configured address, or fails naming the address. */
+public final class H1ProtocolFactory implements ProtocolFactory {
 
     @Override
-    public void start(BundleContext context) {
-        context.registerService(ProtocolFactory.class, H1Activator::open, null);
-    }
-
-    @Override
-    public void stop(BundleContext context) {
-        // the framework withdraws the factory, and the host then closes the endpoint
-    }
-
-    private static ProtocolEndpoint open(ProtocolServices host) {
+    public ProtocolEndpoint open(ProtocolServices host) {
         // Optional: protocol-h2 and protocol-h3 are started before this bundle when the deployment loads them;
         // without the host's WebSocket hub (a host embedding the bundle for tests) a handshake is a request.
         H1Server server = new H1Server(host.settings(), host.queue(), host.host(EventLoops.class),
