@@ -55,6 +55,7 @@ class RealAppsTest < IntegrationTest
     assert_equal 200, report.status
     assert_includes report.body, "3 rows"
     assert_includes report.body, "Newest: gamma"
+    assert_equal 400, server.request("GET", "/report?wait=soon").status
 
     forged = server.request("POST", "/rows", FORM, body: URI.encode_www_form("row[name]" => "forged"))
     assert_equal 422, forged.status, "a POST without the CSRF token must be refused"
